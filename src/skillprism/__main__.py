@@ -1,0 +1,5 @@
+"""Allow `python -m skillprism`."""
+
+from skillprism.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""The immutable result of resolving a skill set under one profile."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.profiles import Profile
+
+# The fate of a skill under a profile; the first that applies names the state (DESIGN.md).
+STATES = ("not-discovered", "skipped", "error", "shadowed", "warning", "ok")
+VALID_STATES = frozenset({"ok", "warning", "shadowed"})
+
+
+@dataclass(frozen=True, slots=True)
+class RootInfo:
+    """One folder the runtime (or the user) looks in for skills."""
+
+    path: str
+    scope: str
+    layout: str
+    rank: int  # 0 wins a name clash over 1, and so on
+    explicit: bool = False
+    namespace: str = ""
+    exists: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEntry:
+    """One skill file and its fate under the catalog's profile.
+
+    `key` is the path as found: stable across profiles and rescans, used to keep selections."""
+
+    key: str
+    path: str
+    real_path: str
+    directory: str
+    root: RootInfo
+    name: str
+    qualified_name: str
+    description: str | None
+    status: str
+    reason: str
+    diagnostics: tuple[Diagnostic, ...]
+    frontmatter: dict[str, Any] = field(compare=False, repr=False)
+    shadowed_by: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.status in VALID_STATES
+
+    @property
+    def active(self) -> bool:
+        """Loaded and in use (the copy that wins its name)."""
+        return self.status in ("ok", "warning")
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    profile: Profile
+    roots: tuple[RootInfo, ...]
+    skills: tuple[SkillEntry, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    def by_key(self) -> dict[str, SkillEntry]:
+        return {s.key: s for s in self.skills}
+
+    def winners(self) -> list[SkillEntry]:
+        return [s for s in self.skills if s.active]
+
+    def summary(self) -> dict[str, Any]:
+        status = Counter({s: 0 for s in STATES})
+        status.update(s.status for s in self.skills)
+        severity = Counter({s.value: 0 for s in Severity})
+        for d in self.all_diagnostics():
+            severity[d.severity.value] += 1
+        return {"skills": len(self.skills), "status": dict(status), "severity": dict(severity)}
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out = list(self.diagnostics)
+        for s in self.skills:
+            out.extend(s.diagnostics)
+        return out

@@ -1,0 +1,486 @@
+"""The registry of diagnostic codes: one stable code per rule, its readable rule name (what profiles
+use in their `[rules]` table), its default action and its documentation.
+
+Actions say what a runtime does about a finding: `skip` (refuses to load the skill), `error`,
+`warning`, `info` (reported, skill still loaded) or `ignore` (not reported). `docs/diagnostics.md`
+is generated from this table, and a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ACTIONS = ("skip", "error", "warning", "info", "ignore")
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    code: str
+    rule: str
+    action: str
+    title: str
+    doc: str
+
+
+_TABLE: tuple[tuple[str, str, str, str, str], ...] = (
+    # --- SP1xx: reading and parsing the file -------------------------------------------------
+    (
+        "SP100",
+        "file-unreadable",
+        "skip",
+        "File cannot be read",
+        "The SKILL.md could not be opened or read (permissions, I/O error, broken link).",
+    ),
+    (
+        "SP101",
+        "not-regular-file",
+        "skip",
+        "Not a regular file",
+        "A FIFO, socket or device is named like a skill file. It is never opened.",
+    ),
+    (
+        "SP102",
+        "file-too-large",
+        "skip",
+        "File too large",
+        "The file is larger than the reading cap; skill files are small Markdown documents.",
+    ),
+    ("SP103", "empty-file", "skip", "Empty file", "The skill file has no content at all."),
+    (
+        "SP104",
+        "binary-content",
+        "skip",
+        "Binary content",
+        "The file contains NUL bytes or other binary data, not Markdown text.",
+    ),
+    (
+        "SP105",
+        "invalid-utf8",
+        "skip",
+        "Invalid UTF-8",
+        "The file is not valid UTF-8. Runtimes read skills as UTF-8 text.",
+    ),
+    (
+        "SP106",
+        "bom",
+        "warning",
+        "Byte order mark",
+        "The file starts with a UTF-8 byte order mark. Several loaders then miss the opening `---`.",
+    ),
+    ("SP107", "crlf", "info", "CRLF line ends", "Lines end with CR LF (Windows style)."),
+    (
+        "SP108",
+        "cr-only",
+        "warning",
+        "CR-only line ends",
+        "Lines end with a bare CR (classic Mac style); line-based parsers see one single line.",
+    ),
+    (
+        "SP109",
+        "no-frontmatter",
+        "skip",
+        "No frontmatter",
+        "The file does not start with a `---` line opening YAML frontmatter.",
+    ),
+    (
+        "SP110",
+        "frontmatter-unclosed",
+        "skip",
+        "Frontmatter not closed",
+        "The opening `---` has no closing `---` line.",
+    ),
+    (
+        "SP111",
+        "leading-blank-lines",
+        "warning",
+        "Blank lines before frontmatter",
+        "Blank lines come before the opening `---`; loaders that test byte 0 miss the frontmatter.",
+    ),
+    (
+        "SP112",
+        "delimiter-trailing-space",
+        "info",
+        "Spaces after a `---` delimiter",
+        "A frontmatter delimiter line has trailing white space.",
+    ),
+    ("SP113", "yaml-error", "skip", "YAML syntax error", "The frontmatter is not valid YAML."),
+    (
+        "SP114",
+        "frontmatter-not-mapping",
+        "skip",
+        "Frontmatter is not a mapping",
+        "The frontmatter parses, but to a list or a scalar instead of `key: value` pairs.",
+    ),
+    (
+        "SP115",
+        "duplicate-key",
+        "warning",
+        "Duplicate key",
+        "A key appears twice in one mapping; YAML forbids it and loaders differ on which wins.",
+    ),
+    (
+        "SP116",
+        "yaml-too-complex",
+        "skip",
+        "YAML refused: too complex",
+        "Alias expansion, nesting depth or node count exceeds safe bounds; it is not expanded.",
+    ),
+    (
+        "SP117",
+        "yaml-unsupported-tag",
+        "error",
+        "Unsupported YAML tag",
+        "A value carries a tag such as `!!python/object`; it is never constructed.",
+    ),
+    (
+        "SP118",
+        "git-lfs-pointer",
+        "skip",
+        "Git LFS pointer",
+        "The file is a Git LFS pointer, not the skill itself (the LFS object was not fetched).",
+    ),
+    (
+        "SP119",
+        "frontmatter-too-large",
+        "skip",
+        "Frontmatter too large",
+        "The frontmatter block is far larger than any runtime expects; it is not parsed.",
+    ),
+    (
+        "SP120",
+        "non-string-key",
+        "error",
+        "Key is not a string",
+        "A frontmatter key is a number, boolean, list or mapping instead of a string.",
+    ),
+    (
+        "SP121",
+        "yaml-fallback",
+        "warning",
+        "YAML recovered by a fallback parser",
+        "The YAML is invalid, and the runtime's line-based fallback recovers name and description.",
+    ),
+    (
+        "SP190",
+        "refval-rejects-file",
+        "info",
+        "Reference validator rejects this file",
+        "The reference validator (skills-ref) rejects a file this profile accepts, or the reverse.",
+    ),
+    (
+        "SP191",
+        "refval-crashes",
+        "info",
+        "Reference validator crashes on this file",
+        "skills-ref raises an unhandled exception on this input (for example invalid UTF-8).",
+    ),
+    (
+        "SP192",
+        "refval-flow-style",
+        "info",
+        "Reference validator rejects flow-style YAML",
+        "skills-ref parses with strictyaml, which refuses flow style such as `[a, b]` or `{a: b}`.",
+    ),
+    # --- SP2xx: frontmatter fields ----------------------------------------------------------
+    ("SP201", "name-missing", "error", "Missing name", "The frontmatter has no `name` field."),
+    (
+        "SP202",
+        "name-not-string",
+        "error",
+        "Name is empty or not a string",
+        "`name` must be a non-empty string.",
+    ),
+    ("SP203", "name-length", "error", "Name too long", "`name` is longer than the profile allows."),
+    (
+        "SP204",
+        "name-lowercase",
+        "error",
+        "Name not lowercase",
+        "`name` contains upper-case letters.",
+    ),
+    (
+        "SP205",
+        "name-hyphen-edge",
+        "error",
+        "Name starts or ends with a hyphen",
+        "`name` may not start or end with `-`.",
+    ),
+    (
+        "SP206",
+        "name-double-hyphen",
+        "error",
+        "Name has consecutive hyphens",
+        "`name` may not contain `--`.",
+    ),
+    (
+        "SP207",
+        "name-characters",
+        "error",
+        "Name has invalid characters",
+        "`name` contains characters outside the profile's pattern (spec: `a-z`, `0-9`, `-`).",
+    ),
+    (
+        "SP208",
+        "name-directory-mismatch",
+        "error",
+        "Name differs from its directory",
+        "`name` must equal the skill's directory name (both NFKC-normalised).",
+    ),
+    (
+        "SP209",
+        "name-sanitized",
+        "info",
+        "Name rewritten by the runtime",
+        "The runtime replaces some characters of the name, so it is listed under another name.",
+    ),
+    (
+        "SP210",
+        "description-missing",
+        "skip",
+        "Missing description",
+        "The frontmatter has no `description`; the model cannot know when to use the skill.",
+    ),
+    (
+        "SP211",
+        "description-not-string",
+        "error",
+        "Description is empty or not a string",
+        "`description` must be a non-empty string.",
+    ),
+    (
+        "SP212",
+        "description-length",
+        "error",
+        "Description too long",
+        "`description` is longer than the profile allows.",
+    ),
+    (
+        "SP213",
+        "compatibility-invalid",
+        "error",
+        "Compatibility invalid",
+        "`compatibility` must be a string of 1-500 characters.",
+    ),
+    (
+        "SP214",
+        "metadata-shape",
+        "error",
+        "Metadata is not a string map",
+        "`metadata` must map string keys to string values.",
+    ),
+    (
+        "SP215",
+        "allowed-tools-form",
+        "warning",
+        "allowed-tools in another form",
+        "`allowed-tools` is written in a form this runtime does not expect (list vs string, "
+        "commas vs spaces).",
+    ),
+    (
+        "SP216",
+        "unknown-field",
+        "error",
+        "Unknown frontmatter field",
+        "A top-level key this runtime does not define.",
+    ),
+    (
+        "SP217",
+        "field-type",
+        "error",
+        "Field has the wrong type",
+        "A known field has a value of the wrong type (e.g. a list where a boolean is expected).",
+    ),
+    (
+        "SP218",
+        "field-value",
+        "error",
+        "Field value not allowed",
+        "A known field has a value outside its allowed set (e.g. `context: fork|inline`).",
+    ),
+    (
+        "SP219",
+        "required-metadata",
+        "error",
+        "Required metadata missing",
+        "The profile requires a metadata entry (autopoiesis: `metadata.version`, `metadata.tags`).",
+    ),
+    (
+        "SP220",
+        "field-collapsed",
+        "info",
+        "Multi-line value collapsed",
+        "The runtime collapses a multi-line name or description to one line.",
+    ),
+    (
+        "SP221",
+        "description-defaulted",
+        "info",
+        "Description taken from the body",
+        "No `description` in the frontmatter: the runtime uses the body's first paragraph.",
+    ),
+    (
+        "SP222",
+        "name-defaulted",
+        "info",
+        "Name taken from the directory",
+        "No `name` in the frontmatter: the runtime uses the directory name.",
+    ),
+    (
+        "SP290",
+        "refval-accepts-name",
+        "info",
+        "Reference validator accepts this name",
+        "skills-ref accepts Unicode letters in names; the specification allows only `a-z0-9-`.",
+    ),
+    # --- SP3xx: discovery and precedence ----------------------------------------------------
+    (
+        "SP300",
+        "not-discovered",
+        "info",
+        "Not discovered by this runtime",
+        "The runtime's roots and layout would never find this skill file.",
+    ),
+    (
+        "SP301",
+        "shadowed",
+        "warning",
+        "Shadowed by another copy",
+        "Another skill with the same name wins; this copy is never used.",
+    ),
+    (
+        "SP302",
+        "same-real-path",
+        "info",
+        "Same file reached twice",
+        "A symlink reaches a skill that is already loaded; it loads once.",
+    ),
+    (
+        "SP303",
+        "scan-truncated",
+        "warning",
+        "Scan cut by a bound",
+        "A search stopped at its depth or directory bound; skills beyond it are not seen.",
+    ),
+    (
+        "SP304",
+        "symlink-problem",
+        "warning",
+        "Broken or looping symlink",
+        "A symlink points nowhere or back into its own ancestors; it is not followed.",
+    ),
+    (
+        "SP305",
+        "archive-beside-skills",
+        "info",
+        "Archive not unpacked",
+        "A .zip or .skill archive sits among skills; runtimes only read unpacked folders.",
+    ),
+    (
+        "SP306",
+        "nested-skill",
+        "info",
+        "Skill inside another skill",
+        "A skill folder contains another SKILL.md; its files are also part of the outer skill.",
+    ),
+    (
+        "SP307",
+        "kept-both",
+        "warning",
+        "Same name loaded twice",
+        "The runtime keeps both copies of a name; the model sees two entries it cannot tell apart.",
+    ),
+    (
+        "SP308",
+        "root-missing",
+        "info",
+        "Root folder does not exist",
+        "A root folder of the profile does not exist here; nothing is loaded from it.",
+    ),
+    (
+        "SP309",
+        "filtered-out",
+        "info",
+        "Excluded by a filter",
+        "An include/ignore filter or setting leaves this skill out.",
+    ),
+    (
+        "SP310",
+        "path-not-found",
+        "error",
+        "Path not found",
+        "A path given on the command line does not exist.",
+    ),
+    (
+        "SP311",
+        "no-skill-file",
+        "warning",
+        "No skill file",
+        "A folder given as a skill has no SKILL.md.",
+    ),
+    (
+        "SP312",
+        "resources-truncated",
+        "info",
+        "Resource listing cut by a bound",
+        "The skill folder holds more files than are listed.",
+    ),
+    # --- SP5xx: references from the body to files ----------------------------------------------
+    (
+        "SP501",
+        "reference-missing",
+        "warning",
+        "Referenced file missing",
+        "The body links to a file that does not exist in the skill folder.",
+    ),
+    (
+        "SP502",
+        "reference-absolute",
+        "warning",
+        "Absolute reference",
+        "The body links to an absolute path; references must be relative to the skill root.",
+    ),
+    (
+        "SP503",
+        "reference-escapes",
+        "error",
+        "Reference leaves the skill folder",
+        "The body links outside the skill folder (`..`, or a symlink whose target is outside).",
+    ),
+    (
+        "SP504",
+        "reference-deep",
+        "info",
+        "Reference more than one level deep",
+        "The spec asks for references one level deep from SKILL.md (e.g. `references/x.md`).",
+    ),
+    # --- SP6xx: style -------------------------------------------------------------------------
+    (
+        "SP601",
+        "body-lines",
+        "warning",
+        "Body over the line guidance",
+        "The spec recommends keeping SKILL.md under 500 lines; move detail to references/.",
+    ),
+    (
+        "SP602",
+        "body-tokens",
+        "warning",
+        "Body over the token guidance",
+        "The spec recommends keeping the body under about 5,000 tokens (estimated as chars / 4).",
+    ),
+    (
+        "SP603",
+        "body-empty",
+        "warning",
+        "Empty body",
+        "The skill has no instructions below the frontmatter.",
+    ),
+)
+
+CODES: dict[str, CodeInfo] = {row[0]: CodeInfo(*row) for row in _TABLE}
+RULES: dict[str, CodeInfo] = {info.rule: info for info in CODES.values()}
+
+
+def rule(name: str) -> CodeInfo:
+    """The code registered for rule `name` (KeyError for an unknown rule: a programming error)."""
+    return RULES[name]

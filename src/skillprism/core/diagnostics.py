@@ -1,0 +1,56 @@
+"""The one record every finding is reported as, and its severities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    """How bad a finding is; ordered error > warning > info."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding: what (code, message), where (path, 1-based line/column), what the runtime does
+    about it (effect) and how to fix it (hint). `line`/`column` are 0 when the finding has no position."""
+
+    code: str
+    severity: Severity
+    message: str
+    path: str = ""
+    line: int = 0
+    column: int = 0
+    effect: str = ""
+    hint: str = ""
+
+    def at(self, path: str) -> Diagnostic:
+        return replace(self, path=path)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+            "effect": self.effect,
+            "hint": self.hint,
+        }
+
+
+def worst(diagnostics: object) -> Severity | None:
+    """The highest severity among `diagnostics`, or None for none."""
+    best: Severity | None = None
+    for d in diagnostics:  # type: ignore[attr-defined]
+        if best is None or d.severity.rank > best.rank:
+            best = d.severity
+    return best

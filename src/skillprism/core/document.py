@@ -1,0 +1,327 @@
+"""Reading one skill file safely and splitting it into frontmatter and body.
+
+Profile-independent: what the bytes are (encoding, line ends, delimiters) is the same whichever
+runtime reads them. How the YAML inside is typed depends on the profile, so `SkillDocument.yaml()`
+reads it on demand, once per typing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+
+from skillprism.core.yamlread import YamlResult, read_yaml
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_FRONTMATTER_CHARS = 256 * 1024
+_LFS_MAGIC = b"version https://git-lfs.github.com/spec/"
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A profile-independent observation; a profile turns it into a Diagnostic via its rule."""
+
+    rule: str
+    message: str
+    line: int = 0
+    column: int = 0
+    hint: str = ""
+
+
+@dataclass(slots=True)
+class SkillDocument:
+    """One skill file as read from disk. `text` is None when the file could not be read as text."""
+
+    path: str
+    size: int = 0
+    mtime_ns: int = 0
+    text: str | None = None
+    has_frontmatter: bool = False
+    frontmatter_text: str = ""
+    frontmatter_first_line: int = 0
+    body: str = ""
+    body_first_line: int = 1
+    bom: bool = False
+    line_ending: str = "\n"
+    invalid_utf8: bool = False
+    leading_blank_lines: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    _yaml: dict[str, YamlResult] = field(default_factory=dict, repr=False)
+
+    @property
+    def readable(self) -> bool:
+        return self.text is not None
+
+    def yaml(self, typing: str) -> YamlResult | None:
+        """The frontmatter read with `typing`; None when there is no frontmatter to read."""
+        if not self.has_frontmatter:
+            return None
+        cached = self._yaml.get(typing)
+        if cached is None:
+            cached = read_yaml(self.frontmatter_text, self.frontmatter_first_line, typing)
+            self._yaml[typing] = cached
+        return cached
+
+
+def read_bytes_safely(
+    path: str, cap: int = MAX_FILE_BYTES
+) -> tuple[bytes | None, os.stat_result | None, Finding | None]:
+    """Read a regular file of at most `cap` bytes. FIFOs, devices and sockets are never opened, so
+    nothing can block; the descriptor is re-checked after opening against a swap in between."""
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        why = "broken symlink" if os.path.islink(path) else (err.strerror or str(err))
+        return (
+            None,
+            None,
+            Finding(
+                "file-unreadable",
+                f"cannot read the file: {why}",
+                hint="fix the link or the permissions",
+            ),
+        )
+    if not stat.S_ISREG(st.st_mode):
+        return (
+            None,
+            st,
+            Finding(
+                "not-regular-file",
+                "not a regular file (FIFO, socket or device); it is never opened",
+                hint="replace it with an ordinary SKILL.md file",
+            ),
+        )
+    if st.st_size > cap:
+        return (
+            None,
+            st,
+            Finding(
+                "file-too-large",
+                f"file is {st.st_size:,} bytes; files over {cap:,} bytes are not read",
+                hint="keep SKILL.md small; move detail into references/",
+            ),
+        )
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        return (
+            None,
+            st,
+            Finding(
+                "file-unreadable",
+                f"cannot open the file: {err.strerror or err}",
+                hint="fix the permissions",
+            ),
+        )
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, st, Finding("not-regular-file", "not a regular file; it is never read")
+        chunks: list[bytes] = []
+        remaining = cap + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as err:
+        return None, st, Finding("file-unreadable", f"cannot read the file: {err.strerror or err}")
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        return None, st, Finding("file-too-large", f"file grew past {cap:,} bytes while being read")
+    return data, st, None
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def parse_document(path: str, data: bytes | None = None) -> SkillDocument:
+    """Read and split the skill file at `path` (or the given `data`)."""
+    doc = SkillDocument(path=path)
+    if data is None:
+        data, st, problem = read_bytes_safely(path)
+        if st is not None:
+            doc.size, doc.mtime_ns = st.st_size, st.st_mtime_ns
+        if problem is not None:
+            doc.findings.append(problem)
+            return doc
+    assert data is not None
+    doc.size = doc.size or len(data)
+    if not data.strip():
+        doc.findings.append(
+            Finding(
+                "empty-file",
+                "the file is empty",
+                1,
+                1,
+                "add frontmatter with name and description, then instructions",
+            )
+        )
+        doc.text = ""
+        return doc
+    if data.startswith(_LFS_MAGIC):
+        doc.findings.append(
+            Finding(
+                "git-lfs-pointer",
+                "this is a Git LFS pointer file, not the skill's content",
+                1,
+                1,
+                "run 'git lfs pull', or stop tracking SKILL.md with LFS",
+            )
+        )
+        return doc
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line, col = _line_col(data, nul)
+        doc.findings.append(
+            Finding(
+                "binary-content",
+                "the file contains NUL bytes: binary, not text",
+                line,
+                col,
+                "save SKILL.md as UTF-8 text",
+            )
+        )
+        return doc
+    if data.startswith(_BOM):
+        doc.bom = True
+        data = data[len(_BOM) :]
+        doc.findings.append(
+            Finding(
+                "bom",
+                "the file starts with a UTF-8 byte order mark",
+                1,
+                1,
+                "save the file as UTF-8 without BOM",
+            )
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line, col = _line_col(data, err.start)
+        doc.invalid_utf8 = True
+        doc.findings.append(
+            Finding(
+                "invalid-utf8",
+                f"invalid UTF-8 (byte 0x{data[err.start]:02x})",
+                line,
+                col,
+                "re-save the file as UTF-8",
+            )
+        )
+        text = data.decode("utf-8", errors="replace")
+    if "\r" in text:
+        if "\r\n" in text:
+            doc.line_ending = "\r\n"
+            doc.findings.append(
+                Finding(
+                    "crlf",
+                    "lines end with CRLF",
+                    1,
+                    1,
+                    "most runtimes cope; save with LF line ends to be safe",
+                )
+            )
+            text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            doc.line_ending = "\r"
+            doc.findings.append(
+                Finding(
+                    "cr-only", "lines end with a bare CR", 1, 1, "save the file with LF line ends"
+                )
+            )
+            text = text.replace("\r", "\n")
+    doc.text = text
+    _split(doc, text)
+    return doc
+
+
+def _split(doc: SkillDocument, text: str) -> None:
+    lines = text.split("\n")
+    first = 0
+    while first < len(lines) and not lines[first].strip():
+        first += 1
+    if first >= len(lines) or lines[first].rstrip() != "---":
+        doc.findings.append(
+            Finding(
+                "no-frontmatter",
+                "the file does not start with a '---' frontmatter line",
+                first + 1 if first < len(lines) else 1,
+                1,
+                "start the file with '---', name: and description: lines, '---'",
+            )
+        )
+        doc.body, doc.body_first_line = text, 1
+        return
+    if first:
+        doc.leading_blank_lines = first
+        doc.findings.append(
+            Finding(
+                "leading-blank-lines",
+                f"{first} blank line(s) before the opening '---'",
+                1,
+                1,
+                "delete the blank lines so '---' is the first line",
+            )
+        )
+    if lines[first] != "---":
+        doc.findings.append(
+            Finding(
+                "delimiter-trailing-space",
+                "trailing white space after '---'",
+                first + 1,
+                4,
+                "remove the spaces after '---'",
+            )
+        )
+    close = first + 1
+    while close < len(lines) and lines[close].rstrip() != "---":
+        close += 1
+    if close >= len(lines):
+        doc.findings.append(
+            Finding(
+                "frontmatter-unclosed",
+                "the frontmatter has no closing '---' line",
+                first + 1,
+                1,
+                "add a line with only '---' after the last key",
+            )
+        )
+        doc.body, doc.body_first_line = "", len(lines)
+        return
+    if lines[close] != "---":
+        doc.findings.append(
+            Finding(
+                "delimiter-trailing-space",
+                "trailing white space after '---'",
+                close + 1,
+                4,
+                "remove the spaces after '---'",
+            )
+        )
+    fm = "\n".join(lines[first + 1 : close])
+    doc.frontmatter_first_line = first + 2
+    doc.body = "\n".join(lines[close + 1 :])
+    doc.body_first_line = close + 2
+    if len(fm) > MAX_FRONTMATTER_CHARS:
+        doc.findings.append(
+            Finding(
+                "frontmatter-too-large",
+                f"frontmatter is {len(fm):,} characters; it is not parsed",
+                first + 2,
+                1,
+                "keep frontmatter to a few short keys",
+            )
+        )
+        return
+    doc.has_frontmatter = True
+    doc.frontmatter_text = fm

@@ -1,0 +1,349 @@
+"""Runtime profiles: how one agent runtime finds, reads and ranks skills, loaded from TOML data.
+
+Every difference between runtimes lives in a profile file (`resources/profiles/*.toml`, documented
+key by key in `docs/profiles.md`), never in `if runtime == ...` code. A broken profile is reported
+as a `ProfileError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillprism.core.codes import ACTIONS, RULES
+from skillprism.paths import shipped_profiles_dir, user_profiles_dir
+
+SCHEMA = 1
+LAYOUTS = ("one-level", "root-or-one-level", "recursive")
+TIE_RULES = ("first-wins", "last-wins", "keep-both")
+TYPINGS = ("string", "core", "yaml11")
+CHARSETS = ("ascii-lower", "unicode-lower", "any")
+FIELD_TYPES = (
+    "string",
+    "bool",
+    "string-map",
+    "map",
+    "list",
+    "string-list",
+    "string-or-list",
+    "space-list",
+    "comma-list",
+    "any",
+)
+YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
+
+
+class ProfileError(Exception):
+    """A profile file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class RootTemplate:
+    scope: str
+    path: str
+    layout: str
+    ancestors: bool = False
+    namespace: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSetting:
+    action: str
+    effect: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    title: str
+    summary: str
+    sources: tuple[str, ...]
+    assumptions: tuple[str, ...]
+    path: str
+    # discovery
+    file_names: tuple[str, ...]
+    layout: str
+    ignore_dirs: frozenset[str]
+    skip_hidden: bool
+    follow_symlinks: bool
+    dedup_real_path: bool
+    max_depth: int
+    max_dirs: int
+    include: tuple[str, ...]
+    ignore: tuple[str, ...]
+    roots: tuple[RootTemplate, ...]
+    plugin_marker: str
+    # precedence
+    tie_rule: str
+    shadow_warning: str
+    # frontmatter
+    typing: str
+    yaml_errors: str
+    name_source: str
+    name_default: str
+    description_default: str
+    name_charset: str
+    name_max: int
+    description_max: int
+    compatibility_max: int
+    collapse_whitespace: bool
+    sanitize_name_chars: str
+    required_metadata: tuple[str, ...]
+    reference_validator: bool
+    fields: Mapping[str, str]
+    enums: Mapping[str, tuple[str, ...]]
+    rules: Mapping[str, RuleSetting] = field(default_factory=dict)
+    # body guidance
+    body_max_lines: int = 500
+    body_max_tokens: int = 5000
+
+    def action(self, rule: str) -> RuleSetting:
+        """What this runtime does about `rule`: the profile's setting, else the registry default."""
+        setting = self.rules.get(rule)
+        return setting if setting is not None else RuleSetting(RULES[rule].action)
+
+    @property
+    def root_suffixes(self) -> tuple[tuple[str, ...], ...]:
+        """Trailing folder names of each root template (`.claude/skills` -> ('.claude', 'skills')),
+        used to recognise runtime roots inside a folder given on the command line."""
+        out = []
+        for root in self.roots:
+            literal: list[str] = []
+            for part in reversed([p for p in root.path.replace("\\", "/").split("/") if p]):
+                if "{" in part or "*" in part or part == "~":
+                    break
+                literal.insert(0, part)
+            if literal and tuple(literal) not in out:
+                out.append(tuple(literal))
+        return tuple(out)
+
+
+class _Reader:
+    """Typed access to one TOML table with errors that name the file and the dotted key."""
+
+    def __init__(self, data: Mapping[str, Any], where: str, prefix: str = "") -> None:
+        self.data = data
+        self.where = where
+        self.prefix = prefix
+        self.used: set[str] = set()
+
+    def key(self, k: str) -> str:
+        return f"{self.prefix}{k}"
+
+    def fail(self, k: str, msg: str) -> ProfileError:
+        return ProfileError(f"{self.where}: key '{self.key(k)}': {msg}")
+
+    def get(
+        self, k: str, kind: type | tuple[type, ...], default: Any = ..., choices: tuple = ()
+    ) -> Any:
+        self.used.add(k)
+        if k not in self.data:
+            if default is ...:
+                raise self.fail(k, "is required")
+            return default
+        value = self.data[k]
+        if kind is int and isinstance(value, bool):
+            raise self.fail(k, f"expected an integer, got {value!r}")
+        if not isinstance(value, kind):
+            names = kind.__name__ if isinstance(kind, type) else "/".join(t.__name__ for t in kind)
+            raise self.fail(k, f"expected {names}, got {type(value).__name__} {value!r}")
+        if choices and value not in choices:
+            raise self.fail(k, f"expected one of {', '.join(choices)}; got {value!r}")
+        return value
+
+    def strings(self, k: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        value = self.get(k, list, list(default))
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.fail(f"{k}[{i}]", f"expected a string, got {item!r}")
+        return tuple(value)
+
+    def table(self, k: str) -> _Reader:
+        value = self.get(k, dict, {})
+        return _Reader(value, self.where, f"{self.prefix}{k}.")
+
+    def check_unknown(self) -> None:
+        extra = sorted(set(self.data) - self.used)
+        if extra:
+            raise self.fail(extra[0], "is not a known profile key (see docs/profiles.md)")
+
+
+def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
+    """Build a Profile from parsed TOML `data`; `where` names the source in errors."""
+    top = _Reader(data, where)
+    schema = top.get("schema", int)
+    if schema != SCHEMA:
+        raise top.fail("schema", f"this Skill Prism reads schema {SCHEMA}, the file says {schema}")
+    name = top.get("name", str)
+    if not name or not all(c.isalnum() or c in "-_." for c in name):
+        raise top.fail("name", "must be a non-empty word of letters, digits, '-', '_' or '.'")
+    title = top.get("title", str, name)
+    summary = top.get("summary", str, "")
+    sources = top.strings("sources")
+    assumptions = top.strings("assumptions")
+
+    disc = top.table("discovery")
+    layout = disc.get("layout", str, "one-level", LAYOUTS)
+    file_names = disc.strings("file_names", ("SKILL.md",))
+    if not file_names:
+        raise disc.fail("file_names", "must name at least one file")
+    discovery = dict(
+        file_names=file_names,
+        layout=layout,
+        ignore_dirs=frozenset(disc.strings("ignore_dirs", (".git", "node_modules"))),
+        skip_hidden=disc.get("skip_hidden", bool, False),
+        follow_symlinks=disc.get("follow_symlinks", bool, True),
+        dedup_real_path=disc.get("dedup_real_path", bool, True),
+        max_depth=disc.get("max_depth", int, 6),
+        max_dirs=disc.get("max_dirs", int, 2000),
+        include=disc.strings("include"),
+        ignore=disc.strings("ignore"),
+        plugin_marker=disc.get("plugin_marker", str, ""),
+    )
+    disc.check_unknown()
+
+    roots = []
+    for i, raw in enumerate(top.get("roots", list, [])):
+        if not isinstance(raw, dict):
+            raise top.fail(f"roots[{i}]", "expected a table ([[roots]])")
+        r = _Reader(raw, where, f"roots[{i}].")
+        roots.append(
+            RootTemplate(
+                scope=r.get("scope", str),
+                path=r.get("path", str),
+                layout=r.get("layout", str, layout, LAYOUTS),
+                ancestors=r.get("ancestors", bool, False),
+                namespace=r.get("namespace", str, "", ("", "plugin")),
+                note=r.get("note", str, ""),
+            )
+        )
+        r.check_unknown()
+
+    prec = top.table("precedence")
+    tie_rule = prec.get("rule", str, "first-wins", TIE_RULES)
+    shadow_warning = prec.get("warning", str, "")
+    prec.check_unknown()
+
+    fm = top.table("frontmatter")
+    frontmatter = dict(
+        typing=fm.get("typing", str, "core", TYPINGS),
+        yaml_errors=fm.get("yaml_errors", str, "skip", YAML_ERROR_MODES),
+        name_source=fm.get("name_source", str, "frontmatter", ("frontmatter", "directory")),
+        name_default=fm.get("name_default", str, "", ("", "directory")),
+        description_default=fm.get("description_default", str, "", ("", "first-paragraph")),
+        name_charset=fm.get("name_charset", str, "any", CHARSETS),
+        name_max=fm.get("name_max", int, 0),
+        description_max=fm.get("description_max", int, 0),
+        compatibility_max=fm.get("compatibility_max", int, 0),
+        collapse_whitespace=fm.get("collapse_whitespace", bool, False),
+        sanitize_name_chars=fm.get("sanitize_name_chars", str, ""),
+        required_metadata=fm.strings("required_metadata"),
+        reference_validator=fm.get("reference_validator", bool, False),
+        body_max_lines=fm.get("body_max_lines", int, 500),
+        body_max_tokens=fm.get("body_max_tokens", int, 5000),
+    )
+    fm.check_unknown()
+
+    fields_table = top.get("fields", dict, {})
+    fields: dict[str, str] = {}
+    enums: dict[str, tuple[str, ...]] = {}
+    for key, kind in fields_table.items():
+        if not isinstance(kind, str):
+            raise ProfileError(f"{where}: key 'fields.{key}': expected a type name string")
+        if kind.startswith("enum:"):
+            enums[key] = tuple(v for v in kind[5:].split("|") if v)
+            if not enums[key]:
+                raise ProfileError(f"{where}: key 'fields.{key}': enum needs values, e.g. enum:a|b")
+            fields[key] = "enum"
+        elif kind in FIELD_TYPES:
+            fields[key] = kind
+        else:
+            raise ProfileError(
+                f"{where}: key 'fields.{key}': unknown type {kind!r}; expected one of "
+                f"{', '.join(FIELD_TYPES)} or enum:a|b"
+            )
+
+    rules: dict[str, RuleSetting] = {}
+    for rule_name, raw in top.get("rules", dict, {}).items():
+        if rule_name not in RULES:
+            raise ProfileError(
+                f"{where}: key 'rules.{rule_name}': unknown rule (see docs/diagnostics.md)"
+            )
+        if isinstance(raw, str):
+            raw = {"action": raw}
+        if not isinstance(raw, dict):
+            raise ProfileError(f"{where}: key 'rules.{rule_name}': expected an action or a table")
+        r = _Reader(raw, where, f"rules.{rule_name}.")
+        rules[rule_name] = RuleSetting(
+            action=r.get("action", str, RULES[rule_name].action, ACTIONS),
+            effect=r.get("effect", str, ""),
+            hint=r.get("hint", str, ""),
+        )
+        r.check_unknown()
+    top.used.update({"fields", "rules", "roots"})
+    top.check_unknown()
+
+    return Profile(
+        name=name,
+        title=title,
+        summary=summary,
+        sources=sources,
+        assumptions=assumptions,
+        path=where,
+        roots=tuple(roots),
+        tie_rule=tie_rule,
+        shadow_warning=shadow_warning,
+        fields=fields,
+        enums=enums,
+        rules=rules,
+        **discovery,
+        **frontmatter,
+    )
+
+
+def load_profile_file(path: Path) -> Profile:
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise ProfileError(f"{path}: cannot read the profile: {err.strerror or err}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ProfileError(f"{path}: the profile is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ProfileError(f"{path}: invalid TOML: {err}") from None
+    return parse_profile(data, str(path))
+
+
+def profile_files() -> dict[str, Path]:
+    """Profile name -> file, shipped first; a user profile of the same file name overrides."""
+    found: dict[str, Path] = {}
+    for folder in (shipped_profiles_dir(), user_profiles_dir()):
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.toml")):
+                found[path.stem] = path
+    return found
+
+
+def available_profiles() -> list[str]:
+    return sorted(profile_files())
+
+
+def load_profile(spec: str) -> Profile:
+    """Load a profile by shipped/user name, or from a path to a `.toml` file."""
+    files = profile_files()
+    if spec in files:
+        return load_profile_file(files[spec])
+    candidate = Path(spec).expanduser()
+    if candidate.suffix == ".toml" or candidate.exists() or "/" in spec:
+        if not candidate.is_file():
+            raise ProfileError(f"{spec}: no such profile file")
+        return load_profile_file(candidate)
+    raise ProfileError(
+        f"unknown profile '{spec}'; available: {', '.join(sorted(files))} (or a path to a .toml file)"
+    )

@@ -1,0 +1,601 @@
+"""Resolve a skill set under one profile: roots -> found files -> parsed -> validated -> precedence
+-> an immutable Catalog with every skill's state (DESIGN.md vocabulary)."""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
+from skillprism.core.codes import RULES
+from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.document import Finding, SkillDocument, parse_document
+from skillprism.core.profiles import Profile, RootTemplate
+from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
+from skillprism.core.validate import evaluate
+
+_SEVERITY_OF_ACTION = {
+    "skip": Severity.ERROR,
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "info": Severity.INFO,
+}
+
+
+class DocumentCache:
+    """Parsed documents keyed by path, reused while size and mtime are unchanged (a rescan after one
+    file changed re-parses only that file)."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, tuple[int, int, SkillDocument]] = {}
+
+    def get(self, path: str) -> SkillDocument:
+        try:
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if stamp is not None:
+            cached = self._docs.get(path)
+            if cached is not None and cached[:2] == stamp:
+                return cached[2]
+        doc = parse_document(path)
+        if stamp is not None and doc.mtime_ns == stamp[0]:
+            self._docs[path] = (*stamp, doc)
+        return doc
+
+    def forget(self, paths: Iterable[str]) -> None:
+        for p in paths:
+            self._docs.pop(p, None)
+
+
+def diagnostic(
+    profile: Profile, finding: Finding, path: str, effect: str = ""
+) -> Diagnostic | None:
+    """Turn a finding into a Diagnostic the way `profile` treats its rule (None when ignored)."""
+    info = RULES[finding.rule]
+    setting = profile.action(finding.rule)
+    if setting.action == "ignore":
+        return None
+    return Diagnostic(
+        code=info.code,
+        severity=_SEVERITY_OF_ACTION[setting.action],
+        message=finding.message,
+        path=path,
+        line=finding.line,
+        column=finding.column,
+        effect=setting.effect or effect or default_effect(profile, setting.action),
+        hint=setting.hint or finding.hint,
+    )
+
+
+def default_effect(profile: Profile, action: str) -> str:
+    return {
+        "skip": f"{profile.title} does not load this skill",
+        "error": f"invalid under {profile.title}",
+        "warning": f"{profile.title} loads the skill anyway",
+        "info": "no effect on loading",
+    }[action]
+
+
+# --- roots ---------------------------------------------------------------------------------------
+
+
+def repository_root(start: str) -> str | None:
+    """The nearest folder at or above `start` holding `.git` (None outside a repository)."""
+    cur = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(cur, ".git")):
+            return cur
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
+
+
+def _expand_template(template: str, project: str, home: str, env: Mapping[str, str]) -> str:
+    out = template
+    while "{env:" in out:
+        start = out.index("{env:")
+        end = out.index("}", start)
+        var, _, default = out[start + 5 : end].partition(":")
+        value = env.get(var) or default
+        out = out[:start] + value + out[end + 1 :]
+    if out == "~" or out.startswith("~/"):
+        out = home + out[1:]
+    out = out.replace("{home}", home).replace("{project}", project)
+    if out.startswith("~/"):
+        out = home + out[1:]
+    return os.path.normpath(out)
+
+
+def profile_roots(
+    profile: Profile, project: str, home: str, env: Mapping[str, str]
+) -> list[RootInfo]:
+    """The profile's root folders for this project and home, in precedence order (rank 0 first)."""
+    project = os.path.abspath(project)
+    repo = repository_root(project)
+    ancestors = [project]
+    if repo:
+        cur = project
+        while cur != repo and os.path.dirname(cur) != cur:
+            cur = os.path.dirname(cur)
+            ancestors.append(cur)
+    n = len(profile.roots)
+    roots: list[RootInfo] = []
+    seen: set[str] = set()
+    for index, template in enumerate(profile.roots):
+        base_rank = index if profile.tie_rule != "last-wins" else n - 1 - index
+        dirs = ancestors if template.ancestors and "{project}" in template.path else [project]
+        for distance, proj in enumerate(dirs):
+            pattern = _expand_template(template.path, proj, home, env)
+            paths = (
+                sorted(glob.glob(glob.escape(pattern).replace("\\*", "*")))
+                if "*" in pattern
+                else [pattern]
+            )
+            for path in paths:
+                if path in seen:
+                    continue
+                seen.add(path)
+                roots.append(
+                    RootInfo(
+                        path=path,
+                        scope=template.scope,
+                        layout=template.layout,
+                        rank=base_rank * 1000 + distance,
+                        namespace=template.namespace,
+                        exists=os.path.isdir(path),
+                    )
+                )
+    roots.sort(key=lambda r: r.rank)
+    return roots
+
+
+# --- layout --------------------------------------------------------------------------------------
+
+
+def layout_verdict(profile: Profile, layout: str, parts: Sequence[str]) -> str:
+    """Why `profile` would not discover a skill file at `parts` below a root ('' = it would)."""
+    file_name = parts[-1]
+    if file_name not in profile.file_names:
+        return f"named '{file_name}': {profile.title} only reads {' or '.join(profile.file_names)}"
+    levels = len(parts) - 1  # folders between the root and the file
+    if profile.skip_hidden:
+        hidden = next((p for p in parts[:-1] if p.startswith(".")), None)
+        if hidden:
+            return (
+                f"inside hidden folder '{hidden}': {profile.title} skips entries starting with '.'"
+            )
+    ignored = next((p for p in parts[:-1] if p in profile.ignore_dirs), None)
+    if ignored:
+        return f"inside '{ignored}': {profile.title} does not search it"
+    if layout == "one-level":
+        if levels == 0:
+            return (
+                f"directly in a skills root: {profile.title} looks one level down "
+                f"(<root>/<name>/{profile.file_names[0]})"
+            )
+        if levels > 1:
+            return (
+                f"{_count(levels)} levels below a skills root: {profile.title} looks one level deep "
+                f"(<root>/<name>/{profile.file_names[0]})"
+            )
+    elif layout == "root-or-one-level":
+        if levels > 1:
+            return (
+                f"{_count(levels)} levels below a skills root: {profile.title} reads only "
+                f"<root>/{profile.file_names[0]} and <root>/<name>/{profile.file_names[0]}"
+            )
+    elif levels > profile.max_depth:
+        return (
+            f"{_count(levels)} levels below a skills root: {profile.title} searches "
+            f"{profile.max_depth} levels deep"
+        )
+    return ""
+
+
+def _count(n: int) -> str:
+    words = {
+        2: "two",
+        3: "three",
+        4: "four",
+        5: "five",
+        6: "six",
+        7: "seven",
+        8: "eight",
+        9: "nine",
+    }
+    return words.get(n, str(n))
+
+
+# --- building ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Located:
+    found: FoundFile
+    root: RootInfo
+    parts: tuple[str, ...]  # from the root to the file
+    plugin: str = ""
+
+
+def _plugin_name(root_path: str, marker: str) -> str:
+    parent = os.path.dirname(root_path)
+    name = os.path.basename(parent)
+    if marker:
+        manifest = os.path.join(parent, marker)
+        try:
+            with open(manifest, "rb") as fh:
+                data = json.loads(fh.read(65536))
+            if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
+                name = data["name"]
+        except (OSError, ValueError):
+            pass
+    return name
+
+
+def _locate_explicit(
+    profile: Profile, found: FoundFile, path_index: int, start_root: RootInfo
+) -> _Located:
+    """Pick the root a runtime would see for a file found below a folder named on the command line:
+    the nearest parent that looks like one of the profile's roots (e.g. `.claude/skills`), or any
+    folder named like a root's last component (`skills`), else the folder given."""
+    parts = found.parts
+    suffixes = profile.root_suffixes
+    last_names = {s[-1] for s in suffixes}
+    for k in range(len(parts) - 2, 0, -1):
+        prefix = parts[:k]
+        template_rank = None
+        for t_index, template in enumerate(profile.roots):
+            suffix = _suffix_of(template)
+            if suffix and prefix[-len(suffix) :] == suffix:
+                template_rank = t_index
+                break
+        if template_rank is None and prefix[-1] not in last_names:
+            continue
+        root_path = os.path.join(found.start, *prefix)
+        template = profile.roots[template_rank] if template_rank is not None else None
+        namespace = template.namespace if template else ""
+        if (
+            not namespace
+            and profile.plugin_marker
+            and os.path.exists(os.path.join(os.path.dirname(root_path), profile.plugin_marker))
+        ):
+            namespace = "plugin"
+        root = RootInfo(
+            path=root_path,
+            scope=template.scope if template else "path",
+            layout=template.layout if template else profile.layout,
+            rank=path_index * 1000 + (template_rank or 0),
+            explicit=True,
+            namespace=namespace,
+        )
+        located = _Located(found, root, parts[k:])
+        if namespace == "plugin":
+            located.plugin = _plugin_name(root_path, profile.plugin_marker)
+        return located
+    return _Located(found, start_root, parts)
+
+
+def _suffix_of(template: RootTemplate) -> tuple[str, ...]:
+    literal: list[str] = []
+    for part in reversed([p for p in template.path.replace("\\", "/").split("/") if p]):
+        if "{" in part or "*" in part or part == "~":
+            break
+        literal.insert(0, part)
+    return tuple(literal)
+
+
+def _has_skill_file(folder: str) -> bool:
+    try:
+        return any(
+            n.lower() == SKILL_FILE_LOWER and not os.path.isdir(os.path.join(folder, n))
+            for n in os.listdir(folder)
+        )
+    except OSError:
+        return False
+
+
+def build_catalog(
+    profile: Profile,
+    paths: Sequence[str] | None = None,
+    *,
+    project: str | None = None,
+    home: str | None = None,
+    env: Mapping[str, str] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    cache: DocumentCache | None = None,
+    ignore_codes: frozenset[str] = frozenset(),
+) -> Catalog:
+    """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
+    or, without paths, the profile's own roots for `project` and `home`."""
+    env = os.environ if env is None else env
+    home = home or os.path.expanduser("~")
+    cache = cache or DocumentCache()
+    root_diags: list[Diagnostic] = []
+    located: list[_Located] = []
+    roots: list[RootInfo] = []
+
+    def note(path: str, finding: Finding) -> None:
+        d = diagnostic(profile, finding, path)
+        if d is not None:
+            root_diags.append(d)
+
+    if paths:
+        for index, given in enumerate(paths):
+            absolute = os.path.abspath(given)
+            if not os.path.lexists(absolute):
+                note(
+                    absolute,
+                    Finding(
+                        "path-not-found", f"no such file or folder: {given}", hint="check the path"
+                    ),
+                )
+                continue
+            if not os.path.isdir(absolute):
+                # A skill file named directly: its folder is the skill, the folder above it the root.
+                skill_dir = os.path.dirname(absolute)
+                root = RootInfo(
+                    os.path.dirname(skill_dir), "path", profile.layout, index * 1000, True
+                )
+                roots.append(root)
+                found = FoundFile(
+                    absolute, root.path, (os.path.basename(skill_dir), os.path.basename(absolute))
+                )
+                located.append(_Located(found, root, found.parts))
+                continue
+            if _has_skill_file(absolute):
+                start = os.path.dirname(absolute)
+                root = RootInfo(start, "path", profile.layout, index * 1000, True)
+                result = search(
+                    absolute,
+                    max_depth=max_depth,
+                    ignore_dirs=profile.ignore_dirs,
+                    follow_symlinks=profile.follow_symlinks,
+                )
+                prefix = (os.path.basename(absolute),)
+                files = [FoundFile(f.path, start, prefix + f.parts) for f in result.files]
+            else:
+                root = RootInfo(absolute, "path", profile.layout, index * 1000, True)
+                result = search(
+                    absolute,
+                    max_depth=max_depth,
+                    ignore_dirs=profile.ignore_dirs,
+                    follow_symlinks=profile.follow_symlinks,
+                )
+                files = result.files
+            roots.append(root)
+            for where, finding in result.notes:
+                note(where, finding)
+            for f in files:
+                located.append(_locate_explicit(profile, f, index, root))
+    else:
+        roots = profile_roots(profile, project or os.getcwd(), home, env)
+        for root in roots:
+            if not root.exists:
+                continue
+            depth = max(max_depth, profile.max_depth + 1)
+            result = search(
+                root.path,
+                max_depth=depth,
+                max_dirs=max(profile.max_dirs, 1),
+                ignore_dirs=profile.ignore_dirs,
+                follow_symlinks=profile.follow_symlinks,
+            )
+            for where, finding in result.notes:
+                note(where, finding)
+            for f in result.files:
+                loc = _Located(f, root, f.parts)
+                if root.namespace == "plugin":
+                    loc.plugin = _plugin_name(root.path, profile.plugin_marker)
+                located.append(loc)
+            if result.dirs_visited >= profile.max_dirs and profile.layout == "recursive":
+                note(
+                    root.path,
+                    Finding(
+                        "scan-truncated",
+                        f"{profile.title} stops scanning a root after {profile.max_dirs:,} "
+                        "folders (skills scan truncated)",
+                    ),
+                )
+    root_diags = [d for d in root_diags if d.code not in ignore_codes]
+    return _resolve(profile, roots, located, root_diags, cache, ignore_codes)
+
+
+def _resolve(
+    profile: Profile,
+    roots: list[RootInfo],
+    located: list[_Located],
+    root_diags: list[Diagnostic],
+    cache: DocumentCache,
+    ignore_codes: frozenset[str] = frozenset(),
+) -> Catalog:
+    located.sort(key=lambda loc: (loc.root.rank, loc.parts))
+    # One entry per path as found: the same file reached from two overlapping roots counts once.
+    unique: dict[str, _Located] = {}
+    for loc in located:
+        unique.setdefault(loc.found.path, loc)
+    drafts: list[dict] = []
+    skill_dirs = {os.path.dirname(loc.found.path) for loc in unique.values()}
+    for loc in unique.values():
+        path = loc.found.path
+        skill_dir = os.path.dirname(path)
+        dir_name = os.path.basename(skill_dir)
+        doc = cache.get(path)
+        ev = evaluate(doc, profile, dir_name)
+        diags = [
+            d
+            for d in (diagnostic(profile, f, path) for f in ev.findings)
+            if d is not None and d.code not in ignore_codes
+        ]
+        nested = sorted(
+            d for d in skill_dirs if d != skill_dir and d.startswith(skill_dir + os.sep)
+        )
+        if nested:
+            d = diagnostic(
+                profile,
+                Finding(
+                    "nested-skill",
+                    f"this skill folder contains {len(nested)} other skill(s), "
+                    f"e.g. {os.path.relpath(nested[0], skill_dir)}",
+                ),
+                path,
+            )
+            if d:
+                diags.append(d)
+        reason = layout_verdict(profile, loc.root.layout, loc.parts)
+        status = ""
+        if reason:
+            status = "not-discovered"
+            diags.insert(
+                0,
+                Diagnostic(
+                    RULES["not-discovered"].code,
+                    Severity.INFO,
+                    reason,
+                    path,
+                    effect=f"{profile.title} never loads this skill",
+                    hint=_layout_hint(profile, loc),
+                ),
+            )
+        elif any(
+            d.severity is Severity.ERROR and profile.action(_rule_of(d)).action == "skip"
+            for d in diags
+        ):
+            status = "skipped"
+            reason = next(d.message for d in diags if profile.action(_rule_of(d)).action == "skip")
+        elif ev.name and not _passes_filters(profile, ev.name):
+            status = "skipped"
+            reason = f"left out by the profile's include/ignore filters ('{ev.name}')"
+            diags.append(
+                Diagnostic(
+                    RULES["filtered-out"].code,
+                    Severity.INFO,
+                    reason,
+                    path,
+                    effect=f"{profile.title} does not load it",
+                )
+            )
+        qualified = f"{loc.plugin}:{ev.name}" if loc.plugin and ev.name else ev.name
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            real = path
+        drafts.append(
+            dict(
+                key=path,
+                path=path,
+                real_path=real,
+                directory=skill_dir,
+                root=loc.root,
+                name=ev.name,
+                qualified_name=qualified,
+                description=ev.description,
+                status=status,
+                reason=reason,
+                diagnostics=diags,
+                frontmatter=ev.frontmatter,
+                shadowed_by="",
+            )
+        )
+    _apply_precedence(profile, drafts)
+    skills = []
+    for d in drafts:
+        if not d["status"]:
+            # error outranks shadowed, which outranks warning (DESIGN.md: the first that applies).
+            worst = max((x.severity.rank for x in d["diagnostics"]), default=0)
+            if worst == 3:
+                d["status"] = "error"
+            elif d["shadowed_by"]:
+                d["status"] = "shadowed"
+            else:
+                d["status"] = "warning" if worst == 2 else "ok"
+        d["diagnostics"] = tuple(d["diagnostics"])
+        skills.append(SkillEntry(**d))
+    return Catalog(
+        profile=profile, roots=tuple(roots), skills=tuple(skills), diagnostics=tuple(root_diags)
+    )
+
+
+def _rule_of(d: Diagnostic) -> str:
+    from skillprism.core.codes import CODES
+
+    return CODES[d.code].rule
+
+
+def _layout_hint(profile: Profile, loc: _Located) -> str:
+    if loc.parts[-1] not in profile.file_names:
+        return f"rename the file to {profile.file_names[0]}"
+    if len(loc.parts) > 2:
+        return f"move the skill folder directly into {loc.root.path}"
+    return f"move it into its own folder: {loc.root.path}/<name>/{profile.file_names[0]}"
+
+
+def _passes_filters(profile: Profile, name: str) -> bool:
+    if any(fnmatch.fnmatchcase(name, pat) for pat in profile.ignore):
+        return False
+    return not profile.include or any(fnmatch.fnmatchcase(name, pat) for pat in profile.include)
+
+
+def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
+    loadable = [d for d in drafts if d["status"] not in ("not-discovered", "skipped") and d["name"]]
+    if profile.dedup_real_path:
+        first_by_real: dict[str, dict] = {}
+        for d in loadable:
+            first = first_by_real.setdefault(d["real_path"], d)
+            if first is not d:
+                d["shadowed_by"] = first["path"]
+                d["reason"] = f"same file as {first['path']}; it loads once"
+                d["diagnostics"].append(
+                    Diagnostic(
+                        RULES["same-real-path"].code,
+                        Severity.INFO,
+                        d["reason"],
+                        d["path"],
+                        effect=f"{profile.title} loads the file once",
+                        hint="no action needed",
+                    )
+                )
+        loadable = [d for d in loadable if not d["shadowed_by"]]
+    groups: dict[str, list[dict]] = {}
+    for d in loadable:
+        groups.setdefault(d["qualified_name"], []).append(d)
+    for name, group in groups.items():
+        if len(group) < 2:
+            continue
+        if profile.tie_rule == "keep-both":
+            for d in group:
+                others = ", ".join(o["path"] for o in group if o is not d)
+                d["diagnostics"].append(
+                    Diagnostic(
+                        RULES["kept-both"].code,
+                        Severity.WARNING,
+                        f"{profile.title} keeps every skill named '{name}'; also at {others}",
+                        d["path"],
+                        effect="the model sees several entries with the same name",
+                        hint="give each skill a distinct name",
+                    )
+                )
+            continue
+        winner = group[0]
+        for d in group[1:]:
+            text = (profile.shadow_warning or "'{name}' at {loser} is shadowed by {winner}").format(
+                name=name, winner=winner["path"], loser=d["path"]
+            )
+            d["shadowed_by"] = winner["path"]
+            d["reason"] = f"shadowed by {winner['path']}"
+            d["diagnostics"].append(
+                Diagnostic(
+                    RULES["shadowed"].code,
+                    Severity.WARNING,
+                    text,
+                    d["path"],
+                    effect=f"{profile.title} uses the copy at {winner['path']}",
+                    hint="rename one of the skills, or remove the copy you do not want",
+                )
+            )

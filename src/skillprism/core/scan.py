@@ -1,0 +1,152 @@
+"""The generic, bounded search for skill files below one folder.
+
+It finds every file whose name is `SKILL.md` in any letter case (so a runtime that reads only
+`SKILL.md` can be reported as missing `skill.md`), skips `.git`, `node_modules` and the profile's
+ignored names, follows symlinked folders without looping, and never stats or opens files it does
+not need: a skill folder holding 20,000 resources costs one directory listing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from skillprism.core.document import Finding
+
+SKILL_FILE_LOWER = "skill.md"
+ARCHIVE_SUFFIXES = (".zip", ".skill")
+DEFAULT_MAX_DEPTH = 10
+DEFAULT_MAX_DIRS = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class FoundFile:
+    """A skill file found below `start`; `parts` are the path components from `start` to it."""
+
+    path: str
+    start: str
+    parts: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class ScanResult:
+    files: list[FoundFile] = field(default_factory=list)
+    notes: list[tuple[str, Finding]] = field(default_factory=list)
+    dirs_visited: int = 0
+
+
+def _dir_id(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+def search(
+    start: str,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_dirs: int = DEFAULT_MAX_DIRS,
+    ignore_dirs: Iterable[str] = (".git", "node_modules"),
+    follow_symlinks: bool = True,
+) -> ScanResult:
+    """Search `start` (a folder) down to `max_depth` folder levels for skill files."""
+    result = ScanResult()
+    ignored = set(ignore_dirs)
+    root_id = _dir_id(start)
+    if root_id is None:
+        return result
+    # Depth-first with an explicit stack; each entry carries its chain of folder identities so a
+    # symlink back into an ancestor is seen as a loop, while two aliases of one folder both show.
+    stack: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]]]] = [
+        (start, (), frozenset({root_id}))
+    ]
+    depth_cut: list[str] = []
+    while stack:
+        folder, parts, chain = stack.pop()
+        if result.dirs_visited >= max_dirs:
+            result.notes.append(
+                (
+                    start,
+                    Finding(
+                        "scan-truncated",
+                        f"search stopped after {max_dirs:,} folders; skills beyond are not seen",
+                        hint="point the search at a smaller folder",
+                    ),
+                )
+            )
+            break
+        result.dirs_visited += 1
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]]]] = []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=follow_symlinks)
+            except OSError:
+                continue
+            if is_dir:
+                if name in ignored:
+                    continue
+                if len(parts) + 1 > max_depth:
+                    depth_cut.append(entry.path)
+                    continue
+                ident = _dir_id(entry.path) if is_link else _entry_id(entry)
+                if ident is None:
+                    continue
+                if ident in chain:
+                    result.notes.append(
+                        (
+                            entry.path,
+                            Finding(
+                                "symlink-problem",
+                                f"symlink '{name}' points back into its own parent folders; not followed",
+                                hint="remove the looping link",
+                            ),
+                        )
+                    )
+                    continue
+                subdirs.append((entry.path, (*parts, name), chain | {ident}))
+            elif name.lower() == SKILL_FILE_LOWER:
+                result.files.append(FoundFile(entry.path, start, (*parts, name)))
+            elif len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
+                result.notes.append(
+                    (
+                        entry.path,
+                        Finding(
+                            "archive-beside-skills",
+                            f"archive '{name}' is not unpacked; runtimes only load skill folders",
+                            hint="unzip it into its own folder if it is meant to be a skill",
+                        ),
+                    )
+                )
+        stack.extend(reversed(subdirs))
+    if depth_cut:
+        result.notes.append(
+            (
+                start,
+                Finding(
+                    "scan-truncated",
+                    f"search stopped at depth {max_depth} in {len(depth_cut)} folder(s), e.g. {depth_cut[0]}",
+                    hint="raise --max-depth to look deeper",
+                ),
+            )
+        )
+    result.files.sort(key=lambda f: f.parts)
+    return result
+
+
+def _entry_id(entry: os.DirEntry[str]) -> tuple[int, int] | None:
+    try:
+        st = entry.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)

@@ -1,0 +1,698 @@
+"""Frontmatter and body rules, applied as one profile states them.
+
+Produces profile-independent `Finding`s (rule + message + position); `resolve` turns each into a
+Diagnostic with the profile's action, effect and hint. Also decides the skill's effective name and
+description the way the runtime does (defaults, sanitising, collapsing).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from skillprism.core.document import Finding, SkillDocument
+from skillprism.core.profiles import Profile
+from skillprism.core.yamlread import YamlResult, fallback_fields
+
+_ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
+_HEADING = re.compile(r"^\s{0,3}#")
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """What a runtime makes of one skill file's content."""
+
+    name: str = ""
+    description: str | None = None
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def first_paragraph(body: str) -> str:
+    """The body's first paragraph of prose (headings, code fences and blank lines skipped)."""
+    para: list[str] = []
+    in_fence = False
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            if para:
+                break
+            continue
+        if in_fence:
+            continue
+        if not stripped:
+            if para:
+                break
+            continue
+        if _HEADING.match(line) and not para:
+            continue
+        para.append(stripped)
+    return " ".join(para)
+
+
+@functools.cache
+def _profiles_accepting(field_name: str) -> tuple[str, ...]:
+    from skillprism.core.profiles import ProfileError, load_profile_file, profile_files
+
+    out = []
+    for name, path in sorted(profile_files().items()):
+        try:
+            prof = load_profile_file(path)
+        except ProfileError:
+            continue
+        if field_name in prof.fields or prof.action("unknown-field").action in ("ignore", "info"):
+            out.append(name)
+    return tuple(out)
+
+
+def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
+    """Apply `profile`'s frontmatter and body rules to `doc`, whose skill folder is `dir_name`."""
+    ev = Evaluation()
+    ev.findings.extend(doc.findings)
+    yml = doc.yaml(profile.typing)
+    data: Any = None
+    if yml is not None:
+        data = _frontmatter_data(yml, profile, doc, ev)
+    fm: dict[str, Any] = data if isinstance(data, dict) else {}
+    ev.frontmatter = fm
+    if doc.readable and (doc.has_frontmatter or not _blocking(doc)):
+        fm_pos = yml.key_positions if yml else {}
+        _name(ev, profile, fm, fm_pos, dir_name, doc)
+        _description(ev, profile, fm, fm_pos, doc)
+        _fields(ev, profile, fm, yml, doc)
+        _body(ev, profile, doc)
+    if profile.reference_validator and doc.readable:
+        ev.findings.extend(reference_validator_notes(doc, yml))
+    return ev
+
+
+def _blocking(doc: SkillDocument) -> bool:
+    return any(
+        f.rule in ("no-frontmatter", "frontmatter-unclosed", "frontmatter-too-large")
+        for f in doc.findings
+    )
+
+
+def _frontmatter_data(yml: YamlResult, profile: Profile, doc: SkillDocument, ev: Evaluation) -> Any:
+    for issue in yml.issues:
+        rule = issue.rule
+        if rule == "yaml-error" and profile.yaml_errors == "fallback-lines":
+            rule = "yaml-fallback"
+        ev.findings.append(Finding(rule, issue.message, issue.line, issue.column, issue.hint))
+    if yml.failed:
+        if profile.yaml_errors == "fallback-lines":
+            return fallback_fields(doc.frontmatter_text)
+        return {}
+    if not isinstance(yml.data, dict):
+        kind = "a list" if isinstance(yml.data, list) else f"the scalar {str(yml.data)[:40]!r}"
+        ev.findings.append(
+            Finding(
+                "frontmatter-not-mapping",
+                f"frontmatter is {kind}, not key: value pairs",
+                doc.frontmatter_first_line,
+                1,
+                "write the frontmatter as lines of 'key: value'",
+            )
+        )
+        return {}
+    return yml.data
+
+
+def _pos(
+    positions: dict[tuple[str, ...], tuple[int, int]], key: str, doc: SkillDocument
+) -> tuple[int, int]:
+    return positions.get((key,), (doc.frontmatter_first_line or 1, 1))
+
+
+def _collapse(value: str) -> str:
+    return " ".join(value.split())
+
+
+def _name(
+    ev: Evaluation, p: Profile, fm: dict[str, Any], pos: dict, dir_name: str, doc: SkillDocument
+) -> None:
+    line, col = _pos(pos, "name", doc)
+    raw = fm.get("name")
+    if "name" not in fm:
+        if p.name_default == "directory" or p.name_source == "directory":
+            ev.findings.append(
+                Finding(
+                    "name-defaulted",
+                    f"no name: the runtime uses the directory name '{dir_name}'",
+                    line,
+                    col,
+                )
+            )
+        else:
+            ev.findings.append(
+                Finding(
+                    "name-missing",
+                    "missing required field 'name'",
+                    line,
+                    col,
+                    f"add 'name: {dir_name}' to the frontmatter",
+                )
+            )
+        ev.name = (
+            dir_name if (p.name_default == "directory" or p.name_source == "directory") else ""
+        )
+        return
+    if not isinstance(raw, str) or not raw.strip():
+        what = "empty" if raw in ("", None) else f"a {type(raw).__name__}, not a string"
+        ev.findings.append(
+            Finding("name-not-string", f"'name' is {what}", line, col, f"write name: {dir_name}")
+        )
+        ev.name = dir_name if p.name_default == "directory" else ""
+        return
+    name = raw.strip()
+    if p.collapse_whitespace and _collapse(name) != name:
+        ev.findings.append(
+            Finding("field-collapsed", "the runtime collapses 'name' to one line", line, col)
+        )
+        name = _collapse(name)
+    name_nfkc = unicodedata.normalize("NFKC", name)
+    if p.name_max and len(name_nfkc) > p.name_max:
+        ev.findings.append(
+            Finding(
+                "name-length",
+                f"name is {len(name_nfkc)} characters; the limit is {p.name_max}",
+                line,
+                col,
+                f"shorten the name to {p.name_max} characters or fewer",
+            )
+        )
+    if p.name_charset != "any":
+        _name_charset(ev, p, name_nfkc, line, col)
+    if p.sanitize_name_chars:
+        clean = "".join("-" if c in p.sanitize_name_chars else c for c in name)
+        if clean != name:
+            ev.findings.append(
+                Finding(
+                    "name-sanitized",
+                    f"the runtime lists this skill as '{clean}'",
+                    line,
+                    col,
+                    "use only letters, digits and '-' in names",
+                )
+            )
+            name = clean
+    dir_nfkc = unicodedata.normalize("NFKC", dir_name)
+    if dir_nfkc != name_nfkc:
+        ev.findings.append(
+            Finding(
+                "name-directory-mismatch",
+                f"name '{name}' does not match its directory '{dir_name}'",
+                line,
+                col,
+                f"rename the folder to '{name}' or set name: {dir_name}",
+            )
+        )
+    ev.name = dir_name if p.name_source == "directory" else name
+
+
+def _name_charset(ev: Evaluation, p: Profile, name: str, line: int, col: int) -> None:
+    if name != name.lower():
+        ev.findings.append(
+            Finding(
+                "name-lowercase",
+                f"name '{name}' must be lowercase",
+                line,
+                col,
+                f"use '{_suggest(name)}'",
+            )
+        )
+    if name.startswith("-") or name.endswith("-"):
+        ev.findings.append(
+            Finding(
+                "name-hyphen-edge",
+                "name cannot start or end with a hyphen",
+                line,
+                col,
+                f"use '{_suggest(name)}'",
+            )
+        )
+    if "--" in name:
+        ev.findings.append(
+            Finding(
+                "name-double-hyphen",
+                "name cannot contain consecutive hyphens",
+                line,
+                col,
+                f"use '{_suggest(name)}'",
+            )
+        )
+    lowered = name.lower()
+    if p.name_charset == "ascii-lower":
+        bad = sorted({c for c in lowered if not _ASCII_NAME_CHARS.match(c)})
+    else:
+        bad = sorted({c for c in lowered if not (c.isalnum() or c == "-")})
+    if bad:
+        shown = " ".join(repr(c) for c in bad[:8])
+        allowed = (
+            "a-z, 0-9 and '-'" if p.name_charset == "ascii-lower" else "letters, digits and '-'"
+        )
+        ev.findings.append(
+            Finding(
+                "name-characters",
+                f"name '{name}' has characters outside {allowed}: {shown}",
+                line,
+                col,
+                f"use '{_suggest(name)}'",
+            )
+        )
+        if p.reference_validator and all(c.isalnum() or c == "-" for c in lowered):
+            ev.findings.append(
+                Finding(
+                    "refval-accepts-name",
+                    "the reference validator (skills-ref) accepts Unicode letters in names; the "
+                    "specification allows only a-z, 0-9 and '-'",
+                    line,
+                    col,
+                )
+            )
+
+
+def _suggest(name: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", name.lower())
+    return re.sub(r"-{2,}", "-", s).strip("-") or "my-skill"
+
+
+def _description(
+    ev: Evaluation, p: Profile, fm: dict[str, Any], pos: dict, doc: SkillDocument
+) -> None:
+    line, col = _pos(pos, "description", doc)
+    raw = fm.get("description")
+    if "description" not in fm or raw is None:
+        if p.description_default == "first-paragraph":
+            para = first_paragraph(doc.body)
+            if para:
+                ev.description = para
+                ev.findings.append(
+                    Finding(
+                        "description-defaulted",
+                        "no description: the runtime uses the body's first paragraph",
+                        line,
+                        col,
+                        "write a description that says what the skill does and when to use it",
+                    )
+                )
+                return
+        ev.findings.append(
+            Finding(
+                "description-missing",
+                "missing required field 'description'",
+                line,
+                col,
+                "add 'description: <what it does and when to use it>'",
+            )
+        )
+        return
+    if not isinstance(raw, str) or not raw.strip():
+        what = (
+            "empty"
+            if raw == "" or (isinstance(raw, str))
+            else f"a {type(raw).__name__}, not a string"
+        )
+        ev.findings.append(
+            Finding(
+                "description-not-string",
+                f"'description' is {what}",
+                line,
+                col,
+                "write one or two sentences: what it does and when to use it",
+            )
+        )
+        return
+    desc = raw
+    if p.collapse_whitespace and _collapse(desc) != desc.strip():
+        ev.findings.append(
+            Finding("field-collapsed", "the runtime collapses 'description' to one line", line, col)
+        )
+        desc = _collapse(desc)
+    if p.description_max and len(desc) > p.description_max:
+        ev.findings.append(
+            Finding(
+                "description-length",
+                f"description is {len(desc):,} characters; the limit is {p.description_max:,}",
+                line,
+                col,
+                "shorten it; move detail into the body",
+            )
+        )
+    ev.description = desc.strip()
+
+
+def _fields(
+    ev: Evaluation, p: Profile, fm: dict[str, Any], yml: YamlResult | None, doc: SkillDocument
+) -> None:
+    pos = yml.key_positions if yml else {}
+    for key, value in fm.items():
+        line, col = _pos(pos, key, doc)
+        kind = p.fields.get(key)
+        if kind is None:
+            accepting = [n for n in _profiles_accepting(key) if n != p.name]
+            hint = f"profiles that accept it: {', '.join(accepting)}" if accepting else "remove it"
+            setting = p.action("unknown-field")
+            if setting.hint:
+                hint = f"{setting.hint}; {hint}"
+            ev.findings.append(
+                Finding(
+                    "unknown-field",
+                    f"unknown field '{key}' (not defined by {p.title})",
+                    line,
+                    col,
+                    hint,
+                )
+            )
+            continue
+        if key in ("name", "description"):
+            continue
+        _field_type(ev, p, key, kind, value, line, col, pos)
+    if p.compatibility_max and isinstance(fm.get("compatibility"), str):
+        comp = fm["compatibility"]
+        if not comp.strip() or len(comp) > p.compatibility_max:
+            line, col = _pos(pos, "compatibility", doc)
+            ev.findings.append(
+                Finding(
+                    "compatibility-invalid",
+                    f"compatibility is {len(comp)} characters; allowed 1-{p.compatibility_max}",
+                    line,
+                    col,
+                    "state requirements briefly",
+                )
+            )
+    for key in p.required_metadata:
+        meta = fm.get("metadata")
+        if not isinstance(meta, dict) or key not in meta:
+            line, col = _pos(pos, "metadata", doc)
+            ev.findings.append(
+                Finding(
+                    "required-metadata",
+                    f"metadata.{key} is required by {p.title}",
+                    line,
+                    col,
+                    f"add '{key}:' under metadata:",
+                )
+            )
+
+
+_TYPE_CHECKS: dict[str, tuple[str, Any]] = {
+    "string": ("a string", lambda v: isinstance(v, str)),
+    "bool": ("true or false", lambda v: isinstance(v, bool) or v in ("true", "false")),
+    "map": ("a mapping", lambda v: isinstance(v, dict)),
+    "list": ("a list", lambda v: isinstance(v, list)),
+    "string-list": (
+        "a list of strings",
+        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    ),
+    "string-or-list": (
+        "a string or a list of strings",
+        lambda v: (
+            isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+        ),
+    ),
+    "any": ("anything", lambda v: True),
+}
+
+
+def _field_type(
+    ev: Evaluation, p: Profile, key: str, kind: str, value: Any, line: int, col: int, pos: dict
+) -> None:
+    if kind == "enum":
+        allowed = p.enums[key]
+        if str(value) not in allowed:
+            ev.findings.append(
+                Finding(
+                    "field-value",
+                    f"'{key}' is {value!r}; allowed: {', '.join(allowed)}",
+                    line,
+                    col,
+                    f"use one of: {', '.join(allowed)}",
+                )
+            )
+        return
+    if kind == "string-map":
+        if not isinstance(value, dict):
+            ev.findings.append(
+                Finding(
+                    "metadata-shape",
+                    f"'{key}' must be a mapping of strings to strings",
+                    line,
+                    col,
+                    f"write '{key}:' then indented 'key: value' lines",
+                )
+            )
+            return
+        for sub, sub_value in value.items():
+            if not isinstance(sub_value, str):
+                sl, sc = pos.get((key, sub), (line, col))
+                ev.findings.append(
+                    Finding(
+                        "metadata-shape",
+                        f"{key}.{sub} is a {type(sub_value).__name__}, not a string",
+                        sl,
+                        sc,
+                        "quote the value, or join a list into one string",
+                    )
+                )
+        return
+    if kind in ("space-list", "comma-list"):
+        if isinstance(value, list):
+            sep = " " if kind == "space-list" else ", "
+            ev.findings.append(
+                Finding(
+                    "allowed-tools-form" if key == "allowed-tools" else "field-type",
+                    f"'{key}' is a YAML list; {p.title} expects one "
+                    f"{'space' if kind == 'space-list' else 'comma'}-separated string",
+                    line,
+                    col,
+                    f"write {key}: {sep.join(str(v) for v in value)}",
+                )
+            )
+        elif not isinstance(value, str):
+            ev.findings.append(Finding("field-type", f"'{key}' must be a string", line, col))
+        elif kind == "space-list" and "," in value and key == "allowed-tools":
+            ev.findings.append(
+                Finding(
+                    "allowed-tools-form",
+                    f"'{key}' uses commas; {p.title} separates tools with spaces",
+                    line,
+                    col,
+                    f"write {key}: {' '.join(v.strip() for v in value.split(','))}",
+                )
+            )
+        elif (
+            kind == "comma-list" and "," not in value and " " in value.strip() and "(" not in value
+        ):
+            ev.findings.append(
+                Finding(
+                    "allowed-tools-form",
+                    f"'{key}' uses spaces; {p.title} separates tools with commas",
+                    line,
+                    col,
+                    f"write {key}: {', '.join(value.split())}",
+                )
+            )
+        return
+    label, check = _TYPE_CHECKS[kind]
+    if not check(value):
+        ev.findings.append(
+            Finding(
+                "field-type",
+                f"'{key}' must be {label}, not {type(value).__name__} {value!r}"[:200],
+                line,
+                col,
+                f"write '{key}:' as {label}",
+            )
+        )
+
+
+_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"']*[\"'])?\s*\)")
+_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+:")
+_WINDOWS_ABS = re.compile(r"^(?:[a-zA-Z]:[\\/]|\\\\|//)")
+
+
+def body_references(body: str) -> list[tuple[str, int, int]]:
+    """Relative file targets of Markdown links/images in `body`, outside code, with 0-based line and
+    column within the body."""
+    out: list[tuple[str, int, int]] = []
+    in_fence = False
+    for i, line in enumerate(body.split("\n")):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence or ("](" not in line and "]:" not in line):
+            continue
+        stripped = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
+        for m in _LINK.finditer(stripped):
+            out.append((m.group(1), i, m.start(1)))
+        m = _REF_DEF.match(stripped)
+        if m:
+            out.append((m.group(1), i, m.start(1)))
+    return out
+
+
+def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
+    """Classify one link target: None when fine or not a file reference, else (rule, message, hint)."""
+    if (
+        not target
+        or target.startswith("#")
+        or (_SCHEME.match(target) and not _WINDOWS_ABS.match(target))
+    ):
+        return None
+    target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    if not target:
+        return None
+    if target.startswith("/") or _WINDOWS_ABS.match(target) or target.startswith("\\"):
+        return (
+            "reference-absolute",
+            f"absolute reference '{target}'",
+            "refer to files relative to the skill folder, e.g. references/guide.md",
+        )
+    norm = posixpath.normpath(target.replace("\\", "/"))
+    if norm == ".." or norm.startswith("../"):
+        return (
+            "reference-escapes",
+            f"reference '{target}' leaves the skill folder",
+            "copy the file into the skill folder and link it relatively",
+        )
+    full = os.path.join(skill_dir, *norm.split("/"))
+    if not os.path.lexists(full):
+        return (
+            "reference-missing",
+            f"referenced file '{target}' does not exist",
+            "create the file or fix the link",
+        )
+    real_dir = os.path.realpath(skill_dir)
+    real = os.path.realpath(full)
+    if real != real_dir and not real.startswith(real_dir + os.sep):
+        return (
+            "reference-escapes",
+            f"reference '{target}' resolves outside the skill folder (symlink)",
+            "replace the symlink with the file itself",
+        )
+    if norm.count("/") > 1:
+        return (
+            "reference-deep",
+            f"reference '{target}' is {norm.count('/')} folders deep",
+            "keep references one level deep, e.g. references/file.md",
+        )
+    return None
+
+
+def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
+    body = doc.body
+    if not body.strip():
+        if doc.has_frontmatter:
+            ev.findings.append(
+                Finding(
+                    "body-empty",
+                    "the skill has no instructions below the frontmatter",
+                    doc.body_first_line,
+                    1,
+                    "write the instructions the model should follow",
+                )
+            )
+        return
+    lines = body.count("\n") + 1
+    total_lines = doc.body_first_line - 1 + lines
+    if p.body_max_lines and total_lines > p.body_max_lines:
+        ev.findings.append(
+            Finding(
+                "body-lines",
+                f"SKILL.md has {total_lines:,} lines; guidance: under {p.body_max_lines}",
+                doc.body_first_line + p.body_max_lines,
+                1,
+                "move detail into references/ and link it",
+            )
+        )
+    tokens = (len(body) + 3) // 4
+    if p.body_max_tokens and tokens > p.body_max_tokens:
+        ev.findings.append(
+            Finding(
+                "body-tokens",
+                f"body is about {tokens:,} tokens (chars / 4); guidance: under {p.body_max_tokens:,}",
+                doc.body_first_line,
+                1,
+                "move detail into references/ and link it",
+            )
+        )
+    skill_dir = os.path.dirname(doc.path)
+    for target, i, col in body_references(body):
+        problem = check_reference(skill_dir, target)
+        if problem:
+            rule, message, hint = problem
+            ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
+
+
+def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> list[Finding]:
+    """Where skills-ref 0.1.1 would judge this file differently from the specification."""
+    notes: list[Finding] = []
+    msg_start = "'SKILL.md must start with YAML frontmatter (---)'"
+    if doc.invalid_utf8:
+        notes.append(
+            Finding(
+                "refval-crashes",
+                "the reference validator crashes on invalid UTF-8 "
+                "(UnicodeDecodeError) instead of reporting it",
+                1,
+                1,
+            )
+        )
+    if doc.bom:
+        notes.append(
+            Finding(
+                "refval-rejects-file", f"the reference validator rejects a BOM: {msg_start}", 1, 1
+            )
+        )
+    elif doc.leading_blank_lines:
+        notes.append(
+            Finding(
+                "refval-rejects-file",
+                f"the reference validator rejects blank lines before '---': {msg_start}",
+                1,
+                1,
+            )
+        )
+    if doc.has_frontmatter and "---" in doc.frontmatter_text:
+        offset = doc.frontmatter_text.index("---")
+        line = doc.frontmatter_first_line + doc.frontmatter_text.count("\n", 0, offset)
+        notes.append(
+            Finding(
+                "refval-rejects-file",
+                "the reference validator splits the file at this '---' inside a value and "
+                "reads a truncated frontmatter",
+                line,
+                1,
+                "avoid '---' inside frontmatter values",
+            )
+        )
+    if yml is not None and not yml.failed:
+        if yml.flow_style:
+            notes.append(
+                Finding(
+                    "refval-flow-style",
+                    "the reference validator (strictyaml) rejects flow-style YAML such as [a, b]",
+                    doc.frontmatter_first_line,
+                    1,
+                    "write lists as '- item' lines",
+                )
+            )
+        if any(i.rule == "duplicate-key" for i in yml.issues):
+            notes.append(
+                Finding(
+                    "refval-rejects-file",
+                    "the reference validator (strictyaml) rejects duplicate keys",
+                    doc.frontmatter_first_line,
+                    1,
+                )
+            )
+    return notes

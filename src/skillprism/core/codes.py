@@ -484,3 +484,46 @@ RULES: dict[str, CodeInfo] = {info.rule: info for info in CODES.values()}
 def rule(name: str) -> CodeInfo:
     """The code registered for rule `name` (KeyError for an unknown rule: a programming error)."""
     return RULES[name]
+
+
+_SECTIONS = (
+    ("SP1", "Reading and parsing (SP1xx)"),
+    ("SP2", "Frontmatter fields (SP2xx)"),
+    ("SP3", "Discovery and precedence (SP3xx)"),
+    ("SP4", "Tier-1 budget and disclosure (SP4xx)"),
+    ("SP5", "References to files (SP5xx)"),
+    ("SP6", "Style (SP6xx)"),
+)
+
+
+def reference_markdown() -> str:
+    """The diagnostics reference page (docs/diagnostics.md), generated from the registry."""
+    lines = [
+        "# Diagnostics reference",
+        "",
+        "Every finding Skill Prism reports has a stable code. The *default action* is what a runtime",
+        "does when its profile does not say otherwise: `skip` (the runtime refuses to load the skill,",
+        "reported as an error and the skill's state is `skipped`), `error`, `warning`, `info`, or",
+        "`ignore`. Profiles override actions per rule in their `[rules]` table, by the rule name.",
+        "",
+        "Each diagnostic carries the file, 1-based line and column where it has a position, the",
+        "*effect* (what the runtime does about it) and a *hint* (how to fix it).",
+        "",
+        "This page is generated from `src/skillprism/core/codes.py`; a test keeps them equal.",
+    ]
+    for prefix, heading in _SECTIONS:
+        rows = [c for c in CODES.values() if c.code.startswith(prefix)]
+        lines += ["", f"## {heading}", ""]
+        if not rows:
+            lines.append("No codes yet: the disclosure engine will add them.")
+            continue
+        lines += ["| code | rule | default action | title | meaning |", "|---|---|---|---|---|"]
+        for c in rows:
+            lines.append(
+                f'| <a id="{c.code.lower()}"></a>`{c.code}` | `{c.rule}` | {c.action} | {c.title} | {c.doc} |'
+            )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(reference_markdown(), end="")

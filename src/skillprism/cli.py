@@ -64,7 +64,13 @@ def _error(message: str) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from skillprism.core.catalog import Catalog
-    from skillprism.core.check_output import format_json, format_sarif, format_text
+    from skillprism.core.check_output import (
+        emit,
+        format_json,
+        format_sarif,
+        format_text,
+        want_color,
+    )
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
     from skillprism.core.resolve import DocumentCache, build_catalog
     from skillprism.core.settings import SettingsError, load_project_settings
@@ -82,7 +88,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         settings = load_project_settings(project)
     except SettingsError as err:
         return _error(str(err))
-    profile_specs = args.profile or list(settings.profiles) or ["agentskills"]
+    # A profile path in the settings file is relative to that file, like its roots.
+    base = os.path.dirname(os.path.abspath(settings.source)) if settings.source else project
+    profile_specs = args.profile or [
+        os.path.join(base, spec)
+        if spec not in available_profiles()
+        and (spec.endswith(".toml") or "/" in spec)
+        and not os.path.isabs(os.path.expanduser(spec))
+        else spec
+        for spec in settings.profiles
+    ]
+    profile_specs = profile_specs or ["agentskills"]
     try:
         profiles = [load_profile(spec) for spec in profile_specs]
     except ProfileError as err:
@@ -107,10 +123,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         text = format_sarif(catalogs)
     else:
-        color = not args.no_color and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        text = format_text(catalogs, color=color)
-    sys.stdout.write(text)
-    sys.stdout.flush()
+        text = format_text(catalogs, color=want_color(sys.stdout, args.no_color))
+    emit(text, sys.stdout)
     all_diags = [d for c in catalogs for d in c.all_diagnostics()]
     if any(d.code == "SP310" for d in all_diags):
         return EXIT_USAGE

@@ -19,6 +19,7 @@ from skillprism.paths import shipped_profiles_dir, user_profiles_dir
 SCHEMA = 1
 LAYOUTS = ("one-level", "root-or-one-level", "recursive")
 TIE_RULES = ("first-wins", "last-wins", "keep-both")
+WALKS = ("up", "down")
 TYPINGS = ("string", "core", "yaml11")
 CHARSETS = ("ascii-lower", "unicode-lower", "any")
 FIELD_TYPES = (
@@ -48,6 +49,9 @@ class RootTemplate:
     ancestors: bool = False
     namespace: str = ""
     note: str = ""
+    # Order the runtime loads the ancestor walk in: "up" = project folder first, then each parent
+    # to the repository root; "down" = repository root first, down to the project folder.
+    walk: str = "up"
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +224,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 ancestors=r.get("ancestors", bool, False),
                 namespace=r.get("namespace", str, "", ("", "plugin")),
                 note=r.get("note", str, ""),
+                walk=r.get("walk", str, "up", WALKS),
             )
         )
         r.check_unknown()

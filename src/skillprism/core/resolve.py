@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import glob
 import json
@@ -132,12 +133,11 @@ def profile_roots(
         base_rank = index if profile.tie_rule != "last-wins" else n - 1 - index
         dirs = ancestors if template.ancestors and "{project}" in template.path else [project]
         for distance, proj in enumerate(dirs):
+            # Position in the runtime's load order of this walk; the tie rule decides who wins.
+            loaded = distance if template.walk == "up" else len(dirs) - 1 - distance
+            offset = len(dirs) - 1 - loaded if profile.tie_rule == "last-wins" else loaded
             pattern = _expand_template(template.path, proj, home, env)
-            paths = (
-                sorted(glob.glob(glob.escape(pattern).replace("\\*", "*")))
-                if "*" in pattern
-                else [pattern]
-            )
+            paths = sorted(glob.glob(pattern)) if "*" in pattern else [pattern]
             for path in paths:
                 if path in seen:
                     continue
@@ -147,7 +147,7 @@ def profile_roots(
                         path=path,
                         scope=template.scope,
                         layout=template.layout,
-                        rank=base_rank * 1000 + distance,
+                        rank=base_rank * 1000 + offset,
                         namespace=template.namespace,
                         exists=os.path.isdir(path),
                     )
@@ -417,11 +417,19 @@ def _resolve(
 ) -> Catalog:
     located.sort(key=lambda loc: (loc.root.rank, loc.parts))
     # One entry per path as found: the same file reached from two overlapping roots counts once.
+    # A root that would discover the file beats one that would not (Codex skips `.system` below
+    # `$CODEX_HOME/skills` but scans it as a root of its own).
     unique: dict[str, _Located] = {}
     for loc in located:
-        unique.setdefault(loc.found.path, loc)
+        kept = unique.get(loc.found.path)
+        if kept is None or (
+            layout_verdict(profile, kept.root.layout, kept.parts)
+            and not layout_verdict(profile, loc.root.layout, loc.parts)
+        ):
+            unique[loc.found.path] = loc
     drafts: list[dict] = []
-    skill_dirs = {os.path.dirname(loc.found.path) for loc in unique.values()}
+    # Sorted, so the folders below one skill folder are one run found by bisection (not O(n^2)).
+    skill_dirs = sorted({os.path.dirname(loc.found.path) for loc in unique.values()})
     for loc in unique.values():
         path = loc.found.path
         skill_dir = os.path.dirname(path)
@@ -433,9 +441,12 @@ def _resolve(
             for d in (diagnostic(profile, f, path) for f in ev.findings)
             if d is not None and d.code not in ignore_codes
         ]
-        nested = sorted(
-            d for d in skill_dirs if d != skill_dir and d.startswith(skill_dir + os.sep)
-        )
+        below = skill_dir + os.sep
+        nested = []
+        i = bisect.bisect_left(skill_dirs, below)
+        while i < len(skill_dirs) and skill_dirs[i].startswith(below):
+            nested.append(skill_dirs[i])
+            i += 1
         if nested:
             d = diagnostic(
                 profile,
@@ -583,7 +594,12 @@ def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
                 )
             continue
         winner = group[0]
-        for d in group[1:]:
+        if profile.tie_rule == "last-wins":
+            # Inside the winning root, too, the copy discovered last is the one kept.
+            winner = [d for d in group if d["root"].rank == winner["root"].rank][-1]
+        for d in group:
+            if d is winner:
+                continue
             text = (profile.shadow_warning or "'{name}' at {loser} is shadowed by {winner}").format(
                 name=name, winner=winner["path"], loser=d["path"]
             )

@@ -86,13 +86,15 @@ def search(
         except OSError:
             continue
         subdirs: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]]]] = []
+        # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
+        in_skill = any(e.name.lower() == SKILL_FILE_LOWER for e in entries)
         for entry in entries:
             name = entry.name
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=follow_symlinks)
-            except OSError:
-                continue
+            except OSError:  # e.g. a symlink loop (ELOOP): not a folder; a SKILL.md is reported
+                is_link, is_dir = True, False
             if is_dir:
                 if name in ignored:
                     continue
@@ -117,7 +119,7 @@ def search(
                 subdirs.append((entry.path, (*parts, name), chain | {ident}))
             elif name.lower() == SKILL_FILE_LOWER:
                 result.files.append(FoundFile(entry.path, start, (*parts, name)))
-            elif len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
+            elif not in_skill and len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
                 result.notes.append(
                     (
                         entry.path,

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+import yaml
+
 from skillprism.core.document import Finding, SkillDocument
 from skillprism.core.profiles import Profile
-from skillprism.core.yamlread import YamlResult, fallback_fields
+from skillprism.core.yamlread import LOADER, YamlResult, fallback_fields
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
 _HEADING = re.compile(r"^\s{0,3}#")
@@ -58,18 +60,26 @@ def first_paragraph(body: str) -> str:
 
 
 @functools.cache
-def _profiles_accepting(field_name: str) -> tuple[str, ...]:
+def _all_profiles() -> tuple[tuple[str, Profile], ...]:
+    """Every loadable profile, read once per process (not once per unknown field name)."""
     from skillprism.core.profiles import ProfileError, load_profile_file, profile_files
 
     out = []
     for name, path in sorted(profile_files().items()):
         try:
-            prof = load_profile_file(path)
+            out.append((name, load_profile_file(path)))
         except ProfileError:
             continue
-        if field_name in prof.fields or prof.action("unknown-field").action in ("ignore", "info"):
-            out.append(name)
     return tuple(out)
+
+
+@functools.cache
+def _profiles_accepting(field_name: str) -> tuple[str, ...]:
+    return tuple(
+        name
+        for name, prof in _all_profiles()
+        if field_name in prof.fields or prof.action("unknown-field").action in ("ignore", "info")
+    )
 
 
 def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
@@ -82,7 +92,9 @@ def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
         data = _frontmatter_data(yml, profile, doc, ev)
     fm: dict[str, Any] = data if isinstance(data, dict) else {}
     ev.frontmatter = fm
-    if doc.readable and (doc.has_frontmatter or not _blocking(doc)):
+    # A runtime that loads files without frontmatter (Claude Code) still names and describes them.
+    loads_bare = profile.action("no-frontmatter").action not in ("skip", "error")
+    if doc.readable and (doc.has_frontmatter or not _blocking(doc) or loads_bare):
         fm_pos = yml.key_positions if yml else {}
         _name(ev, profile, fm, fm_pos, dir_name, doc)
         _description(ev, profile, fm, fm_pos, doc)
@@ -90,6 +102,16 @@ def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
         _body(ev, profile, doc)
     if profile.reference_validator and doc.readable:
         ev.findings.extend(reference_validator_notes(doc, yml))
+    elif profile.reference_validator and any(f.rule == "binary-content" for f in doc.findings):
+        ev.findings.append(
+            Finding(
+                "refval-rejects-file",
+                "the reference validator reads NUL bytes as text: it judges the file on its "
+                "frontmatter alone, and crashes (ReaderError) when the NUL is inside it",
+                1,
+                1,
+            )
+        )
     return ev
 
 
@@ -514,7 +536,10 @@ def _field_type(
         )
 
 
-_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"']*[\"'])?\s*\)")
+# Link text and target stop at the next '[' (possessively), so a line of 10^6 '[' is linear time.
+_LINK = re.compile(
+    r"!?\[(?:[^\[\]\\]|\\[^\[])*+\]\(\s*<?([^)\s>\[]++)>?(?:\s+[\"'][^\"']*[\"'])?\s*\)"
+)
 _REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+:")
 _WINDOWS_ABS = re.compile(r"^(?:[a-zA-Z]:[\\/]|\\\\|//)")
@@ -524,6 +549,8 @@ def body_references(body: str) -> list[tuple[str, int, int]]:
     """Relative file targets of Markdown links/images in `body`, outside code, with 0-based line and
     column within the body."""
     out: list[tuple[str, int, int]] = []
+    if "](" not in body and "]:" not in body:
+        return out
     in_fence = False
     for i, line in enumerate(body.split("\n")):
         if line.lstrip().startswith(("```", "~~~")):
@@ -571,14 +598,21 @@ def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
             f"referenced file '{target}' does not exist",
             "create the file or fix the link",
         )
-    real_dir = os.path.realpath(skill_dir)
-    real = os.path.realpath(full)
-    if real != real_dir and not real.startswith(real_dir + os.sep):
-        return (
-            "reference-escapes",
-            f"reference '{target}' resolves outside the skill folder (symlink)",
-            "replace the symlink with the file itself",
-        )
+    # Only a symlink below the skill folder can lead out of it: resolve real paths only then
+    # (two realpath() calls per link were most of the time spent checking a large skill set).
+    cur = skill_dir
+    for part in norm.split("/"):
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur):
+            real_dir = os.path.realpath(skill_dir)
+            real = os.path.realpath(full)
+            if real != real_dir and not real.startswith(real_dir + os.sep):
+                return (
+                    "reference-escapes",
+                    f"reference '{target}' resolves outside the skill folder (symlink)",
+                    "replace the symlink with the file itself",
+                )
+            break
     if norm.count("/") > 1:
         return (
             "reference-deep",
@@ -626,8 +660,11 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
             )
         )
     skill_dir = os.path.dirname(doc.path)
+    seen: dict[str, tuple[str, str, str] | None] = {}  # the same link is looked up once
     for target, i, col in body_references(body):
-        problem = check_reference(skill_dir, target)
+        if target not in seen:
+            seen[target] = check_reference(skill_dir, target)
+        problem = seen[target]
         if problem:
             rule, message, hint = problem
             ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
@@ -681,8 +718,8 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
                 Finding(
                     "refval-flow-style",
                     "the reference validator (strictyaml) rejects flow-style YAML such as [a, b]",
-                    doc.frontmatter_first_line,
-                    1,
+                    yml.flow_style_at[0] or doc.frontmatter_first_line,
+                    yml.flow_style_at[1] or 1,
                     "write lists as '- item' lines",
                 )
             )
@@ -694,5 +731,75 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
                     doc.frontmatter_first_line,
                     1,
                 )
+            )
+        notes.extend(_refval_strictyaml_tokens(doc))
+        if isinstance(yml.data, dict):
+            notes.extend(_refval_unchecked_fields(yml, doc))
+    if doc.text and any(f.rule == "frontmatter-unclosed" for f in doc.findings):
+        start = doc.text.find("---") + 3
+        cut = doc.text.find("---", start)
+        if start >= 3 and cut >= 0:
+            notes.append(
+                Finding(
+                    "refval-rejects-file",
+                    "the reference validator ends the frontmatter at this '---' (it splits on the "
+                    "first two '---' anywhere) and may accept the file",
+                    doc.text.count("\n", 0, cut) + 1,
+                    1,
+                )
+            )
+    return notes
+
+
+_STRICTYAML_REFUSES = {
+    yaml.AnchorToken: "anchors (&)",
+    yaml.AliasToken: "aliases (*)",
+    yaml.TagToken: "tags (!)",
+}
+
+
+def _refval_strictyaml_tokens(doc: SkillDocument) -> list[Finding]:
+    """Anchors, aliases and tags parse here; strictyaml (skills-ref) refuses them."""
+    text = doc.frontmatter_text
+    if not any(c in text for c in "&*!"):
+        return []
+    try:
+        for token in yaml.scan(text, Loader=LOADER):
+            what = _STRICTYAML_REFUSES.get(type(token))
+            if what:
+                return [
+                    Finding(
+                        "refval-rejects-file",
+                        f"the reference validator (strictyaml) rejects YAML {what}",
+                        doc.frontmatter_first_line + token.start_mark.line,
+                        token.start_mark.column + 1,
+                        "write plain values; quote text that starts with '&', '*' or '!'",
+                    )
+                ]
+    except yaml.YAMLError:
+        pass
+    return []
+
+
+def _refval_unchecked_fields(yml: YamlResult, doc: SkillDocument) -> list[Finding]:
+    """Optional fields whose value the specification restricts but skills-ref never checks."""
+    data = yml.data
+    notes: list[Finding] = []
+    for key in ("compatibility", "license", "allowed-tools", "metadata"):
+        if key not in data:
+            continue
+        value = data[key]
+        if key == "compatibility":
+            bad, what = isinstance(value, str) and not value.strip(), "an empty 'compatibility'"
+        elif key == "metadata":
+            bad = not isinstance(value, dict) or any(not isinstance(v, str) for v in value.values())
+            what = "any value of 'metadata' (it does not check for a string-to-string map)"
+        else:
+            bad = not isinstance(value, (str, list) if key == "allowed-tools" else str)
+            what = f"any value of '{key}' (it does not check its type)"
+        if bad:
+            line, col = yml.key_positions.get((key,), (doc.frontmatter_first_line, 1))
+            notes.append(
+                Finding("refval-rejects-file", f"the reference validator accepts {what}", line, col)
             )
     return notes

@@ -71,6 +71,7 @@ class YamlResult:
     value_positions: dict[tuple[str, ...], tuple[int, int]] = field(default_factory=dict)
     issues: list[YamlIssue] = field(default_factory=list)
     flow_style: bool = False
+    flow_style_at: tuple[int, int] = (0, 0)  # 1-based line/column of the first flow node
     failed: bool = False
 
 
@@ -108,6 +109,11 @@ class _Builder:
     def pos(self, mark: Any) -> tuple[int, int]:
         return (self.first_line + mark.line, mark.column + 1)
 
+    def flow(self, node: yaml.Node) -> None:
+        if not self.result.flow_style:
+            self.result.flow_style = True
+            self.result.flow_style_at = self.pos(node.start_mark)
+
     def build(self, node: yaml.Node, path: tuple[str, ...], depth: int) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
@@ -132,7 +138,7 @@ class _Builder:
             return self.scalar(node)
         if isinstance(node, yaml.SequenceNode):
             if node.flow_style:
-                self.result.flow_style = True
+                self.flow(node)
             return [self.build(child, path, depth + 1) for child in node.value]
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, path, depth)
@@ -142,7 +148,7 @@ class _Builder:
 
     def mapping(self, node: yaml.MappingNode, path: tuple[str, ...], depth: int) -> dict[Any, Any]:
         if node.flow_style:
-            self.result.flow_style = True
+            self.flow(node)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = self.build(key_node, path, depth + 1)
@@ -291,7 +297,8 @@ def read_yaml(text: str, first_line: int, typing: str = "core") -> YamlResult:
     return result
 
 
-_FALLBACK_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]*(.*?)[ \t]*$")
+# Trailing blanks are stripped in Python: a lazy `(.*?)[ \t]*$` is quadratic on long blank runs.
+_FALLBACK_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]*+(.*)$")
 
 
 def fallback_fields(text: str, keys: tuple[str, ...] = ("name", "description")) -> dict[str, str]:
@@ -301,7 +308,7 @@ def fallback_fields(text: str, keys: tuple[str, ...] = ("name", "description")) 
     for line in text.split("\n"):
         m = _FALLBACK_LINE.match(line)
         if m and m.group(1) in keys and m.group(1) not in out:
-            value = m.group(2)
+            value = m.group(2).rstrip(" \t")
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                 value = value[1:-1]
             out[m.group(1)] = value

@@ -1,0 +1,522 @@
+"""The shipped runtime profiles: each loads, broken profiles fail with the file and the dotted key,
+and each profile resolves a small skill tree the way its runtime does (which copy wins, and the
+state of every copy). Trees live under tmp folders; HOME/XDG point at a tmp home (conftest)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.codes import RULES
+from skillprism.core.profiles import (
+    ProfileError,
+    available_profiles,
+    load_profile,
+    load_profile_file,
+)
+from skillprism.core.resolve import build_catalog, profile_roots
+from skillprism.paths import shipped_profiles_dir, user_profiles_dir
+
+SHIPPED = (
+    "agentskills",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "copilot-vscode",
+    "opencode",
+    "workspace-v1",
+    "agent-tiers",
+    "pegasus",
+    "oh-my-pi",
+    "autopoiesis",
+)
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "profiles.md"
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def skill(
+    root: Path,
+    folder: str,
+    name: str | bool | None = None,
+    description: str | None = "Does a thing. Use when testing.",
+    extra: str = "",
+    body: str = "# Title\n\nInstructions for the model.\n",
+    raw: str | None = None,
+) -> Path:
+    """Write `<root>/<folder>/SKILL.md`; `name` defaults to the last folder component, and
+    `name=False` / `description=None` leave the key out."""
+    path = root / folder / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        lines = ["---"]
+        if name is not False:
+            lines.append(f"name: {name if name is not None else Path(folder).name}")
+        if description is not None:
+            lines.append(f"description: {description}")
+        if extra:
+            lines.append(extra.rstrip("\n"))
+        lines.append("---")
+        raw = "\n".join(lines) + "\n" + body
+    path.write_text(raw, encoding="utf-8")
+    return path
+
+
+def resolve(profile: str, project: Path, home: Path, env: dict[str, str] | None = None) -> Catalog:
+    return build_catalog(load_profile(profile), project=str(project), home=str(home), env=env or {})
+
+
+def entry(catalog: Catalog, path: Path) -> SkillEntry:
+    by_key = catalog.by_key()
+    assert str(path) in by_key, f"{path} not in {sorted(by_key)}"
+    return by_key[str(path)]
+
+
+def codes(e: SkillEntry) -> set[str]:
+    return {d.code for d in e.diagnostics}
+
+
+def code(rule: str) -> str:
+    return RULES[rule].code
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, Path]:
+    """(project, home) folders; the project is a repository root (it holds .git)."""
+    project = tmp_path / "work" / "repo"
+    home = tmp_path / "home"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    return project, home
+
+
+# --- loading -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_profile_loads(name: str) -> None:
+    profile = load_profile(name)
+    assert profile.name == name
+    assert (shipped_profiles_dir() / f"{name}.toml").is_file()
+    assert profile.title and profile.summary
+    assert profile.sources, "every profile cites its sources"
+    assert profile.roots, "every profile names its roots"
+    text = (shipped_profiles_dir() / f"{name}.toml").read_text(encoding="utf-8")
+    assert text.lstrip().startswith("#"), "profiles start with a comment that explains them"
+
+
+def test_shipped_set_is_complete() -> None:
+    assert set(SHIPPED) <= set(available_profiles())
+
+
+def test_docs_cover_every_key_the_shipped_profiles_use() -> None:
+    import tomllib
+
+    docs = DOCS.read_text(encoding="utf-8")
+    keys: set[str] = set()
+    for name in SHIPPED:
+        data = tomllib.loads((shipped_profiles_dir() / f"{name}.toml").read_text(encoding="utf-8"))
+        for key, value in data.items():
+            keys.add(key)
+            if key in ("discovery", "precedence", "frontmatter"):
+                keys.update(value)
+            if key == "roots":
+                for root in value:
+                    keys.update(root)
+    spelled = ("`{}`", "`[{}]`", "`[[{}]]`")
+    missing = sorted(k for k in keys if not any(form.format(k) in docs for form in spelled))
+    assert not missing, f"docs/profiles.md does not document {missing}"
+    for name in SHIPPED:
+        assert f"`{name}`" in docs, f"docs/profiles.md has no row for {name}"
+
+
+GOOD = """
+schema = 1
+name = "mine"
+[discovery]
+layout = "one-level"
+[[roots]]
+scope = "project"
+path = "{project}/.mine/skills"
+[precedence]
+rule = "first-wins"
+[rules]
+unknown-field = "warning"
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "broken.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_minimal_user_profile_loads(tmp_path: Path) -> None:
+    profile = load_profile_file(_write(tmp_path, GOOD, "mine.toml"))
+    assert profile.name == "mine" and profile.roots[0].walk == "up"
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        (('layout = "one-level"', "layout = 1"), "discovery.layout"),
+        (('layout = "one-level"', 'layout = "one-level"\nmax_depth = "6"'), "discovery.max_depth"),
+        (('layout = "one-level"', 'layout = "one-level"\ncolour = "blue"'), "discovery.colour"),
+        (('rule = "first-wins"', 'rule = "random-wins"'), "precedence.rule"),
+        (('layout = "one-level"', 'layout = "two-level"'), "discovery.layout"),
+        (('unknown-field = "warning"', 'no-such-rule = "warning"'), "rules.no-such-rule"),
+        (('unknown-field = "warning"', 'unknown-field = "explode"'), "rules.unknown-field.action"),
+        (('path = "{project}/.mine/skills"', 'path = "x"\nwalk = "sideways"'), "roots[0].walk"),
+        (('path = "{project}/.mine/skills"', 'path = "x"\nplace = "here"'), "roots[0].place"),
+        (('rule = "first-wins"', 'rule = "first-wins"\n[fields]\nx = "number"'), "fields.x"),
+        (("schema = 1", "schema = 2"), "schema"),
+        (('name = "mine"', "title = 'no name'"), "name"),
+        (("schema = 1", "schema = 1\nsurprise = true"), "surprise"),
+    ],
+)
+def test_broken_profile_names_file_and_key(
+    tmp_path: Path, change: tuple[str, str], key: str
+) -> None:
+    old, new = change
+    assert old in GOOD
+    path = _write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(ProfileError) as err:
+        load_profile_file(path)
+    message = str(err.value)
+    assert str(path) in message
+    assert f"'{key}'" in message, message
+
+
+def test_bad_toml_names_the_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD + "\n[discovery\n")
+    with pytest.raises(ProfileError, match=re.escape(str(path)) + ".*invalid TOML"):
+        load_profile_file(path)
+
+
+def test_profile_by_path_and_from_the_user_folder(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD, "mine.toml")
+    assert load_profile(str(path)).name == "mine"
+    folder = user_profiles_dir()
+    folder.mkdir(parents=True)
+    (folder / "team.toml").write_text(GOOD.replace('"mine"', '"team"'), encoding="utf-8")
+    assert "team" in available_profiles()
+    assert load_profile("team").name == "team"
+
+
+# --- Claude Code ---------------------------------------------------------------------------------
+
+
+def test_claude_code_personal_beats_project(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    personal = skill(home / ".claude/skills", "deploy")
+    local = skill(project / ".claude/skills", "deploy")
+    cat = resolve("claude-code", project, home)
+    assert entry(cat, personal).status == "ok"
+    shadowed = entry(cat, local)
+    assert shadowed.status == "shadowed" and shadowed.shadowed_by == str(personal)
+    assert code("shadowed") in codes(shadowed)
+
+
+def test_claude_code_walks_up_to_the_repository_root(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    cwd = project / "apps" / "web"
+    cwd.mkdir(parents=True)
+    at_root = skill(project / ".claude/skills", "lint")
+    nearer = skill(project / "apps/.claude/skills", "lint")
+    only_root = skill(project / ".claude/skills", "format")
+    outside = skill(project.parent / ".claude/skills", "beyond")  # above the repository root
+    cat = resolve("claude-code", cwd, home)
+    assert entry(cat, nearer).status == "ok"  # nearest wins (assumed, listed in the profile)
+    assert entry(cat, at_root).status == "shadowed"
+    assert entry(cat, only_root).status == "ok"
+    assert str(outside) not in cat.by_key()
+
+
+def test_claude_code_lenient_frontmatter(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / ".claude/skills"
+    broken = skill(root, "broken", raw="---\nname: [unclosed\n---\nFirst paragraph here.\n")
+    named = skill(root, "by-dir", name="Other Name", description=None, body="Say hi.\n")
+    cat = resolve("claude-code", project, home)
+    b = entry(cat, broken)
+    assert b.status == "warning" and b.name == "broken"  # loads with empty metadata
+    n = entry(cat, named)
+    assert n.name == "by-dir" and n.description == "Say hi."  # directory name, first paragraph
+    assert n.status == "warning"
+
+
+def test_claude_code_plugins_are_namespaced(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    plugin = home / ".claude/plugins/cache/market/tools/1.0.0"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin/plugin.json").write_text(json.dumps({"name": "tools"}))
+    from_plugin = skill(plugin / "skills", "deploy")
+    personal = skill(home / ".claude/skills", "deploy")
+    cat = resolve("claude-code", project, home)
+    assert entry(cat, from_plugin).qualified_name == "tools:deploy"
+    assert entry(cat, from_plugin).status == "ok"
+    assert entry(cat, personal).status == "ok"
+
+
+# --- Codex ---------------------------------------------------------------------------------------
+
+
+def test_codex_recursive_scan_skips_hidden_and_deep(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = home / ".agents/skills"
+    deep_ok = skill(root, "team/tools/fmt")
+    hidden = skill(root, ".drafts/secret")
+    too_deep = skill(root, "a/b/c/d/e/f/g")
+    cat = resolve("codex", project, home)
+    assert entry(cat, deep_ok).status == "ok"
+    assert entry(cat, hidden).status == "not-discovered"
+    assert entry(cat, too_deep).status == "not-discovered"
+
+
+def test_codex_keeps_both_same_name_skills(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    repo_copy = skill(project / ".agents/skills", "review")
+    user_copy = skill(home / ".agents/skills", "review")
+    cat = resolve("codex", project, home)
+    for path in (repo_copy, user_copy):
+        e = entry(cat, path)
+        assert e.status == "warning" and not e.shadowed_by
+        assert code("kept-both") in codes(e)
+    assert len(cat.winners()) == 2
+
+
+def test_codex_rules(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    codex_home = home / "codex-home"
+    root = project / ".agents/skills"
+    no_desc = skill(root, "no-desc", description=None)
+    long_name = skill(root, "long", name="x" * 65)
+    defaulted = skill(root, "Any_Name", name=False, extra="owner: me")
+    system = skill(codex_home / "skills/.system", "builtin-helper")
+    cat = resolve("codex", project, home, {"CODEX_HOME": str(codex_home)})
+    assert entry(cat, no_desc).status == "skipped"
+    assert entry(cat, long_name).status == "skipped"
+    d = entry(cat, defaulted)
+    assert d.name == "Any_Name" and d.status == "ok"  # no charset check, unknown key ignored
+    s = entry(cat, system)  # hidden below $CODEX_HOME/skills, but a root of its own
+    assert s.status == "ok" and s.root.scope == "system"
+
+
+# --- Gemini CLI ----------------------------------------------------------------------------------
+
+
+def test_gemini_last_wins_with_its_warning(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    user_copy = skill(home / ".gemini/skills", "search")
+    workspace_copy = skill(project / ".agents/skills", "search")
+    cat = resolve("gemini-cli", project, home)
+    assert entry(cat, workspace_copy).status == "ok"
+    loser = entry(cat, user_copy)
+    assert loser.status == "shadowed"
+    messages = [d.message for d in loser.diagnostics if d.code == code("shadowed")]
+    assert messages == [
+        f'Skill conflict detected: "search" from "{workspace_copy}" is overriding the same '
+        f'skill from "{user_copy}".'
+    ]
+
+
+def test_gemini_sanitises_names_and_falls_back(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / ".gemini/skills"
+    sanitised = skill(root, "ns-tool", name='"ns:tool"')
+    colon = skill(root, "colon", description="Use when: the user asks: twice")
+    at_root = skill(root, ".", name="top")
+    cat = resolve("gemini-cli", project, home)
+    s = entry(cat, sanitised)
+    assert s.name == "ns-tool" and code("name-sanitized") in codes(s)
+    c = entry(cat, colon)
+    assert c.status == "warning" and c.description == "Use when: the user asks: twice"
+    assert entry(cat, at_root).status == "ok"  # SKILL.md directly in a root
+
+
+# --- Copilot in VS Code --------------------------------------------------------------------------
+
+
+def test_copilot_silently_skips_invalid_names(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / ".github/skills"
+    good = skill(root, "good-skill")
+    upper = skill(root, "Bad-Name")
+    mismatch = skill(root, "folder", name="other")
+    cat = resolve("copilot-vscode", project, home)
+    assert entry(cat, good).status == "ok"
+    for path in (upper, mismatch):
+        e = entry(cat, path)
+        assert e.status == "skipped"
+        assert any("silently" in d.effect for d in e.diagnostics)
+
+
+def test_copilot_project_beats_personal_assumed(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    personal = skill(home / ".copilot/skills", "docs")
+    local = skill(project / ".agents/skills", "docs")
+    cat = resolve("copilot-vscode", project, home)
+    assert entry(cat, local).status == "ok"
+    assert entry(cat, personal).status == "shadowed"
+    assert any("unverified" in a or "assume" in a for a in cat.profile.assumptions)
+
+
+# --- OpenCode ------------------------------------------------------------------------------------
+
+
+def test_opencode_last_loaded_wins_up_the_walk(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    cwd = project / "pkg"
+    cwd.mkdir()
+    global_copy = skill(home / ".claude/skills", "tidy")
+    nearer = skill(cwd / ".claude/skills", "tidy")
+    at_root = skill(project / ".claude/skills", "nested/tidy")  # recursive: any depth
+    cat = resolve("opencode", cwd, home)
+    assert entry(cat, at_root).status == "ok"  # walked up last, so loaded last
+    for path in (nearer, global_copy):
+        e = entry(cat, path)
+        assert e.status == "shadowed"
+        assert any("duplicate skill name" in d.message for d in e.diagnostics)
+
+
+def test_opencode_requires_name_and_description(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / ".opencode/skills"
+    ok = skill(root, "fine", name="Fine Name")
+    no_desc = skill(root, "no-desc", description=None)
+    cat = resolve("opencode", project, home)
+    assert entry(cat, ok).status == "ok" and entry(cat, ok).name == "Fine Name"
+    assert entry(cat, no_desc).status == "skipped"
+
+
+# --- workspace skill pipeline V1 -----------------------------------------------------------------
+
+
+def test_workspace_v1_fallback_parse_and_last_wins(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / "skills"
+    first = skill(root, "alpha", name="dup")
+    last = skill(root, "zeta", name="dup")
+    colon = skill(root, "colon", description="Survey: read the repo: then act")
+    no_name = skill(root, "anon", name=False)
+    cat = resolve("workspace-v1", project, home)
+    assert entry(cat, last).status == "ok"
+    assert entry(cat, first).status == "shadowed"
+    c = entry(cat, colon)
+    assert c.status == "warning" and c.description == "Survey: read the repo: then act"
+    assert code("yaml-fallback") in codes(c)
+    assert entry(cat, no_name).status == "skipped"
+
+
+# --- three-tier context provider -----------------------------------------------------------------
+
+
+def test_agent_tiers_strict_schema(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / ".agent/skills"
+    good = skill(root, "tidy")
+    extra = skill(root, "extra", extra="triggers: [a]")
+    mismatch = skill(root, "folder", name="other")
+    user_copy = skill(home / ".agent/skills", "tidy")
+    cat = resolve("agent-tiers", project, home)
+    assert entry(cat, good).status == "ok"
+    assert entry(cat, user_copy).status == "shadowed"  # project over user (assumed)
+    e = entry(cat, extra)
+    assert e.status == "error" and code("unknown-field") in codes(e)
+    assert entry(cat, mismatch).status == "error"
+
+
+# --- Pegasus -------------------------------------------------------------------------------------
+
+
+def test_pegasus_user_overrides_builtin(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    builtin = skill(project / "skills", "code-review")
+    user = skill(project / "data/skills", "code-review")
+    cat = resolve("pegasus", project, home)
+    assert entry(cat, user).status == "ok"
+    assert entry(cat, builtin).status == "shadowed"
+
+
+def test_pegasus_fields(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    root = project / "skills"
+    defaults = skill(root, "commit", name=False, description=None, body="Commit things.\n")
+    spaces = skill(root, "spaces", extra="allowed-tools: read_file grep_files")
+    bad_context = skill(root, "bad-context", extra="context: background")
+    fork = skill(root, "fork", extra="context: fork\nallowed-tools: read_file, grep_files")
+    cat = resolve("pegasus", project, home)
+    d = entry(cat, defaults)
+    assert (d.name, d.description, d.status) == ("commit", "Commit things.", "ok")
+    assert code("allowed-tools-form") in codes(entry(cat, spaces))
+    assert entry(cat, bad_context).status == "error"
+    assert entry(cat, fork).status == "ok"
+
+
+# --- oh-my-pi ------------------------------------------------------------------------------------
+
+
+def test_oh_my_pi_first_wins_by_provider_priority(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    native = skill(project / ".omp/skills", "pdf")
+    claude = skill(project / ".claude/skills", "pdf")
+    agents = skill(home / ".agents/skills", "pdf")
+    nested = skill(project / ".omp/skills", "team/internal")
+    kept = skill(project / ".claude/skills", "globbed", extra="globs: ['*.py']\nowner: me")
+    cat = resolve("oh-my-pi", project, home)
+    assert entry(cat, native).status == "ok"
+    assert entry(cat, claude).status == "shadowed"
+    assert entry(cat, agents).status == "shadowed"
+    assert entry(cat, nested).status == "not-discovered"
+    assert entry(cat, kept).status == "ok"  # unknown keys kept as metadata
+
+
+# --- autopoiesis ---------------------------------------------------------------------------------
+
+
+def test_autopoiesis_required_metadata_and_custom_wins(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    workspace = home / "ws"
+    meta = "metadata:\n  version: 1.0.0\n  tags:\n    - skills"
+    complete = skill(project / "skills", "skillmaker", extra=meta)
+    missing = skill(project / "skills", "deep/no-meta")  # recursive scan
+    no_name = skill(project / "skills", "anon", name=False, extra=meta)
+    yaml11 = skill(project / "skills", "flag", name="no", extra=meta)  # yaml.safe_load: False
+    shipped = skill(project / "skills", "shared", extra=meta)
+    custom = skill(workspace / "skills", "shared", extra=meta)
+    cat = resolve("autopoiesis", project, home, {"AGENT_WORKSPACE_ROOT": str(workspace)})
+    assert entry(cat, complete).status == "ok"
+    m = entry(cat, missing)
+    assert m.status == "error" and code("required-metadata") in codes(m)
+    assert entry(cat, no_name).status == "skipped"
+    assert entry(cat, yaml11).status == "skipped"
+    assert entry(cat, custom).status == "ok"
+    assert entry(cat, shipped).status == "shadowed"
+
+
+# --- roots and ranks -----------------------------------------------------------------------------
+
+
+def test_walk_order_and_tie_rule_decide_ranks(tree: tuple[Path, Path]) -> None:
+    project, home = tree
+    cwd = project / "sub"
+    cwd.mkdir()
+    ranks = {
+        r.path: r.rank
+        for r in profile_roots(load_profile("opencode"), str(cwd), str(home), {})
+        if r.path.endswith(".claude/skills") and r.scope == "project"
+    }
+    # OpenCode loads the working folder first and keeps the last: the repository root ranks first.
+    assert ranks[str(project / ".claude/skills")] < ranks[str(cwd / ".claude/skills")]
+    codex = {
+        r.path: r.rank
+        for r in profile_roots(load_profile("codex"), str(cwd), str(home), {})
+        if r.path.endswith(".agents/skills") and r.scope == "repo"
+    }
+    # Codex walks down from the project root: the root comes first.
+    assert codex[str(project / ".agents/skills")] < codex[str(cwd / ".agents/skills")]

@@ -4,7 +4,6 @@ watch, report, self-test). No subcommand opens the desktop window. Headless comm
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import os
 import sys
 from collections.abc import Sequence
@@ -114,9 +113,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             max_depth=args.max_depth,
             cache=cache,
             ignore_codes=settings.ignore_codes,
+            ignore_paths=settings.ignore_paths,
         )
-        if settings.ignore_paths:
-            catalog = _drop_ignored_paths(catalog, settings.ignore_paths, project)
         catalogs.append(catalog)
     if args.format == "json":
         text = format_json(catalogs)
@@ -130,20 +128,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     threshold = 3 if args.fail_on == "error" else 2
     return EXIT_FINDINGS if any(d.severity.rank >= threshold for d in all_diags) else EXIT_OK
-
-
-def _drop_ignored_paths(catalog, patterns: Sequence[str], project: str):  # type: ignore[no-untyped-def]
-    from dataclasses import replace
-
-    def ignored(path: str) -> bool:
-        rel = os.path.relpath(path, project).replace(os.sep, "/")
-        return any(fnmatch.fnmatch(rel, pat) for pat in patterns)
-
-    return replace(
-        catalog,
-        skills=tuple(s for s in catalog.skills if not ignored(s.path)),
-        diagnostics=tuple(d for d in catalog.diagnostics if not ignored(d.path)),
-    )
 
 
 def cmd_gui(args: argparse.Namespace) -> int:

@@ -197,7 +197,6 @@ def format_sarif(catalogs: Sequence[Catalog]) -> str:
                 "name": CODES[code].rule,
                 "shortDescription": {"text": CODES[code].title},
                 "fullDescription": {"text": CODES[code].doc},
-                "helpUri": f"https://skillprism.org/docs/diagnostics#{code.lower()}",
             }
             for code in used
         ]
@@ -226,7 +225,6 @@ def format_sarif(catalogs: Sequence[Catalog]) -> str:
                     "driver": {
                         "name": "Skill Prism",
                         "version": __version__,
-                        "informationUri": "https://skillprism.org",
                         "rules": rules,
                     }
                 },

@@ -69,9 +69,27 @@ def diagnostic(
         path=path,
         line=finding.line,
         column=finding.column,
-        effect=setting.effect or effect or default_effect(profile, setting.action),
+        effect=setting.effect
+        or effect
+        or _RULE_EFFECTS.get(finding.rule, "")
+        or default_effect(profile, setting.action),
         hint=setting.hint or finding.hint,
     )
+
+
+# Findings about paths and scans, not about one skill's content, need their own wording: "invalid
+# under <runtime>" would be wrong for a folder that does not exist.
+_RULE_EFFECTS = {
+    "path-not-found": "nothing is scanned for this path",
+    "scan-truncated": "skills beyond the bound are not seen",
+    "symlink-problem": "the link is not followed",
+    "archive-beside-skills": "the archive is not loaded",
+    "nested-skill": "the inner skill's files are also resources of the outer skill",
+    "refval-rejects-file": "no effect under this profile; skills-ref reports it differently",
+    "refval-crashes": "no effect under this profile; skills-ref fails on it",
+    "refval-flow-style": "no effect under this profile; skills-ref rejects the file",
+    "refval-accepts-name": "no effect under this profile; skills-ref accepts the name",
+}
 
 
 def default_effect(profile: Profile, action: str) -> str:
@@ -311,9 +329,13 @@ def build_catalog(
     max_depth: int = DEFAULT_MAX_DEPTH,
     cache: DocumentCache | None = None,
     ignore_codes: frozenset[str] = frozenset(),
+    ignore_paths: Sequence[str] = (),
 ) -> Catalog:
     """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
-    or, without paths, the profile's own roots for `project` and `home`."""
+    or, without paths, the profile's own roots for `project` and `home`.
+
+    `ignore_codes` drop diagnostics before states are decided; `ignore_paths` (globs relative to
+    `project`) drop skill files before precedence, as if they were not there."""
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
@@ -404,7 +426,16 @@ def build_catalog(
                     ),
                 )
     root_diags = [d for d in root_diags if d.code not in ignore_codes]
+    if ignore_paths:
+        base = os.path.abspath(project or os.getcwd())
+        located = [loc for loc in located if not _path_ignored(loc.found.path, base, ignore_paths)]
+        root_diags = [d for d in root_diags if not _path_ignored(d.path, base, ignore_paths)]
     return _resolve(profile, roots, located, root_diags, cache, ignore_codes)
+
+
+def _path_ignored(path: str, base: str, patterns: Sequence[str]) -> bool:
+    rel = os.path.relpath(path, base).replace(os.sep, "/") if path else ""
+    return any(fnmatch.fnmatch(rel, pat) for pat in patterns)
 
 
 def _resolve(
@@ -600,9 +631,12 @@ def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
         for d in group:
             if d is winner:
                 continue
-            text = (profile.shadow_warning or "'{name}' at {loser} is shadowed by {winner}").format(
-                name=name, winner=winner["path"], loser=d["path"]
-            )
+            # The runtime's own wording explains its scopes; for folders named on the command line
+            # the order given decides, so say that instead.
+            template = profile.shadow_warning
+            if not template or winner["root"].explicit:
+                template = "skill '{name}' at {loser} is shadowed by {winner}, which ranks higher"
+            text = template.format(name=name, winner=winner["path"], loser=d["path"])
             d["shadowed_by"] = winner["path"]
             d["reason"] = f"shadowed by {winner['path']}"
             d["diagnostics"].append(

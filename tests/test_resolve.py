@@ -1,0 +1,98 @@
+"""Resolver behaviour that spans profiles: layout verdicts, ranking of PATHs, state order, filters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillprism.core.profiles import load_profile
+from skillprism.core.resolve import build_catalog
+
+
+def skill(root: Path, folder: str, name: str | None = None, extra: str = "") -> Path:
+    d = root / folder
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name or Path(folder).name}\ndescription: Does things. Use when testing.\n"
+        f"{extra}---\n# Body\n\nText.\n",
+        encoding="utf-8",
+    )
+    return d
+
+
+def by_dir(catalog) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {Path(s.directory).relative_to(s.root.path).as_posix(): s for s in catalog.skills}
+
+
+def test_first_path_given_ranks_highest(tmp_path: Path) -> None:
+    a, b = tmp_path / "a" / "skills", tmp_path / "b" / "skills"
+    skill(a, "pdf")
+    skill(b, "pdf")
+    cat = build_catalog(load_profile("agentskills"), [str(b), str(a)])
+    states = {Path(s.path).parts[-4]: s.status for s in cat.skills}
+    assert states == {"b": "ok", "a": "shadowed"}
+    loser = next(s for s in cat.skills if s.status == "shadowed")
+    assert loser.shadowed_by.startswith(str(b))
+    assert any(d.code == "SP301" and "ranks higher" in d.message for d in loser.diagnostics)
+
+
+def test_error_outranks_shadowed(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    skill(a, "pdf")
+    skill(b, "pdf", extra="bogus: 1\n")
+    cat = build_catalog(load_profile("agentskills"), [str(a), str(b)])
+    loser = next(s for s in cat.skills if s.path.startswith(str(b)))
+    assert loser.shadowed_by and loser.status == "error"
+
+
+def test_layout_verdicts_explain_depth(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "ok-one")
+    skill(root, "group/too-deep")
+    (root / "SKILL.md").write_text("---\nname: skills\ndescription: d\n---\n", encoding="utf-8")
+    cat = build_catalog(load_profile("claude-code"), [str(root)])
+    got = {Path(s.path).parent.name: (s.status, s.reason) for s in cat.skills}
+    assert got["ok-one"][0] in ("ok", "warning")
+    assert got["too-deep"][0] == "not-discovered"
+    assert "two levels below a skills root" in got["too-deep"][1]
+    assert "looks one level deep" in got["too-deep"][1]
+    recursive = build_catalog(load_profile("codex"), [str(root)])
+    deep = next(s for s in recursive.skills if s.path.endswith("too-deep/SKILL.md"))
+    assert deep.status != "not-discovered"
+
+
+def test_ignore_paths_apply_before_precedence(tmp_path: Path) -> None:
+    a, b = tmp_path / "vendor" / "skills", tmp_path / "mine" / "skills"
+    skill(a, "pdf")
+    skill(b, "pdf")
+    cat = build_catalog(
+        load_profile("agentskills"),
+        [str(a), str(b)],
+        project=str(tmp_path),
+        ignore_paths=["vendor/**"],
+    )
+    assert [(Path(s.path).parts[-4], s.status) for s in cat.skills] == [("mine", "ok")]
+
+
+def test_ignore_codes_change_the_state(tmp_path: Path) -> None:
+    skill(tmp_path / "s", "pdf", name="other-name")
+    strict = build_catalog(load_profile("agentskills"), [str(tmp_path / "s")])
+    relaxed = build_catalog(
+        load_profile("agentskills"), [str(tmp_path / "s")], ignore_codes=frozenset({"SP208"})
+    )
+    assert strict.skills[0].status == "error"
+    assert relaxed.skills[0].status == "ok"
+
+
+def test_missing_path_effect_is_about_the_path(tmp_path: Path) -> None:
+    cat = build_catalog(load_profile("agentskills"), [str(tmp_path / "nope")])
+    (d,) = cat.diagnostics
+    assert d.code == "SP310" and d.effect == "nothing is scanned for this path"
+
+
+def test_every_shipped_profile_resolves_the_demo_set() -> None:
+    from skillprism.core.profiles import available_profiles
+    from skillprism.paths import demo_skills_dir
+
+    for name in available_profiles():
+        cat = build_catalog(load_profile(name), [str(demo_skills_dir())])
+        assert cat.skills, name

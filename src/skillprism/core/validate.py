@@ -545,20 +545,37 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+:")
 _WINDOWS_ABS = re.compile(r"^(?:[a-zA-Z]:[\\/]|\\\\|//)")
 
 
+_FENCE_LINE = re.compile(r"\n[^\S\n]*(?:```|~~~)")
+_LINK_MARK = re.compile(r"\][(:]")
+
+
 def body_references(body: str) -> list[tuple[str, int, int]]:
     """Relative file targets of Markdown links/images in `body`, outside code, with 0-based line and
     column within the body."""
     out: list[tuple[str, int, int]] = []
     if "](" not in body and "]:" not in body:
         return out
+    # Visit only fence lines and lines holding '](' or ']:', found by two regex scans that start
+    # at a literal (fast), instead of a Python loop over every line of every body.
+    fences = {m.start() for m in _FENCE_LINE.finditer("\n" + body)}  # their offsets in body
+    starts = set(fences)
+    for m in _LINK_MARK.finditer(body):
+        starts.add(body.rfind("\n", 0, m.start()) + 1)
     in_fence = False
-    for i, line in enumerate(body.split("\n")):
-        if line.lstrip().startswith(("```", "~~~")):
+    i = last = 0
+    for start in sorted(starts):
+        i += body.count("\n", last, start)
+        last = start
+        if start in fences:  # the line's lstrip() starts with ``` or ~~~
             in_fence = not in_fence
             continue
-        if in_fence or ("](" not in line and "]:" not in line):
+        if in_fence:
             continue
-        stripped = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
+        end = body.find("\n", start)
+        line = body[start:] if end < 0 else body[start:end]
+        stripped = (
+            re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line) if "`" in line else line
+        )
         for m in _LINK.finditer(stripped):
             out.append((m.group(1), i, m.start(1)))
         m = _REF_DEF.match(stripped)

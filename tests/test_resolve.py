@@ -96,3 +96,20 @@ def test_every_shipped_profile_resolves_the_demo_set() -> None:
     for name in available_profiles():
         cat = build_catalog(load_profile(name), [str(demo_skills_dir())])
         assert cat.skills, name
+
+
+def test_parallel_evaluation_gives_the_same_catalog(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core import resolve
+
+    root = tmp_path / "skills"
+    for i in range(12):
+        skill(root, f"s{i}", name=f"s{i}" if i % 3 else f"Bad_{i}")
+    os_link = root / "alias"
+    os_link.symlink_to(root / "s1")
+    profile = load_profile("agentskills")
+    serial = build_catalog(profile, [str(root)])
+    monkeypatch.setattr(resolve, "PARALLEL_MIN_SKILLS", 1)
+    parallel = build_catalog(profile, [str(root)], workers=2)
+    assert serial.skills == parallel.skills
+    alias = next(s for s in parallel.skills if "/alias/" in s.path)
+    assert alias.real_path == str((root / "s1" / "SKILL.md").resolve())

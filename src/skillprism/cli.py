@@ -114,6 +114,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             cache=cache,
             ignore_codes=settings.ignore_codes,
             ignore_paths=settings.ignore_paths,
+            workers=min(os.cpu_count() or 1, 4),
         )
         catalogs.append(catalog)
     if args.format == "json":

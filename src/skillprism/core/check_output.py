@@ -171,7 +171,9 @@ def format_json(catalogs: Sequence[Catalog]) -> str:
     doc = {"schema": JSON_SCHEMA_VERSION, "results": [catalog_json(c) for c in catalogs]}
     # Paths stay exactly as found: an undecodable byte is the escape \udcNN, which ASCII-only
     # output spells as a JSON escape, so `os.fsencode(path)` gives the original bytes back.
-    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
+    # Compact on purpose: with `indent`, json falls back to its pure-Python encoder, which costs
+    # more than the rest of a 5,000-skill check's output. Pipe through `python -m json.tool` to read.
+    return json.dumps(doc, ensure_ascii=True) + "\n"
 
 
 def _uri(path: str) -> str:

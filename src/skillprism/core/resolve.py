@@ -8,6 +8,7 @@ import fnmatch
 import glob
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.document import Finding, SkillDocument, parse_document
 from skillprism.core.profiles import Profile, RootTemplate
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
-from skillprism.core.validate import evaluate
+from skillprism.core.validate import Evaluation, evaluate
 
 _SEVERITY_OF_ACTION = {
     "skip": Severity.ERROR,
@@ -330,12 +331,14 @@ def build_catalog(
     cache: DocumentCache | None = None,
     ignore_codes: frozenset[str] = frozenset(),
     ignore_paths: Sequence[str] = (),
+    workers: int = 1,
 ) -> Catalog:
     """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
     or, without paths, the profile's own roots for `project` and `home`.
 
     `ignore_codes` drop diagnostics before states are decided; `ignore_paths` (globs relative to
-    `project`) drop skill files before precedence, as if they were not there."""
+    `project`) drop skill files before precedence, as if they were not there. `workers` > 1 reads
+    and evaluates large sets in that many processes (headless use; the cache is then not filled)."""
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
@@ -381,7 +384,7 @@ def build_catalog(
                     follow_symlinks=profile.follow_symlinks,
                 )
                 prefix = (os.path.basename(absolute),)
-                files = [FoundFile(f.path, start, prefix + f.parts) for f in result.files]
+                files = [FoundFile(f.path, start, prefix + f.parts, f.real) for f in result.files]
             else:
                 root = RootInfo(absolute, "path", profile.layout, index * 1000, True)
                 result = search(
@@ -430,7 +433,7 @@ def build_catalog(
         base = os.path.abspath(project or os.getcwd())
         located = [loc for loc in located if not _path_ignored(loc.found.path, base, ignore_paths)]
         root_diags = [d for d in root_diags if not _path_ignored(d.path, base, ignore_paths)]
-    return _resolve(profile, roots, located, root_diags, cache, ignore_codes)
+    return _resolve(profile, roots, located, root_diags, cache, ignore_codes, workers)
 
 
 def _path_ignored(path: str, base: str, patterns: Sequence[str]) -> bool:
@@ -445,6 +448,7 @@ def _resolve(
     root_diags: list[Diagnostic],
     cache: DocumentCache,
     ignore_codes: frozenset[str] = frozenset(),
+    workers: int = 1,
 ) -> Catalog:
     located.sort(key=lambda loc: (loc.root.rank, loc.parts))
     # One entry per path as found: the same file reached from two overlapping roots counts once.
@@ -461,12 +465,13 @@ def _resolve(
     drafts: list[dict] = []
     # Sorted, so the folders below one skill folder are one run found by bisection (not O(n^2)).
     skill_dirs = sorted({os.path.dirname(loc.found.path) for loc in unique.values()})
+    evaluations = _evaluate_all(
+        profile, [(loc.found.path, loc.found.real) for loc in unique.values()], cache, workers
+    )
     for loc in unique.values():
         path = loc.found.path
         skill_dir = os.path.dirname(path)
-        dir_name = os.path.basename(skill_dir)
-        doc = cache.get(path)
-        ev = evaluate(doc, profile, dir_name)
+        ev, real = evaluations[path]
         diags = [
             d
             for d in (diagnostic(profile, f, path) for f in ev.findings)
@@ -524,10 +529,6 @@ def _resolve(
                 )
             )
         qualified = f"{loc.plugin}:{ev.name}" if loc.plugin and ev.name else ev.name
-        try:
-            real = os.path.realpath(path)
-        except (OSError, ValueError):
-            real = path
         drafts.append(
             dict(
                 key=path,
@@ -562,6 +563,73 @@ def _resolve(
     return Catalog(
         profile=profile, roots=tuple(roots), skills=tuple(skills), diagnostics=tuple(root_diags)
     )
+
+
+# Below this many skills a process pool costs more (fork, pickling) than it saves.
+PARALLEL_MIN_SKILLS = 400
+_pool_profile: Profile | None = None
+
+
+def _real_path(path: str, known: str = "") -> str:
+    if known:
+        return known
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _evaluate_one(
+    item: tuple[str, str], profile: Profile, cache: DocumentCache
+) -> tuple[Evaluation, str]:
+    path, known_real = item
+    doc = cache.get(path)
+    return evaluate(doc, profile, os.path.basename(os.path.dirname(path))), _real_path(
+        path, known_real
+    )
+
+
+def _pool_init(profile: Profile) -> None:
+    global _pool_profile
+    _pool_profile = profile
+
+
+def _pool_evaluate(paths: list[tuple[str, str]]) -> list[tuple[Evaluation, str]]:
+    assert _pool_profile is not None
+    cache = DocumentCache()
+    return [_evaluate_one(p, _pool_profile, cache) for p in paths]
+
+
+def _evaluate_all(
+    profile: Profile, paths: list[tuple[str, str]], cache: DocumentCache, workers: int
+) -> dict[str, tuple[Evaluation, str]]:
+    """Parse and evaluate every skill file: in-process (filling `cache`), or for large sets with
+    `workers` > 1 in forked processes. Reading, YAML and body checks are per file and independent,
+    so they split cleanly; only the small results travel back."""
+    if workers > 1 and len(paths) >= PARALLEL_MIN_SKILLS and _fork_available():
+        import multiprocessing
+
+        chunk = max(50, len(paths) // (workers * 4))
+        chunks = [paths[i : i + chunk] for i in range(0, len(paths), chunk)]
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ctx.Pool(workers, initializer=_pool_init, initargs=(profile,)) as pool:
+                results = pool.map(_pool_evaluate, chunks)
+        except OSError:
+            results = None  # no processes to be had: fall back to doing it here
+        if results is not None:
+            return {
+                p[0]: r
+                for part, res in zip(chunks, results, strict=True)
+                for p, r in zip(part, res, strict=True)
+            }
+    return {p[0]: _evaluate_one(p, profile, cache) for p in paths}
+
+
+def _fork_available() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")
 
 
 def _rule_of(d: Diagnostic) -> str:

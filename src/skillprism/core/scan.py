@@ -12,6 +12,7 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from skillprism.core.document import Finding
 
@@ -19,6 +20,7 @@ SKILL_FILE_LOWER = "skill.md"
 ARCHIVE_SUFFIXES = (".zip", ".skill")
 DEFAULT_MAX_DEPTH = 10
 DEFAULT_MAX_DIRS = 50_000
+_by_name = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,9 @@ class FoundFile:
     path: str
     start: str
     parts: tuple[str, ...]
+    # The real path when no symlink lies between the search start and the file (a string join,
+    # no syscalls); "" when a link was crossed and `os.path.realpath` must decide.
+    real: str = ""
 
 
 @dataclass(slots=True)
@@ -61,12 +66,13 @@ def search(
         return result
     # Depth-first with an explicit stack; each entry carries its chain of folder identities so a
     # symlink back into an ancestor is seen as a loop, while two aliases of one folder both show.
-    stack: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]]]] = [
-        (start, (), frozenset({root_id}))
+    real_start = os.path.realpath(start)
+    stack: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]], bool]] = [
+        (start, (), frozenset({root_id}), False)
     ]
     depth_cut: list[str] = []
     while stack:
-        folder, parts, chain = stack.pop()
+        folder, parts, chain, linked = stack.pop()
         if result.dirs_visited >= max_dirs:
             result.notes.append(
                 (
@@ -82,10 +88,10 @@ def search(
         result.dirs_visited += 1
         try:
             with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=_by_name)
         except OSError:
             continue
-        subdirs: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]]]] = []
+        subdirs: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]], bool]] = []
         # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
         in_skill = any(e.name.lower() == SKILL_FILE_LOWER for e in entries)
         for entry in entries:
@@ -116,9 +122,10 @@ def search(
                         )
                     )
                     continue
-                subdirs.append((entry.path, (*parts, name), chain | {ident}))
+                subdirs.append((entry.path, (*parts, name), chain | {ident}, linked or is_link))
             elif name.lower() == SKILL_FILE_LOWER:
-                result.files.append(FoundFile(entry.path, start, (*parts, name)))
+                real = "" if linked or is_link else os.path.join(real_start, *parts, name)
+                result.files.append(FoundFile(entry.path, start, (*parts, name), real))
             elif not in_skill and len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
                 result.notes.append(
                     (

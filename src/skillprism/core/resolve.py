@@ -342,6 +342,7 @@ def build_catalog(
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
+    evaluator = _Evaluator(profile, cache, workers)
     root_diags: list[Diagnostic] = []
     located: list[_Located] = []
     roots: list[RootInfo] = []
@@ -382,6 +383,7 @@ def build_catalog(
                     max_depth=max_depth,
                     ignore_dirs=profile.ignore_dirs,
                     follow_symlinks=profile.follow_symlinks,
+                    on_file=evaluator.add,
                 )
                 prefix = (os.path.basename(absolute),)
                 files = [FoundFile(f.path, start, prefix + f.parts, f.real) for f in result.files]
@@ -392,6 +394,7 @@ def build_catalog(
                     max_depth=max_depth,
                     ignore_dirs=profile.ignore_dirs,
                     follow_symlinks=profile.follow_symlinks,
+                    on_file=evaluator.add,
                 )
                 files = result.files
             roots.append(root)
@@ -411,6 +414,7 @@ def build_catalog(
                 max_dirs=max(profile.max_dirs, 1),
                 ignore_dirs=profile.ignore_dirs,
                 follow_symlinks=profile.follow_symlinks,
+                on_file=evaluator.add,
             )
             for where, finding in result.notes:
                 note(where, finding)
@@ -433,7 +437,7 @@ def build_catalog(
         base = os.path.abspath(project or os.getcwd())
         located = [loc for loc in located if not _path_ignored(loc.found.path, base, ignore_paths)]
         root_diags = [d for d in root_diags if not _path_ignored(d.path, base, ignore_paths)]
-    return _resolve(profile, roots, located, root_diags, cache, ignore_codes, workers)
+    return _resolve(profile, roots, located, root_diags, evaluator, ignore_codes)
 
 
 def _path_ignored(path: str, base: str, patterns: Sequence[str]) -> bool:
@@ -446,9 +450,8 @@ def _resolve(
     roots: list[RootInfo],
     located: list[_Located],
     root_diags: list[Diagnostic],
-    cache: DocumentCache,
+    evaluator: _Evaluator,
     ignore_codes: frozenset[str] = frozenset(),
-    workers: int = 1,
 ) -> Catalog:
     located.sort(key=lambda loc: (loc.root.rank, loc.parts))
     # One entry per path as found: the same file reached from two overlapping roots counts once.
@@ -465,9 +468,7 @@ def _resolve(
     drafts: list[dict] = []
     # Sorted, so the folders below one skill folder are one run found by bisection (not O(n^2)).
     skill_dirs = sorted({os.path.dirname(loc.found.path) for loc in unique.values()})
-    evaluations = _evaluate_all(
-        profile, [(loc.found.path, loc.found.real) for loc in unique.values()], cache, workers
-    )
+    evaluations = evaluator.results([(loc.found.path, loc.found.real) for loc in unique.values()])
     for loc in unique.values():
         path = loc.found.path
         skill_dir = os.path.dirname(path)
@@ -580,10 +581,11 @@ def _real_path(path: str, known: str = "") -> str:
 
 
 def _evaluate_one(
-    item: tuple[str, str], profile: Profile, cache: DocumentCache
+    item: tuple[str, str], profile: Profile, cache: DocumentCache | None
 ) -> tuple[Evaluation, str]:
     path, known_real = item
-    doc = cache.get(path)
+    # Worker processes parse directly: a cache that dies with the process would only add a stat.
+    doc = cache.get(path) if cache is not None else parse_document(path)
     return evaluate(doc, profile, os.path.basename(os.path.dirname(path))), _real_path(
         path, known_real
     )
@@ -596,34 +598,67 @@ def _pool_init(profile: Profile) -> None:
 
 def _pool_evaluate(paths: list[tuple[str, str]]) -> list[tuple[Evaluation, str]]:
     assert _pool_profile is not None
-    cache = DocumentCache()
-    return [_evaluate_one(p, _pool_profile, cache) for p in paths]
+    return [_evaluate_one(p, _pool_profile, None) for p in paths]
 
 
-def _evaluate_all(
-    profile: Profile, paths: list[tuple[str, str]], cache: DocumentCache, workers: int
-) -> dict[str, tuple[Evaluation, str]]:
-    """Parse and evaluate every skill file: in-process (filling `cache`), or for large sets with
-    `workers` > 1 in forked processes. Reading, YAML and body checks are per file and independent,
-    so they split cleanly; only the small results travel back."""
-    if workers > 1 and len(paths) >= PARALLEL_MIN_SKILLS and _fork_available():
-        import multiprocessing
+class _Evaluator:
+    """Parses and evaluates skill files. Headless runs over large sets (`workers` > 1, Linux) send
+    files to forked worker processes in batches *while the search is still running*, so reading,
+    YAML and body checks overlap the folder walk and use every core; small sets, and the GUI (which
+    wants its DocumentCache filled), evaluate in-process."""
 
-        chunk = max(50, len(paths) // (workers * 4))
-        chunks = [paths[i : i + chunk] for i in range(0, len(paths), chunk)]
-        try:
-            ctx = multiprocessing.get_context("fork")
-            with ctx.Pool(workers, initializer=_pool_init, initargs=(profile,)) as pool:
-                results = pool.map(_pool_evaluate, chunks)
-        except OSError:
-            results = None  # no processes to be had: fall back to doing it here
-        if results is not None:
-            return {
-                p[0]: r
-                for part, res in zip(chunks, results, strict=True)
-                for p, r in zip(part, res, strict=True)
-            }
-    return {p[0]: _evaluate_one(p, profile, cache) for p in paths}
+    BATCH = 100
+
+    def __init__(self, profile: Profile, cache: DocumentCache, workers: int) -> None:
+        self.profile = profile
+        self.cache = cache
+        self.workers = workers if workers > 1 and _fork_available() else 1
+        self.pending: list[tuple[str, str]] = []
+        self.seen = 0
+        self.pool: object | None = None
+        self.jobs: list[tuple[list[tuple[str, str]], object]] = []
+
+    def add(self, found: FoundFile) -> None:
+        if self.workers == 1:
+            return
+        self.pending.append((found.path, found.real))
+        self.seen += 1
+        if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
+            self._submit()
+
+    def _submit(self) -> None:
+        if self.pool is None:
+            import multiprocessing
+
+            try:
+                ctx = multiprocessing.get_context("fork")
+                self.pool = ctx.Pool(self.workers, initializer=_pool_init, initargs=(self.profile,))
+            except OSError:
+                self.workers = 1  # no processes to be had: evaluate here instead
+                self.pending.clear()
+                return
+        batch, self.pending = self.pending, []
+        self.jobs.append((batch, self.pool.apply_async(_pool_evaluate, (batch,))))  # type: ignore[attr-defined]
+
+    def results(self, items: list[tuple[str, str]]) -> dict[str, tuple[Evaluation, str]]:
+        done: dict[str, tuple[Evaluation, str]] = {}
+        if self.pool is not None:
+            if self.pending:
+                self._submit()
+            try:
+                for batch, job in self.jobs:
+                    for item, result in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
+                        done[item[0]] = result
+            except Exception:  # a worker died: whatever is missing is evaluated here
+                pass
+            finally:
+                self.pool.close()  # type: ignore[attr-defined]
+                self.pool.join()  # type: ignore[attr-defined]
+                self.pool = None
+        for item in items:
+            if item[0] not in done:
+                done[item[0]] = _evaluate_one(item, self.profile, self.cache)
+        return done
 
 
 def _fork_available() -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -57,8 +57,10 @@ def search(
     max_dirs: int = DEFAULT_MAX_DIRS,
     ignore_dirs: Iterable[str] = (".git", "node_modules"),
     follow_symlinks: bool = True,
+    on_file: Callable[[FoundFile], None] | None = None,
 ) -> ScanResult:
-    """Search `start` (a folder) down to `max_depth` folder levels for skill files."""
+    """Search `start` (a folder) down to `max_depth` folder levels for skill files. `on_file` is
+    called with each file as soon as it is found (so parsing can start while the search goes on)."""
     result = ScanResult()
     ignored = set(ignore_dirs)
     root_id = _dir_id(start)
@@ -125,7 +127,10 @@ def search(
                 subdirs.append((entry.path, (*parts, name), chain | {ident}, linked or is_link))
             elif name.lower() == SKILL_FILE_LOWER:
                 real = "" if linked or is_link else os.path.join(real_start, *parts, name)
-                result.files.append(FoundFile(entry.path, start, (*parts, name), real))
+                found = FoundFile(entry.path, start, (*parts, name), real)
+                result.files.append(found)
+                if on_file is not None:
+                    on_file(found)
             elif not in_skill and len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
                 result.notes.append(
                     (

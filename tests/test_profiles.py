@@ -123,8 +123,11 @@ def test_docs_cover_every_key_the_shipped_profiles_use() -> None:
         data = tomllib.loads((shipped_profiles_dir() / f"{name}.toml").read_text(encoding="utf-8"))
         for key, value in data.items():
             keys.add(key)
-            if key in ("discovery", "precedence", "frontmatter"):
+            if key in ("discovery", "precedence", "frontmatter", "tier2", "settings"):
                 keys.update(value)
+            if key == "tier1":
+                keys.update(k for k in value if k not in ("budget", "styles"))
+                keys.update(value.get("budget", {}))
             if key == "roots":
                 for root in value:
                     keys.update(root)

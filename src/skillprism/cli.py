@@ -50,10 +50,77 @@ def _build_parser() -> argparse.ArgumentParser:
         "--list-profiles", action="store_true", help="list available profiles and exit"
     )
 
+    prompt = sub.add_parser(
+        "prompt",
+        help="print the tier-1 skill listing a runtime puts in the prompt, with its budget",
+        description="Print exactly the tier-1 listing the profile's runtime puts in the prompt "
+        "(text), or the listing with each skill's budget outcome (json).",
+    )
+    _add_selection_args(prompt, repeat_profile=False)
+    prompt.add_argument(
+        "--context-window",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="model context window in tokens (default 200000; 0 = unknown)",
+    )
+    prompt.add_argument(
+        "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
+    )
+    prompt.add_argument(
+        "--budget-fraction",
+        type=float,
+        metavar="F",
+        help="listing budget as a fraction of the context window",
+    )
+    prompt.add_argument(
+        "--usage",
+        metavar="FILE",
+        help='JSON {"skill": count, ...} or {"usage": {...}, "pins": [...]}',
+    )
+    prompt.add_argument(
+        "--override",
+        action="append",
+        metavar="NAME=MODE",
+        help="on | name-only | user-invocable-only | off (repeatable)",
+    )
+    prompt.add_argument(
+        "--allowlist",
+        metavar="A,B",
+        help="the agent's skill allowlist where the runtime has one ('*' = all, '' = none)",
+    )
+    prompt.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
+    prompt.add_argument("--format", choices=("text", "json"), default="text")
+    prompt.add_argument(
+        "--style",
+        metavar="STYLE",
+        help="alternative layout from the profile, e.g. 'reference' (skills-ref to-prompt)",
+    )
+
     gui = sub.add_parser("gui", help="open the desktop window (the default)")
     gui.add_argument("paths", nargs="*", metavar="PATH")
     gui.add_argument("--profile", metavar="NAME|PATH")
     return parser
+
+
+def _add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="folders to search, skill folders or SKILL.md files (as for check)",
+    )
+    if repeat_profile:
+        parser.add_argument("--profile", action="append", metavar="NAME|PATH")
+    else:
+        parser.add_argument(
+            "--profile",
+            metavar="NAME|PATH",
+            default=None,
+            help="runtime profile (default agentskills)",
+        )
+    parser.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
+    parser.add_argument("--max-depth", type=int, default=10, metavar="N")
 
 
 def _error(message: str) -> int:
@@ -61,35 +128,33 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    from skillprism.core.catalog import Catalog
-    from skillprism.core.check_output import (
-        emit,
-        format_json,
-        format_sarif,
-        format_text,
-        want_color,
-    )
+class _UsageError(Exception):
+    """A problem with the command line or its inputs: exit 2 with the message."""
+
+
+def _load_catalogs(args: argparse.Namespace, *, workers: int = 1) -> tuple[list, str]:  # type: ignore[type-arg]
+    """The catalogs the command works on (one per profile) and the project folder, following the
+    shared PATH / --profile / --project / settings-file rules of `check`."""
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
     from skillprism.core.resolve import DocumentCache, build_catalog
     from skillprism.core.settings import SettingsError, load_project_settings
 
-    if args.list_profiles:
-        for name in available_profiles():
-            print(name)
-        return EXIT_OK
-    if args.max_depth < 0:
-        return _error("--max-depth must be 0 or more")
+    max_depth = getattr(args, "max_depth", 10)
+    if max_depth < 0:
+        raise _UsageError("--max-depth must be 0 or more")
     project = os.path.abspath(args.project or os.getcwd())
     if not os.path.isdir(project):
-        return _error(f"--project {args.project}: not a folder")
+        raise _UsageError(f"--project {args.project}: not a folder")
     try:
         settings = load_project_settings(project)
     except SettingsError as err:
-        return _error(str(err))
+        raise _UsageError(str(err)) from None
     # A profile path in the settings file is relative to that file, like its roots.
     base = os.path.dirname(os.path.abspath(settings.source)) if settings.source else project
-    profile_specs = args.profile or [
+    given = (
+        args.profile if isinstance(args.profile, list) else ([args.profile] if args.profile else [])
+    )
+    profile_specs = given or [
         os.path.join(base, spec)
         if spec not in available_profiles()
         and (spec.endswith(".toml") or "/" in spec)
@@ -101,22 +166,43 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         profiles = [load_profile(spec) for spec in profile_specs]
     except ProfileError as err:
-        return _error(str(err))
+        raise _UsageError(str(err)) from None
     paths = args.paths or list(settings.roots)
     cache = DocumentCache()
-    catalogs: list[Catalog] = []
-    for profile in profiles:
-        catalog = build_catalog(
+    catalogs = [
+        build_catalog(
             profile,
             paths or None,
             project=project,
-            max_depth=args.max_depth,
+            max_depth=max_depth,
             cache=cache,
             ignore_codes=settings.ignore_codes,
             ignore_paths=settings.ignore_paths,
-            workers=min(os.cpu_count() or 1, 4),
+            workers=workers,
         )
-        catalogs.append(catalog)
+        for profile in profiles
+    ]
+    return catalogs, project
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from skillprism.core.check_output import (
+        emit,
+        format_json,
+        format_sarif,
+        format_text,
+        want_color,
+    )
+    from skillprism.core.profiles import available_profiles
+
+    if args.list_profiles:
+        for name in available_profiles():
+            print(name)
+        return EXIT_OK
+    try:
+        catalogs, _project = _load_catalogs(args, workers=min(os.cpu_count() or 1, 4))
+    except _UsageError as err:
+        return _error(str(err))
     if args.format == "json":
         text = format_json(catalogs)
     elif args.format == "sarif":
@@ -129,6 +215,153 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     threshold = 3 if args.fail_on == "error" else 2
     return EXIT_FINDINGS if any(d.severity.rank >= threshold for d in all_diags) else EXIT_OK
+
+
+def _budget_settings(args: argparse.Namespace, profile, project: str):  # type: ignore[no-untyped-def]
+    """BudgetSettings from the command line, then the runtime's own settings files and variables
+    folded in (reported as applied; unreadable ones reported on stderr)."""
+    import json
+
+    from skillprism.core.disclose import OVERRIDES, BudgetSettings
+    from skillprism.core.runtime_settings import apply_runtime_settings
+
+    if args.context_window < 0:
+        raise _UsageError("--context-window must be 0 (unknown) or more")
+    usage: dict[str, float] = {}
+    pins: set[str] = set()
+    if args.usage:
+        try:
+            with open(args.usage, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError) as err:
+            raise _UsageError(f"--usage {args.usage}: {err}") from None
+        counts = data.get("usage", data) if isinstance(data, dict) else None
+        if not isinstance(counts, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool)
+            for v in counts.values()
+            if v is not None
+        ):
+            raise _UsageError(f'--usage {args.usage}: expected {{"skill-name": count, ...}}')
+        usage = {str(k): float(v) for k, v in counts.items() if v is not None and k != "pins"}
+        pins = {str(p) for p in data.get("pins", [])} if isinstance(data, dict) else set()
+    overrides = {}
+    for item in args.override or []:
+        name, _, mode = item.partition("=")
+        if mode not in OVERRIDES or not name:
+            raise _UsageError(f"--override {item}: expected NAME=" + "|".join(OVERRIDES))
+        overrides[name] = mode
+    allowlist = None
+    if args.allowlist is not None:
+        allowlist = tuple(n.strip() for n in args.allowlist.split(",") if n.strip())
+    base = BudgetSettings(
+        context_window=args.context_window,
+        budget_chars=args.budget_chars,
+        budget_fraction=args.budget_fraction,
+        usage=usage,
+        pins=frozenset(pins),
+        allowlist=allowlist,
+    )
+    settings, problems = apply_runtime_settings(
+        profile.disclosure.settings,
+        base,
+        project=project,
+        home=os.path.expanduser("~"),
+        env=os.environ,
+    )
+    for problem in problems:
+        print(f"skillprism: warning: {problem}", file=sys.stderr)
+    if overrides:  # the command line wins over settings files
+        from dataclasses import replace
+
+        settings = replace(
+            settings,
+            overrides={**settings.overrides, **overrides},
+            applied=(*settings.applied, f"--override: {len(overrides)} skill(s)"),
+        )
+    if args.budget_chars is not None or args.budget_fraction is not None:
+        from dataclasses import replace
+
+        settings = replace(
+            settings,
+            budget_chars=args.budget_chars
+            if args.budget_chars is not None
+            else settings.budget_chars,
+            budget_fraction=args.budget_fraction
+            if args.budget_fraction is not None
+            else settings.budget_fraction,
+        )
+    return settings
+
+
+def _counter(name: str | None):  # type: ignore[no-untyped-def]
+    from skillprism.core.tokens import default_counter, get_counter
+
+    if not name:
+        return default_counter()
+    try:
+        return get_counter(name)
+    except (KeyError, ValueError) as err:
+        raise _UsageError(f"--counter {name}: {err}") from None
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    import json
+
+    from skillprism.core.check_output import emit
+    from skillprism.core.disclose import Tier1Model
+
+    if args.budget_chars is not None and args.budget_fraction is not None:
+        return _error("use either --budget-chars or --budget-fraction, not both")
+    try:
+        (catalog,), project = _load_catalogs(args)
+        spec = catalog.profile.disclosure.tier1
+        if args.style:
+            if args.style not in spec.styles:
+                known = ", ".join(sorted(spec.styles)) or "none"
+                raise _UsageError(
+                    f"--style {args.style}: profile {catalog.profile.name} has styles: {known}"
+                )
+            spec = spec.with_style(args.style)
+        settings = _budget_settings(args, catalog.profile, project)
+        model = Tier1Model(catalog, _counter(args.counter), spec=spec)
+    except _UsageError as err:
+        return _error(str(err))
+    result = model.compute(settings)
+    if args.format == "json":
+        doc = {
+            "schema": 1,
+            "profile": catalog.profile.name,
+            "budget": {
+                "context_window": result.context_window,
+                "limit_chars": result.limit_chars,
+                "used_chars": result.used_chars,
+                "headroom_chars": result.headroom_chars,
+                "tokens": result.tokens,
+                "counter": result.counter,
+                "assumptions": list(result.assumptions),
+                "settings_applied": list(result.settings_applied),
+            },
+            "skills": [
+                {
+                    "name": e.name,
+                    "path": e.path,
+                    "outcome": e.outcome,
+                    "reason": e.reason,
+                    "kept_chars": e.kept_chars,
+                    "chars": e.chars,
+                    "tokens": e.tokens,
+                }
+                for e in result.entries
+            ],
+            "warnings": list(result.warnings),
+            "text": result.text,
+        }
+        emit(json.dumps(doc, ensure_ascii=True, indent=1) + "\n", sys.stdout)
+    else:
+        emit(result.text + ("\n" if result.text else ""), sys.stdout)
+        for warning in result.warnings:
+            print(f"skillprism: {catalog.profile.name}: {warning}", file=sys.stderr)
+    return EXIT_OK
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -154,6 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "prompt":
+            return cmd_prompt(args)
         return cmd_gui(
             args if args.command == "gui" else argparse.Namespace(paths=[], profile=None)
         )

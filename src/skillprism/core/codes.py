@@ -424,6 +424,64 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "Resource listing cut by a bound",
         "The skill folder holds more files than are listed.",
     ),
+    # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
+    (
+        "SP401",
+        "description-dropped",
+        "warning",
+        "Description dropped by the budget",
+        "The listing is over its budget; this skill is listed by name only.",
+    ),
+    (
+        "SP402",
+        "description-shortened",
+        "warning",
+        "Description shortened",
+        "The description is cut to fit the per-entry cap or the budget.",
+    ),
+    (
+        "SP403",
+        "omitted-by-budget",
+        "warning",
+        "Left out of the listing by the budget",
+        "The listing is over its budget and this skill is not listed at all.",
+    ),
+    (
+        "SP404",
+        "excluded-from-listing",
+        "info",
+        "Excluded from the listing by a rule",
+        "A rule or setting keeps this skill out of the listing (disable-model-invocation, an "
+        "override, an allowlist, no description).",
+    ),
+    (
+        "SP405",
+        "listing-over-budget",
+        "warning",
+        "Listing over budget even with names only",
+        "Even with every description dropped the listing does not fit its budget.",
+    ),
+    (
+        "SP406",
+        "entry-over-guidance",
+        "info",
+        "Listing entry over the guidance",
+        "The specification suggests about 100 tokens per skill in the listing.",
+    ),
+    (
+        "SP407",
+        "activation-over-guidance",
+        "warning",
+        "Activated content over the guidance",
+        "The activated skill is over the 5,000-token guidance for tier 2.",
+    ),
+    (
+        "SP408",
+        "activation-refused",
+        "error",
+        "Activation refused",
+        "The runtime refuses this activation (who may invoke the skill).",
+    ),
     # --- SP5xx: references from the body to files ----------------------------------------------
     (
         "SP501",
@@ -452,6 +510,48 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "info",
         "Reference more than one level deep",
         "The spec asks for references one level deep from SKILL.md (e.g. `references/x.md`).",
+    ),
+    (
+        "SP505",
+        "reference-invalid",
+        "error",
+        "Reference cannot name a file",
+        "The reference is empty, over-long, or holds NUL or control characters; nothing is opened.",
+    ),
+    (
+        "SP506",
+        "resource-not-listed",
+        "warning",
+        "Resource not among the discovered files",
+        "The runtime serves only files listed when the skill was discovered (autopoiesis).",
+    ),
+    (
+        "SP507",
+        "resource-binary",
+        "info",
+        "Binary resource",
+        "The resource is binary (NUL bytes or invalid UTF-8); it is described, not shown.",
+    ),
+    (
+        "SP508",
+        "resource-truncated",
+        "info",
+        "Resource cut at the size cap",
+        "The resource is larger than the reading cap; only its beginning is shown.",
+    ),
+    (
+        "SP509",
+        "resource-unreadable",
+        "error",
+        "Resource cannot be read",
+        "A FIFO, socket or device, a symlink loop, or a permission error; it is never opened.",
+    ),
+    (
+        "SP510",
+        "skill-url-invalid",
+        "error",
+        "Malformed or unknown skill:// URL",
+        "The URL is not `skill://name[/path]`, or no skill has exactly that name.",
     ),
     # --- SP6xx: style -------------------------------------------------------------------------
     (

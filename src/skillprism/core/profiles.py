@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skillprism.core.codes import ACTIONS, RULES
+from skillprism.core.disclosure_spec import DisclosureSpec, parse_disclosure
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
 
 SCHEMA = 1
@@ -105,6 +106,7 @@ class Profile:
     # body guidance
     body_max_lines: int = 500
     body_max_tokens: int = 5000
+    disclosure: DisclosureSpec = field(default_factory=DisclosureSpec)
 
     def action(self, rule: str) -> RuleSetting:
         """What this runtime does about `rule`: the profile's setting, else the registry default."""
@@ -290,10 +292,12 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
             hint=r.get("hint", str, ""),
         )
         r.check_unknown()
+    disclosure = parse_disclosure(top)
     top.used.update({"fields", "rules", "roots"})
     top.check_unknown()
 
     return Profile(
+        disclosure=disclosure,
         name=name,
         title=title,
         summary=summary,

@@ -117,7 +117,7 @@ def repository_root(start: str) -> str | None:
         cur = parent
 
 
-def _expand_template(template: str, project: str, home: str, env: Mapping[str, str]) -> str:
+def expand_template(template: str, project: str, home: str, env: Mapping[str, str]) -> str:
     out = template
     while "{env:" in out:
         start = out.index("{env:")
@@ -155,7 +155,7 @@ def profile_roots(
             # Position in the runtime's load order of this walk; the tie rule decides who wins.
             loaded = distance if template.walk == "up" else len(dirs) - 1 - distance
             offset = len(dirs) - 1 - loaded if profile.tie_rule == "last-wins" else loaded
-            pattern = _expand_template(template.path, proj, home, env)
+            pattern = expand_template(template.path, proj, home, env)
             paths = sorted(glob.glob(pattern)) if "*" in pattern else [pattern]
             for path in paths:
                 if path in seen:

@@ -1,0 +1,546 @@
+"""Tier 1: the exact listing a runtime puts in the prompt, and what its budget keeps of each skill.
+
+`Tier1Model(catalog)` prepares every entry once (exclusions, rendered texts, token counts);
+`model.compute(settings)` then applies a budget — arithmetic and one string join — so a moving
+context-window slider recomputes 5,000 skills in milliseconds. The listing templates, exclusions
+and budget model come from the profile's `[tier1]` data; only the three overflow strategies are
+code (drop descriptions least-used first, trim-then-omit, exclude what overflows).
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.disclosure_spec import BudgetSpec, Tier1Spec
+from skillprism.core.tokens import EstimateCounter, TokenCounter
+
+OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
+OVERRIDES = ("on", "name-only", "user-invocable-only", "off")
+DEFAULT_CONTEXT_WINDOW = 200_000
+GUIDANCE_TOKENS_PER_ENTRY = 100
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSettings:
+    """Inputs a user (or the runtime's own settings) can change. `context_window` is in tokens;
+    0 means unknown (the profile's fallback applies)."""
+
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    budget_chars: int | None = None
+    budget_fraction: float | None = None
+    entry_cap_chars: int | None = None
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, float] = field(default_factory=dict)
+    pins: frozenset[str] = frozenset()
+    allowlist: tuple[str, ...] | None = None
+    disabled: frozenset[str] = frozenset()  # skill names or SKILL.md paths disabled by config
+    applied: tuple[str, ...] = ()  # what was read from runtime settings, for display
+
+
+@dataclass(frozen=True, slots=True)
+class EntryOutcome:
+    key: str
+    name: str
+    path: str
+    outcome: str
+    reason: str
+    chars: int  # characters this skill adds to the listing as shown (0 when not listed)
+    tokens: int
+    kept_chars: int  # description characters kept (shortened / full)
+    full_chars: int  # characters its full entry would take
+
+
+class Tier1Result:
+    """One computed listing. Per-skill outcomes and diagnostics are built on first access, so a
+    slider that only needs the text and totals does not pay for 5,000 objects."""
+
+    def __init__(
+        self,
+        model: Tier1Model,
+        rows: list[tuple[str, str, int, str]],
+        *,
+        text: str,
+        limit_chars: int | None,
+        tokens: int,
+        context_window: int,
+        assumptions: tuple[str, ...],
+        settings_applied: tuple[str, ...],
+        warnings: tuple[str, ...],
+    ) -> None:
+        self._model = model
+        self._rows = (
+            rows  # per prepared item: (outcome, reason, kept description chars, shown text)
+        )
+        self.text = text
+        self.limit_chars = limit_chars
+        self.used_chars = len(text)
+        self.tokens = tokens
+        self.counter = model.counter.name
+        self.context_window = context_window
+        self.assumptions = assumptions
+        self.settings_applied = settings_applied
+        self.warnings = warnings
+        self._entries: tuple[EntryOutcome, ...] | None = None
+
+    @property
+    def headroom_chars(self) -> int | None:
+        return None if self.limit_chars is None else self.limit_chars - self.used_chars
+
+    @property
+    def entries(self) -> tuple[EntryOutcome, ...]:
+        if self._entries is None:
+            out = []
+            for item, (state, reason, kept, shown) in zip(
+                self._model.items, self._rows, strict=True
+            ):
+                out.append(
+                    EntryOutcome(
+                        key=item.skill.key,
+                        name=item.name,
+                        path=item.skill.path,
+                        outcome=state,
+                        reason=reason,
+                        chars=len(shown),
+                        tokens=self._model.tokens(shown) if shown else 0,
+                        kept_chars=kept if state in ("full", "shortened") else 0,
+                        full_chars=len(item.full_text),
+                    )
+                )
+            self._entries = tuple(out)
+        return self._entries
+
+    def outcomes(self) -> dict[str, str]:
+        """Skill key -> outcome, cheaply."""
+        return {
+            item.skill.key: row[0] for item, row in zip(self._model.items, self._rows, strict=True)
+        }
+
+    def by_outcome(self, outcome: str) -> list[EntryOutcome]:
+        return [e for e in self.entries if e.outcome == outcome]
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return tuple(
+            self._model._diagnostics(list(self.entries), self.limit_chars, self.used_chars)
+        )
+
+
+@dataclass(slots=True)
+class _Prepared:
+    skill: SkillEntry
+    name: str
+    description: str
+    location: str
+    scope_rank: int
+    excluded: str  # rule that keeps it out regardless of budget ("" = none)
+    full_text: str = ""
+    name_text: str = ""
+
+
+def _field_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+class Tier1Model:
+    """Everything about a catalog's listing that does not depend on the budget settings."""
+
+    def __init__(
+        self, catalog: Catalog, counter: TokenCounter | None = None, spec: Tier1Spec | None = None
+    ) -> None:
+        self.catalog = catalog
+        self.profile = catalog.profile
+        self.spec: Tier1Spec = spec or catalog.profile.disclosure.tier1
+        self.counter = counter or EstimateCounter()
+        self._token_cache: dict[str, int] = {}
+        self._render_cache: dict[tuple[str, int], tuple[str, str]] = {}
+        order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
+        self.items: list[_Prepared] = []
+        for skill in catalog.skills:
+            if not skill.active:
+                continue
+            fm = skill.frontmatter
+            parts = []
+            for name in self.spec.description_fields:
+                text = skill.description if name == "description" else _field_text(fm.get(name))
+                if text:
+                    parts.append(" ".join(text.split()) if "\n" in text else text)
+            description = self.spec.description_joiner.join(parts)
+            excluded = ""
+            for fname, value in self.spec.exclude_fields.items():
+                if fm.get(fname) == value or str(fm.get(fname)).lower() == str(value).lower():
+                    excluded = f"{fname}: {str(value).lower()}"
+                    break
+            if not excluded and self.spec.require_description and not description:
+                excluded = "no description"
+            self.items.append(
+                _Prepared(
+                    skill,
+                    skill.qualified_name or skill.name,
+                    description,
+                    skill.real_path,
+                    order.get(skill.root.scope, len(order)),
+                    excluded,
+                )
+            )
+        if self.spec.order == "name":
+            self.items.sort(key=lambda p: p.name)
+        elif self.spec.order == "scope":
+            self.items.sort(key=lambda p: p.scope_rank)  # stable: catalog order within a scope
+        # The listing is header, entries and footer joined by the separator (empty parts left
+        # out); `_frame` is what header and footer add, each with its separator.
+        self._frame_pieces = [p for p in (self.spec.header, self.spec.footer) if p]
+        self._frame = sum(len(p) for p in self._frame_pieces) + len(self.spec.separator) * len(
+            self._frame_pieces
+        )
+        for item in self.items:
+            item.full_text, item.name_text = self._texts(item, len(item.description))
+
+    # --- rendering -------------------------------------------------------------------------------
+
+    def _esc(self, text: str) -> str:
+        return html.escape(text) if self.spec.escape == "xml" else text
+
+    def _texts(self, item: _Prepared, keep: int) -> tuple[str, str]:
+        """(full entry with the description cut to `keep` chars, name-only entry)."""
+        key = (item.skill.key, keep)
+        cached = self._render_cache.get(key)
+        if cached is None:
+            values = {
+                "name": self._esc(item.name),
+                "location": item.location,
+                "scope": item.skill.root.scope,
+                "path": item.skill.path,
+                "description": self._esc(item.description[:keep]),
+            }
+            cached = (
+                self.spec.entry.format_map(values),
+                self.spec.entry_name_only.format_map(values),
+            )
+            self._render_cache[key] = cached
+        return cached
+
+    def tokens(self, text: str) -> int:
+        n = self._token_cache.get(text)
+        if n is None:
+            n = self.counter.count(text)
+            self._token_cache[text] = n
+        return n
+
+    # --- budget ------------------------------------------------------------------------------------
+
+    def limit(self, settings: BudgetSettings) -> tuple[int | None, list[str]]:
+        b: BudgetSpec = self.spec.budget
+        notes: list[str] = []
+        if settings.budget_chars is not None:
+            return settings.budget_chars, [f"fixed budget of {settings.budget_chars:,} characters"]
+        if b.model == "none":
+            return None, [f"{self.profile.title} puts no budget on the listing"]
+        fraction = (
+            settings.budget_fraction if settings.budget_fraction is not None else b.context_fraction
+        )
+        if settings.context_window <= 0 or fraction <= 0:
+            notes.append(f"context window unknown: fallback of {b.fallback_chars:,} characters")
+            return b.fallback_chars, notes
+        limit = int(settings.context_window * fraction * b.chars_per_token)
+        notes.append(
+            f"limit = {settings.context_window:,} tokens x {fraction:g} x {b.chars_per_token:g} "
+            f"chars/token = {limit:,} characters"
+        )
+        return limit, notes
+
+    def compute(self, settings: BudgetSettings | None = None) -> Tier1Result:
+        settings = settings or BudgetSettings()
+        spec, b = self.spec, self.spec.budget
+        cap = (
+            settings.entry_cap_chars if settings.entry_cap_chars is not None else b.entry_cap_chars
+        )
+        limit, assumptions = self.limit(settings)
+        assumptions.append(f"token counts by {self.counter.name}")
+        if b.model != "none" or settings.budget_chars is not None:
+            assumptions.append(f"entries listed in {spec.order} order; ties: {b.tie_order}")
+        allow = (
+            None if not spec.allowlist or settings.allowlist is None else set(settings.allowlist)
+        )
+        # The common case (no overrides, allowlist or disabled skills) skips those checks per skill.
+        personal = bool(settings.overrides or allow is not None or settings.disabled)
+
+        listed: list[_Prepared] = []
+        outcome: dict[str, tuple[str, str]] = {}
+        keep: dict[str, int] = {}
+        total = self._frame
+        sep = len(spec.separator)
+        for item in self.items:
+            key = item.skill.key
+            reason = item.excluded
+            override = "on"
+            if personal and not reason:
+                override = settings.overrides.get(item.name, "on")
+                where = {item.name, item.skill.path, item.skill.real_path, item.skill.directory}
+                if settings.disabled and where & settings.disabled:
+                    reason = "disabled in the runtime's settings"
+                elif allow is not None and "*" not in allow and item.name not in allow:
+                    reason = (
+                        "not in the agent's allowlist"
+                        if allow
+                        else "the agent's allowlist is empty"
+                    )
+                elif override in ("off", "user-invocable-only"):
+                    reason = f"override {override}"
+            if reason:
+                outcome[key] = ("excluded", reason)
+                continue
+            listed.append(item)
+            full_len = len(item.description)
+            if override == "name-only":
+                keep[key] = full_len
+                outcome[key] = ("name-only", "override name-only")
+                total += len(item.name_text) + sep
+            elif cap and full_len > cap:
+                keep[key] = cap
+                outcome[key] = ("shortened", f"description cut to the {cap:,}-character entry cap")
+                total += len(self._texts(item, cap)[0]) + sep
+            else:
+                keep[key] = full_len
+                outcome[key] = ("full", "")
+                total += len(item.full_text) + sep
+        if listed or self._frame_pieces:
+            total -= sep
+        warnings: list[str] = []
+        if limit is not None and total > limit:
+            self._fit(listed, outcome, keep, limit, total, settings, warnings)
+
+        rows: list[tuple[str, str, int, str]] = []
+        parts: list[str] = []
+        tokens = 0
+        token_cache = self._token_cache
+        for item in self.items:
+            key = item.skill.key
+            state, reason = outcome[key]
+            k = keep.get(key, 0)
+            if state == "full":
+                shown = item.full_text if k == len(item.description) else self._texts(item, k)[0]
+            elif state == "shortened":
+                shown = self._texts(item, k)[0]
+            elif state == "name-only":
+                shown = item.name_text
+            else:
+                shown = ""
+            if shown:
+                parts.append(shown)
+                n = token_cache.get(shown)
+                tokens += n if n is not None else self.tokens(shown)
+            rows.append((state, reason, k, shown))
+        if parts or spec.empty == "frame":
+            text = spec.separator.join([p for p in (spec.header, *parts, spec.footer) if p])
+            tokens += sum(self.tokens(p) for p in self._frame_pieces)
+        else:
+            text = ""
+        return Tier1Result(
+            self,
+            rows,
+            text=text,
+            limit_chars=limit,
+            tokens=tokens,
+            context_window=settings.context_window,
+            assumptions=tuple(assumptions),
+            settings_applied=settings.applied,
+            warnings=tuple(warnings),
+        )
+
+    def _fit(
+        self,
+        listed: list[_Prepared],
+        outcome: dict[str, tuple[str, str]],
+        keep: dict[str, int],
+        limit: int,
+        total: int,
+        settings: BudgetSettings,
+        warnings: list[str],
+    ) -> int:
+        b = self.spec.budget
+        sep = len(self.spec.separator)
+        lengths = {}
+        for item in listed:
+            full, name_only = self._texts(item, keep[item.skill.key])
+            lengths[item.skill.key] = (len(full), len(name_only))
+        if b.model == "drop-descriptions":
+            # Least-used first; equal usage: the last listed goes first. Pinned skills keep theirs.
+            index = {item.skill.key: i for i, item in enumerate(listed)}
+            candidates = [
+                i
+                for i in listed
+                if outcome[i.skill.key][0] != "name-only" and i.name not in settings.pins
+            ]
+            candidates.sort(key=lambda i: (settings.usage.get(i.name, 0.0), -index[i.skill.key]))
+            dropped = 0
+            for item in candidates:
+                if total <= limit:
+                    break
+                full_len, name_len = lengths[item.skill.key]
+                total -= full_len - name_len
+                outcome[item.skill.key] = (
+                    "name-only",
+                    "description dropped: the listing is over its budget",
+                )
+                dropped += 1
+            if dropped and b.warning:
+                warnings.append(
+                    b.warning.format(
+                        dropped=dropped, shown=len(listed), total=len(listed), limit=limit
+                    )
+                )
+            if total > limit:
+                warnings.append(
+                    f"the listing is {total - limit:,} characters over budget even with names only"
+                )
+            return total
+        if b.model == "trim-then-omit":
+            # Cut every description to the longest common length L that fits; if even empty
+            # descriptions do not fit, leave skills out from the end of the order.
+            base_total = self._frame + sep * (len(listed) - 1)
+            descs = []
+            for item in listed:
+                key = item.skill.key
+                full_len, name_len = lengths[key]
+                if outcome[key][0] == "name-only":
+                    base_total += name_len
+                    continue
+                k = keep[key]
+                base_total += full_len - len(self._esc(item.description[:k]))
+                descs.append(k)
+            order = sorted(descs)
+            prefix = [0]
+            for d in order:
+                prefix.append(prefix[-1] + d)
+
+            def total_at(cut: int) -> int:
+                i = bisect.bisect_right(order, cut)
+                return base_total + prefix[i] + cut * (len(order) - i)
+
+            lo = 0
+            if total_at(0) <= limit:
+                hi = order[-1] if order else 0
+                while lo < hi:
+                    mid = (lo + hi + 1) // 2
+                    if total_at(mid) <= limit:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+            for item in listed:
+                key = item.skill.key
+                if outcome[key][0] != "name-only" and keep[key] > lo:
+                    keep[key] = lo
+                    outcome[key] = (
+                        "shortened",
+                        f"description trimmed to {lo:,} characters to fit the budget",
+                    )
+            total = total_at(lo)
+            shown = len(listed)
+            for item in reversed(listed):
+                if total <= limit:
+                    break
+                key = item.skill.key
+                full, name_only = self._texts(item, keep[key])
+                total -= len(name_only) if outcome[key][0] == "name-only" else len(full)
+                total -= sep if (shown > 1 or self._frame_pieces) else 0
+                outcome[key] = ("omitted", "left out: the listing is over its budget")
+                shown -= 1
+            if b.warning and (shown < len(listed) or lo < (order[-1] if order else 0)):
+                warnings.append(
+                    b.warning.format(
+                        shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
+                    )
+                )
+            return total
+        if b.model == "exclude-overflow":
+            # In listing order, a skill that would push the listing over the limit is left out;
+            # a later, smaller one may still fit.
+            running = self._frame
+            shown = 0
+            for item in listed:
+                key = item.skill.key
+                add = lengths[key][1 if outcome[key][0] == "name-only" else 0] + sep
+                if running + add - sep <= limit:
+                    running += add
+                    shown += 1
+                else:
+                    outcome[key] = (
+                        "omitted",
+                        "left out: it would push the listing over its budget",
+                    )
+            if b.warning and shown < len(listed):
+                warnings.append(
+                    b.warning.format(
+                        shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
+                    )
+                )
+            return running - sep if (shown or self._frame_pieces) else 0
+        return total
+
+    def _diagnostics(
+        self, entries: list[EntryOutcome], limit: int | None, used: int
+    ) -> list[Diagnostic]:
+        title = self.profile.title
+        out = []
+        rules = {
+            "name-only": ("SP401", Severity.WARNING, f"{title} lists this skill by name only"),
+            "shortened": ("SP402", Severity.WARNING, f"{title} shows a shortened description"),
+            "omitted": ("SP403", Severity.WARNING, f"{title} does not list this skill"),
+            "excluded": ("SP404", Severity.INFO, f"{title} does not list this skill"),
+        }
+        for e in entries:
+            if e.outcome in rules:
+                code, sev, effect = rules[e.outcome]
+                out.append(
+                    Diagnostic(
+                        code,
+                        sev,
+                        f"{e.name}: {e.outcome} ({e.reason})",
+                        e.path,
+                        effect=effect,
+                        hint=_hint(e.outcome),
+                    )
+                )
+            if e.tokens > GUIDANCE_TOKENS_PER_ENTRY and e.outcome in ("full", "shortened"):
+                out.append(
+                    Diagnostic(
+                        "SP406",
+                        Severity.INFO,
+                        f"{e.name}: listing entry is {e.tokens} tokens; guidance about "
+                        f"{GUIDANCE_TOKENS_PER_ENTRY}",
+                        e.path,
+                        effect="the listing costs more of every prompt",
+                        hint="tighten the description to what it does and when to use it",
+                    )
+                )
+        if limit is not None and used > limit:
+            out.append(
+                Diagnostic(
+                    "SP405",
+                    Severity.WARNING,
+                    f"listing is {used:,} characters; budget {limit:,}",
+                    "",
+                    effect=f"{title} cannot fit the listing",
+                    hint="shorten descriptions, or turn skills off for this runtime",
+                )
+            )
+        return out
+
+
+def _hint(outcome: str) -> str:
+    return {
+        "name-only": "shorten descriptions across the set, pin this skill, or raise the budget",
+        "shortened": "put the essentials in the first sentences of the description",
+        "omitted": "shorten descriptions across the set or raise the budget",
+        "excluded": "see the reason; change the frontmatter or the override if unintended",
+    }[outcome]

@@ -1,0 +1,219 @@
+"""The disclosure part of a runtime profile, as data: the tier-1 listing template and exclusions,
+the prompt budget model, tier-2 activation, and which runtime settings change them.
+
+Parsed from the profile's `[tier1]`, `[tier1.budget]`, `[tier2]` and `[settings]` tables
+(documented in docs/profiles.md). `profiles.parse_profile` calls `parse_disclosure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+ESCAPES = ("none", "xml")
+EMPTY = ("omit", "frame")
+ORDERS = ("catalog", "name", "scope")
+BUDGET_MODELS = ("none", "drop-descriptions", "trim-then-omit", "exclude-overflow")
+LIMIT_UNITS = ("chars", "tokens")
+KNOBS = ("overrides", "budget_fraction", "budget_chars", "entry_cap_chars", "disabled_skills")
+SETTINGS_FORMATS = ("json", "toml")
+CONSENT = ("none", "first-activation")
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSpec:
+    """How the runtime limits the tier-1 listing. `limit = context_window x context_fraction`
+    in `unit` (converted to characters with `chars_per_token`), or `fallback_chars` when the
+    context window is unknown."""
+
+    model: str = "none"
+    unit: str = "chars"
+    context_fraction: float = 0.0
+    chars_per_token: float = 4.0
+    fallback_chars: int = 0
+    entry_cap_chars: int = 0
+    warning: str = ""
+    tie_order: str = "last-listed dropped first"
+
+
+@dataclass(frozen=True, slots=True)
+class Tier1Spec:
+    header: str = "<available_skills>"
+    footer: str = "</available_skills>"
+    entry: str = (
+        "<skill>\n<name>{name}</name>\n<description>{description}</description>\n"
+        "<location>{location}</location>\n</skill>"
+    )
+    entry_name_only: str = "<skill>\n<name>{name}</name>\n<location>{location}</location>\n</skill>"
+    separator: str = "\n"
+    escape: str = "xml"
+    empty: str = "omit"
+    exclude_fields: Mapping[str, Any] = field(default_factory=dict)
+    require_description: bool = True
+    allowlist: bool = False
+    order: str = "catalog"
+    scope_order: tuple[str, ...] = ()
+    description_fields: tuple[str, ...] = ("description",)
+    description_joiner: str = " "
+    budget: BudgetSpec = field(default_factory=BudgetSpec)
+    styles: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def with_style(self, style: str) -> Tier1Spec:
+        """This listing in an alternative layout named in `[tier1.styles.<style>]` (KeyError when
+        the profile has no such style)."""
+        from dataclasses import replace
+
+        return replace(self, **self.styles[style])
+
+
+STYLE_KEYS = ("header", "footer", "entry", "entry_name_only", "separator", "escape", "empty")
+
+
+@dataclass(frozen=True, slots=True)
+class Tier2Spec:
+    mechanism: str = "read the SKILL.md file"
+    user_command: str = ""
+    strip_frontmatter: bool = True
+    wrapper: str = "{body}"
+    arguments: bool = False
+    indexed: bool = False
+    positional: bool = False
+    named: bool = False
+    append_when_absent: str = ""
+    variables: Mapping[str, str] = field(default_factory=dict)
+    model_refusal: str = ""
+    user_refusal: str = ""
+    consent: str = "none"
+    fork_field: str = ""
+    compaction_keep_tokens: int = 0
+    guidance_tokens: int = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsFile:
+    path: str
+    format: str
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsSpec:
+    files: tuple[SettingsFile, ...] = ()
+    keys: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DisclosureSpec:
+    tier1: Tier1Spec = field(default_factory=Tier1Spec)
+    tier2: Tier2Spec = field(default_factory=Tier2Spec)
+    settings: SettingsSpec = field(default_factory=SettingsSpec)
+
+
+class _Table(Protocol):
+    data: Mapping[str, Any]
+
+    def get(self, k: str, kind: Any, default: Any = ..., choices: tuple = ()) -> Any: ...
+    def strings(self, k: str, default: tuple[str, ...] = ()) -> tuple[str, ...]: ...
+    def table(self, k: str) -> _Table: ...
+    def fail(self, k: str, msg: str) -> Exception: ...
+    def check_unknown(self) -> None: ...
+
+
+def _string_map(t: _Table, key: str, allowed: tuple[str, ...] = ()) -> dict[str, str]:
+    raw = t.get(key, dict, {})
+    out = {}
+    for k, v in raw.items():
+        if not isinstance(v, str):
+            raise t.fail(f"{key}.{k}", f"expected a string, got {v!r}")
+        if allowed and v not in allowed:
+            raise t.fail(f"{key}.{k}", f"expected one of {', '.join(allowed)}; got {v!r}")
+        out[k] = v
+    return out
+
+
+def parse_disclosure(top: _Table) -> DisclosureSpec:
+    t1 = top.table("tier1")
+    b = t1.table("budget")
+    styles: dict[str, dict[str, str]] = {}
+    for style, raw in t1.get("styles", dict, {}).items():
+        if not isinstance(raw, dict) or set(raw) - set(STYLE_KEYS):
+            raise t1.fail(f"styles.{style}", f"expected a table of {', '.join(STYLE_KEYS)}")
+        if not all(isinstance(v, str) for v in raw.values()):
+            raise t1.fail(f"styles.{style}", "every value must be a string")
+        styles[style] = dict(raw)
+    d1 = Tier1Spec()
+    db = BudgetSpec()
+    budget = BudgetSpec(
+        model=b.get("model", str, db.model, BUDGET_MODELS),
+        unit=b.get("unit", str, db.unit, LIMIT_UNITS),
+        context_fraction=float(b.get("context_fraction", (int, float), db.context_fraction)),
+        chars_per_token=float(b.get("chars_per_token", (int, float), db.chars_per_token)),
+        fallback_chars=b.get("fallback_chars", int, db.fallback_chars),
+        entry_cap_chars=b.get("entry_cap_chars", int, db.entry_cap_chars),
+        warning=b.get("warning", str, db.warning),
+        tie_order=b.get("tie_order", str, db.tie_order),
+    )
+    b.check_unknown()
+    if budget.chars_per_token <= 0:
+        raise b.fail("chars_per_token", "must be greater than 0")
+    tier1 = Tier1Spec(
+        header=t1.get("header", str, d1.header),
+        footer=t1.get("footer", str, d1.footer),
+        entry=t1.get("entry", str, d1.entry),
+        entry_name_only=t1.get("entry_name_only", str, d1.entry_name_only),
+        separator=t1.get("separator", str, d1.separator),
+        escape=t1.get("escape", str, d1.escape, ESCAPES),
+        empty=t1.get("empty", str, d1.empty, EMPTY),
+        exclude_fields=t1.get("exclude_fields", dict, {}),
+        require_description=t1.get("require_description", bool, d1.require_description),
+        allowlist=t1.get("allowlist", bool, d1.allowlist),
+        order=t1.get("order", str, d1.order, ORDERS),
+        scope_order=t1.strings("scope_order"),
+        description_fields=t1.strings("description_fields", d1.description_fields),
+        description_joiner=t1.get("description_joiner", str, d1.description_joiner),
+        budget=budget,
+        styles=styles,
+    )
+    t1.check_unknown()
+
+    t2 = top.table("tier2")
+    d2 = Tier2Spec()
+    tier2 = Tier2Spec(
+        mechanism=t2.get("mechanism", str, d2.mechanism),
+        user_command=t2.get("user_command", str, d2.user_command),
+        strip_frontmatter=t2.get("strip_frontmatter", bool, d2.strip_frontmatter),
+        wrapper=t2.get("wrapper", str, d2.wrapper),
+        arguments=t2.get("arguments", bool, d2.arguments),
+        indexed=t2.get("indexed", bool, d2.indexed),
+        positional=t2.get("positional", bool, d2.positional),
+        named=t2.get("named", bool, d2.named),
+        append_when_absent=t2.get("append_when_absent", str, d2.append_when_absent),
+        variables=_string_map(t2, "variables"),
+        model_refusal=t2.get("model_refusal", str, d2.model_refusal),
+        user_refusal=t2.get("user_refusal", str, d2.user_refusal),
+        consent=t2.get("consent", str, d2.consent, CONSENT),
+        fork_field=t2.get("fork_field", str, d2.fork_field),
+        compaction_keep_tokens=t2.get("compaction_keep_tokens", int, d2.compaction_keep_tokens),
+        guidance_tokens=t2.get("guidance_tokens", int, d2.guidance_tokens),
+    )
+    t2.check_unknown()
+
+    st = top.table("settings")
+    files = []
+    for i, raw in enumerate(st.get("files", list, [])):
+        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
+            raise st.fail(f"files[{i}]", "expected a table with a 'path' string")
+        fmt = raw.get("format", "json")
+        if fmt not in SETTINGS_FORMATS or set(raw) - {"path", "format"}:
+            raise st.fail(
+                f"files[{i}]", f"expected path and format ({', '.join(SETTINGS_FORMATS)})"
+            )
+        files.append(SettingsFile(raw["path"], fmt))
+    settings = SettingsSpec(
+        files=tuple(files),
+        keys=_string_map(st, "keys", KNOBS),
+        env=_string_map(st, "env", KNOBS),
+    )
+    st.check_unknown()
+    return DisclosureSpec(tier1=tier1, tier2=tier2, settings=settings)

@@ -1,0 +1,118 @@
+"""Reading a runtime's own configuration that changes its skill listing.
+
+Which files and environment variables matter, and which of their keys map onto which budget knob,
+is profile data (`[settings]`); this module only reads them, safely and never writing anything.
+Everything found is reported as applied; what could not be read is reported too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from skillprism.core.disclose import OVERRIDES, BudgetSettings
+from skillprism.core.disclosure_spec import SettingsSpec
+from skillprism.core.document import read_bytes_safely
+from skillprism.core.resolve import expand_template
+
+MAX_SETTINGS_BYTES = 1024 * 1024
+
+
+def _lookup(data: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data
+
+
+def _read(path: str, fmt: str) -> tuple[Any, str]:
+    raw, _st, problem = read_bytes_safely(path, MAX_SETTINGS_BYTES)
+    if problem is not None or raw is None:
+        return None, problem.message if problem else "unreadable"
+    try:
+        text = raw.decode("utf-8-sig")
+        return (json.loads(text) if fmt == "json" else tomllib.loads(text)), ""
+    except (UnicodeDecodeError, ValueError) as err:
+        return None, f"not valid {fmt.upper()}: {err}"
+
+
+def apply_runtime_settings(
+    spec: SettingsSpec,
+    base: BudgetSettings,
+    *,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+) -> tuple[BudgetSettings, list[str]]:
+    """`base` with every setting the runtime would apply folded in (files in the listed order, so a
+    later file overrides an earlier one; environment variables last). Returns the new settings and
+    problems met (unreadable or invalid files, values of the wrong type)."""
+    settings = base
+    applied = list(base.applied)
+    problems: list[str] = []
+
+    def knob(name: str, value: Any, source: str) -> None:
+        nonlocal settings
+        if name == "overrides":
+            if not isinstance(value, dict):
+                problems.append(f"{source}: expected a map of skill name to {'/'.join(OVERRIDES)}")
+                return
+            good = {k: v for k, v in value.items() if isinstance(v, str) and v in OVERRIDES}
+            for k in sorted(set(value) - set(good)):
+                problems.append(
+                    f"{source}: override for '{k}' is {value[k]!r}, not one of {', '.join(OVERRIDES)}"
+                )
+            settings = replace(settings, overrides={**settings.overrides, **good})
+            applied.append(f"{source}: {len(good)} skill override(s)")
+        elif name in ("budget_fraction",):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+                problems.append(f"{source}: expected a fraction between 0 and 1, got {value!r}")
+                return
+            settings = replace(settings, budget_fraction=float(value))
+            applied.append(f"{source} = {value}")
+        elif name in ("budget_chars", "entry_cap_chars"):
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                problems.append(f"{source}: expected a whole number, got {value!r}")
+                return
+            if number <= 0:
+                problems.append(f"{source}: expected a positive number, got {number}")
+                return
+            settings = replace(settings, **{name: number})
+            applied.append(f"{source} = {number:,}")
+        elif name == "disabled_skills":
+            items = value if isinstance(value, list) else []
+            off = {
+                str(i.get("path") or i.get("name"))
+                for i in items
+                if isinstance(i, dict)
+                and i.get("enabled") is False
+                and (i.get("path") or i.get("name"))
+            }
+            if off:
+                settings = replace(settings, disabled=settings.disabled | frozenset(off))
+                applied.append(f"{source}: {len(off)} skill(s) disabled")
+
+    for file in spec.files:
+        path = expand_template(file.path, project, home, env)
+        if not os.path.lexists(path):
+            continue
+        data, problem = _read(path, file.format)
+        if problem:
+            problems.append(f"{path}: {problem}; ignored")
+            continue
+        for key, name in spec.keys.items():
+            value = _lookup(data, key)
+            if value is not None:
+                knob(name, value, f"{path}: {key}")
+    for var, name in spec.env.items():
+        value = env.get(var)
+        if value:
+            knob(name, value, f"${var}")
+    return replace(settings, applied=tuple(applied)), problems

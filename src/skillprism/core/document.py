@@ -121,15 +121,19 @@ def read_bytes_safely(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None, st, Finding("not-regular-file", "not a regular file; it is never read")
-        chunks: list[bytes] = []
-        remaining = cap + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
+        # One read of the size fstat reports plus one byte settles the usual case (a short read of
+        # a regular file means end of file). A file that grew since fstat is read on, capped.
+        want = min(st.st_size, cap) + 1
+        chunks: list[bytes] = [os.read(fd, want)]
+        total = len(chunks[0])
+        if total == want:
+            while total <= cap:
+                chunk = os.read(fd, min(cap + 1 - total, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as err:
         return None, st, Finding("file-unreadable", f"cannot read the file: {err.strerror or err}")
     finally:

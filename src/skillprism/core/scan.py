@@ -30,8 +30,8 @@ class FoundFile:
     path: str
     start: str
     parts: tuple[str, ...]
-    # The real path when no symlink lies between the search start and the file (a string join,
-    # no syscalls); "" when a link was crossed and `os.path.realpath` must decide.
+    # The real path, joined from the folder's known real path without a syscall; "" when the file
+    # itself is a symlink and `os.path.realpath` must decide.
     real: str = ""
 
 
@@ -63,18 +63,20 @@ def search(
     called with each file as soon as it is found (so parsing can start while the search goes on)."""
     result = ScanResult()
     ignored = set(ignore_dirs)
-    root_id = _dir_id(start)
-    if root_id is None:
+    if _dir_id(start) is None:
         return result
-    # Depth-first with an explicit stack; each entry carries its chain of folder identities so a
-    # symlink back into an ancestor is seen as a loop, while two aliases of one folder both show.
+    # Depth-first with an explicit stack; each entry carries its folder's real path and those of
+    # the folders above it on this path. Only a symlink can close a loop (Linux has no hard links
+    # to folders), so only symlinked folders are resolved, and one pointing at a folder on the path
+    # (or above one) is not followed; two aliases of one folder both show. Plain folders cost no
+    # syscall beyond their listing.
     real_start = os.path.realpath(start)
-    stack: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]], bool]] = [
-        (start, (), frozenset({root_id}), False)
+    stack: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
+        (start, (), real_start, (real_start,))
     ]
     depth_cut: list[str] = []
     while stack:
-        folder, parts, chain, linked = stack.pop()
+        folder, parts, real_folder, chain = stack.pop()
         if result.dirs_visited >= max_dirs:
             result.notes.append(
                 (
@@ -93,7 +95,7 @@ def search(
                 entries = sorted(it, key=_by_name)
         except OSError:
             continue
-        subdirs: list[tuple[str, tuple[str, ...], frozenset[tuple[int, int]], bool]] = []
+        subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
         # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
         in_skill = any(e.name.lower() == SKILL_FILE_LOWER for e in entries)
         for entry in entries:
@@ -109,10 +111,13 @@ def search(
                 if len(parts) + 1 > max_depth:
                     depth_cut.append(entry.path)
                     continue
-                ident = _dir_id(entry.path) if is_link else _entry_id(entry)
-                if ident is None:
-                    continue
-                if ident in chain:
+                if is_link:
+                    real_child = os.path.realpath(entry.path)
+                    inside = real_child.rstrip(os.sep) + os.sep
+                    loops = any(rf == real_child or rf.startswith(inside) for rf in chain)
+                else:
+                    real_child, loops = os.path.join(real_folder, name), False
+                if loops:
                     result.notes.append(
                         (
                             entry.path,
@@ -124,9 +129,9 @@ def search(
                         )
                     )
                     continue
-                subdirs.append((entry.path, (*parts, name), chain | {ident}, linked or is_link))
+                subdirs.append((entry.path, (*parts, name), real_child, (*chain, real_child)))
             elif name.lower() == SKILL_FILE_LOWER:
-                real = "" if linked or is_link else os.path.join(real_start, *parts, name)
+                real = "" if is_link else os.path.join(real_folder, name)
                 found = FoundFile(entry.path, start, (*parts, name), real)
                 result.files.append(found)
                 if on_file is not None:
@@ -156,11 +161,3 @@ def search(
         )
     result.files.sort(key=lambda f: f.parts)
     return result
-
-
-def _entry_id(entry: os.DirEntry[str]) -> tuple[int, int] | None:
-    try:
-        st = entry.stat()
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)

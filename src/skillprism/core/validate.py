@@ -545,6 +545,8 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+:")
 _WINDOWS_ABS = re.compile(r"^(?:[a-zA-Z]:[\\/]|\\\\|//)")
 
 
+_QUICK_LINK = re.compile(r"\]\(\s*<?([^)\s>\[]+)")
+_QUICK_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
 _FENCE_LINE = re.compile(r"\n[^\S\n]*(?:```|~~~)")
 _LINK_MARK = re.compile(r"\][(:]")
 
@@ -677,7 +679,16 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
             )
         )
     skill_dir = os.path.dirname(doc.path)
-    seen: dict[str, tuple[str, str, str] | None] = {}  # the same link is looked up once
+    # Almost every link is fine, and only a broken one needs a line number. So check the targets
+    # of a cheap superset scan first (same capture as _LINK / _REF_DEF, anchored at "](" and "]:")
+    # and run the exact, position-tracking body_references only when one of them is a problem.
+    quick = set(_QUICK_LINK.findall(body))
+    if "]:" in body:
+        quick.update(_QUICK_REF_DEF.findall(body))
+    seen = {t: check_reference(skill_dir, t) for t in quick}
+    # A backtick inside a target means inline code may cut it differently: take the exact path.
+    if not any(seen.values()) and not any("`" in t for t in quick):
+        return
     for target, i, col in body_references(body):
         if target not in seen:
             seen[target] = check_reference(skill_dir, target)
@@ -768,6 +779,7 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
     return notes
 
 
+_TOKEN_START_SIGIL = re.compile(r"(?:^|[\s\[\]{},:?-])[&*!](?=\S)", re.M)
 _STRICTYAML_REFUSES = {
     yaml.AnchorToken: "anchors (&)",
     yaml.AliasToken: "aliases (*)",
@@ -778,7 +790,9 @@ _STRICTYAML_REFUSES = {
 def _refval_strictyaml_tokens(doc: SkillDocument) -> list[Finding]:
     """Anchors, aliases and tags parse here; strictyaml (skills-ref) refuses them."""
     text = doc.frontmatter_text
-    if not any(c in text for c in "&*!"):
+    # Only a '&', '*' or '!' that starts a token can be an anchor, alias or tag; "R&D" or "now!"
+    # in a description cannot, and skipping the token scan for them keeps checks fast.
+    if not _TOKEN_START_SIGIL.search(text):
         return []
     try:
         for token in yaml.scan(text, Loader=LOADER):

@@ -53,6 +53,7 @@ class RootTemplate:
     # Order the runtime loads the ancestor walk in: "up" = project folder first, then each parent
     # to the repository root; "down" = repository root first, down to the project folder.
     walk: str = "up"
+    suffix: tuple[str, ...] = ()  # trailing literal folders of `path`, e.g. ('.claude', 'skills')
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +118,18 @@ class Profile:
     def root_suffixes(self) -> tuple[tuple[str, ...], ...]:
         """Trailing folder names of each root template (`.claude/skills` -> ('.claude', 'skills')),
         used to recognise runtime roots inside a folder given on the command line."""
-        out = []
-        for root in self.roots:
-            literal: list[str] = []
-            for part in reversed([p for p in root.path.replace("\\", "/").split("/") if p]):
-                if "{" in part or "*" in part or part == "~":
-                    break
-                literal.insert(0, part)
-            if literal and tuple(literal) not in out:
-                out.append(tuple(literal))
-        return tuple(out)
+        return tuple(dict.fromkeys(r.suffix for r in self.roots if r.suffix))
+
+
+def root_suffix(path: str) -> tuple[str, ...]:
+    """The literal folder names at the end of a root template: `{project}/.claude/skills` ->
+    ('.claude', 'skills'); empty when the template ends in a placeholder or glob."""
+    literal: list[str] = []
+    for part in reversed([p for p in path.replace("\\", "/").split("/") if p]):
+        if "{" in part or "*" in part or part == "~":
+            break
+        literal.insert(0, part)
+    return tuple(literal)
 
 
 class _Reader:
@@ -218,10 +221,12 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         if not isinstance(raw, dict):
             raise top.fail(f"roots[{i}]", "expected a table ([[roots]])")
         r = _Reader(raw, where, f"roots[{i}].")
+        root_path = r.get("path", str)
         roots.append(
             RootTemplate(
                 scope=r.get("scope", str),
-                path=r.get("path", str),
+                path=root_path,
+                suffix=root_suffix(root_path),
                 layout=r.get("layout", str, layout, LAYOUTS),
                 ancestors=r.get("ancestors", bool, False),
                 namespace=r.get("namespace", str, "", ("", "plugin")),

@@ -16,7 +16,7 @@ from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.document import Finding, SkillDocument, parse_document
-from skillprism.core.profiles import Profile, RootTemplate
+from skillprism.core.profiles import Profile
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
 from skillprism.core.validate import Evaluation, evaluate
 
@@ -265,13 +265,12 @@ def _locate_explicit(
     the nearest parent that looks like one of the profile's roots (e.g. `.claude/skills`), or any
     folder named like a root's last component (`skills`), else the folder given."""
     parts = found.parts
-    suffixes = profile.root_suffixes
-    last_names = {s[-1] for s in suffixes}
+    last_names = {s[-1] for s in profile.root_suffixes}
     for k in range(len(parts) - 2, 0, -1):
         prefix = parts[:k]
         template_rank = None
         for t_index, template in enumerate(profile.roots):
-            suffix = _suffix_of(template)
+            suffix = template.suffix
             if suffix and prefix[-len(suffix) :] == suffix:
                 template_rank = t_index
                 break
@@ -299,15 +298,6 @@ def _locate_explicit(
             located.plugin = _plugin_name(root_path, profile.plugin_marker)
         return located
     return _Located(found, start_root, parts)
-
-
-def _suffix_of(template: RootTemplate) -> tuple[str, ...]:
-    literal: list[str] = []
-    for part in reversed([p for p in template.path.replace("\\", "/").split("/") if p]):
-        if "{" in part or "*" in part or part == "~":
-            break
-        literal.insert(0, part)
-    return tuple(literal)
 
 
 def _has_skill_file(folder: str) -> bool:
@@ -652,7 +642,9 @@ class _Evaluator:
             except Exception:  # a worker died: whatever is missing is evaluated here
                 pass
             finally:
-                self.pool.close()  # type: ignore[attr-defined]
+                # Every result is in (or a worker failed): stop the workers now rather than
+                # waiting for them to wind down.
+                self.pool.terminate()  # type: ignore[attr-defined]
                 self.pool.join()  # type: ignore[attr-defined]
                 self.pool = None
         for item in items:

@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import itemgetter
 
 from skillprism.core.document import Finding
 
@@ -20,7 +20,7 @@ SKILL_FILE_LOWER = "skill.md"
 ARCHIVE_SUFFIXES = (".zip", ".skill")
 DEFAULT_MAX_DEPTH = 10
 DEFAULT_MAX_DIRS = 50_000
-_by_name = attrgetter("name")
+_first = itemgetter(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +92,21 @@ def search(
         result.dirs_visited += 1
         try:
             with os.scandir(folder) as it:
-                entries = sorted(it, key=_by_name)
+                # Unsorted: a resource folder of 20,000 files is not worth sorting; subfolders
+                # (the walk order) and the results are sorted instead.
+                entries = list(it)
         except OSError:
             continue
         subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
-        # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
-        in_skill = any(e.name.lower() == SKILL_FILE_LOWER for e in entries)
+        archives: list[str] = []
+        in_skill = False
         for entry in entries:
             name = entry.name
             try:
                 is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=follow_symlinks)
+                is_dir = (
+                    entry.is_dir(follow_symlinks=follow_symlinks) if is_link else entry.is_dir()
+                )
             except OSError:  # e.g. a symlink loop (ELOOP): not a folder; a SKILL.md is reported
                 is_link, is_dir = True, False
             if is_dir:
@@ -130,23 +134,30 @@ def search(
                     )
                     continue
                 subdirs.append((entry.path, (*parts, name), real_child, (*chain, real_child)))
-            elif name.lower() == SKILL_FILE_LOWER:
+            elif len(name) == 8 and name.lower() == SKILL_FILE_LOWER:
+                in_skill = True
                 real = "" if is_link else os.path.join(real_folder, name)
                 found = FoundFile(entry.path, start, (*parts, name), real)
                 result.files.append(found)
                 if on_file is not None:
                     on_file(found)
-            elif not in_skill and len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
+            elif len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
+                archives.append(entry.path)
+        # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
+        if archives and not in_skill:
+            for path in archives:
                 result.notes.append(
                     (
-                        entry.path,
+                        path,
                         Finding(
                             "archive-beside-skills",
-                            f"archive '{name}' is not unpacked; runtimes only load skill folders",
+                            f"archive '{os.path.basename(path)}' is not unpacked; runtimes only "
+                            "load skill folders",
                             hint="unzip it into its own folder if it is meant to be a skill",
                         ),
                     )
                 )
+        subdirs.sort(key=_first)
         stack.extend(reversed(subdirs))
     if depth_cut:
         result.notes.append(
@@ -160,4 +171,5 @@ def search(
             )
         )
     result.files.sort(key=lambda f: f.parts)
+    result.notes.sort(key=lambda note: (note[0], note[1].rule))
     return result

@@ -35,6 +35,12 @@ _KNOWN_TAGS = {
 }
 
 # YAML 1.2 core schema (what js-yaml and serde_yaml use for plain scalars).
+_STR_TAG = _STD + "str"
+# A plain scalar that could type as something other than a string in the core or YAML 1.1 schemas
+# (null, bool, number, date, yes/no/on/off); everything else is a string in all of them.
+_MAY_TYPE = re.compile(
+    r"^(?:[-+.~0-9]|(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N)$)"
+)
 _CORE_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _CORE_BOOL = {
     "true": True,
@@ -150,11 +156,24 @@ class _Builder:
         if node.flow_style:
             self.flow(node)
         out: dict[Any, Any] = {}
+        result = self.result
+        first_line = self.first_line
+        string_keys = self.typing == "string"
         for key_node, value_node in node.value:
-            key = self.build(key_node, path, depth + 1)
-            line, col = self.pos(key_node.start_mark)
+            # Fast path for the usual plain-string key; anything else goes through build().
+            if (
+                type(key_node) is yaml.ScalarNode
+                and key_node.tag == _STR_TAG
+                and (string_keys or key_node.style or not _MAY_TYPE.match(key_node.value))
+            ):
+                self.nodes += 1
+                key: Any = key_node.value
+            else:
+                key = self.build(key_node, path, depth + 1)
+            mark = key_node.start_mark
+            line, col = first_line + mark.line, mark.column + 1
             if not isinstance(key, str):
-                self.result.issues.append(
+                result.issues.append(
                     YamlIssue(
                         "non-string-key",
                         f"key {key!r} is a {type(key).__name__}, not a string",
@@ -166,9 +185,10 @@ class _Builder:
                 if isinstance(key, (list, dict)) or key is None:
                     continue
                 key = str(key)
+            key_path = (*path, key)
             if key in out:
-                first = self.result.key_positions.get((*path, key), (0, 0))
-                self.result.issues.append(
+                first = result.key_positions.get(key_path, (0, 0))
+                result.issues.append(
                     YamlIssue(
                         "duplicate-key",
                         f"duplicate key '{key}' (first at line {first[0]}); the last value wins "
@@ -178,9 +198,16 @@ class _Builder:
                         f"keep one '{key}:' line",
                     )
                 )
-            self.result.key_positions[(*path, key)] = (line, col)
-            self.result.value_positions[(*path, key)] = self.pos(value_node.start_mark)
-            out[key] = self.build(value_node, (*path, key), depth + 1)
+            result.key_positions[key_path] = (line, col)
+            vmark = value_node.start_mark
+            result.value_positions[key_path] = (first_line + vmark.line, vmark.column + 1)
+            if type(value_node) is yaml.ScalarNode and value_node.tag in _KNOWN_TAGS:
+                self.nodes += 1
+                if self.nodes > MAX_NODES:
+                    raise _Refused(f"more than {MAX_NODES:,} YAML nodes", vmark)
+                out[key] = self.scalar(value_node)
+            else:
+                out[key] = self.build(value_node, key_path, depth + 1)
         return out
 
     def scalar(self, node: yaml.ScalarNode) -> Any:

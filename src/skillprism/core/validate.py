@@ -779,7 +779,9 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
     return notes
 
 
-_TOKEN_START_SIGIL = re.compile(r"(?:^|[\s\[\]{},:?-])[&*!](?=\S)", re.M)
+# YAML reads '&', '*' or '!' as anchor, alias or tag only at the start of a node: at a line start,
+# after white space, or after a flow '[', '{' or ','. "git:*" or "R&D" are plain text.
+_TOKEN_START_SIGIL = re.compile(r"(?:^|[\s\[{,])[&*!](?=\S)", re.M)
 _STRICTYAML_REFUSES = {
     yaml.AnchorToken: "anchors (&)",
     yaml.AliasToken: "aliases (*)",
@@ -792,7 +794,9 @@ def _refval_strictyaml_tokens(doc: SkillDocument) -> list[Finding]:
     text = doc.frontmatter_text
     # Only a '&', '*' or '!' that starts a token can be an anchor, alias or tag; "R&D" or "now!"
     # in a description cannot, and skipping the token scan for them keeps checks fast.
-    if not _TOKEN_START_SIGIL.search(text):
+    if ("&" not in text and "*" not in text and "!" not in text) or not _TOKEN_START_SIGIL.search(
+        text
+    ):
         return []
     try:
         for token in yaml.scan(text, Loader=LOADER):

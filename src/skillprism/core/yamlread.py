@@ -20,6 +20,47 @@ _CLoader = getattr(yaml, "CSafeLoader", None)
 LOADER: type = _CLoader or yaml.SafeLoader
 HAS_LIBYAML = _CLoader is not None
 
+# Plain scalars are left untagged: typing them is the profile's business (see _Builder.scalar),
+# and PyYAML's YAML 1.1 guess for every scalar would cost time on every file for nothing.
+_PLAIN = "tag:skillprism,2026:plain"
+
+
+class _TypingFreeResolver(yaml.resolver.BaseResolver):
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _PLAIN
+        return super().resolve(kind, value, implicit)
+
+
+if _CLoader is not None:
+
+    class _ComposeLoader(yaml.cyaml.CParser, yaml.constructor.SafeConstructor, _TypingFreeResolver):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            yaml.cyaml.CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            _TypingFreeResolver.__init__(self)
+
+else:
+
+    class _ComposeLoader(  # type: ignore[no-redef]
+        yaml.reader.Reader,
+        yaml.scanner.Scanner,
+        yaml.parser.Parser,
+        yaml.composer.Composer,
+        yaml.constructor.SafeConstructor,
+        _TypingFreeResolver,
+    ):
+        def __init__(self, stream: str) -> None:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            _TypingFreeResolver.__init__(self)
+
+
+_YAML11_RESOLVER = yaml.resolver.Resolver()
+
 MAX_DEPTH = 40
 MAX_NODES = 20_000
 MAX_TOKENS = 100_000
@@ -30,7 +71,7 @@ PRESCAN_ABOVE = 2048
 TYPINGS = ("string", "core", "yaml11")
 
 _STD = "tag:yaml.org,2002:"
-_KNOWN_TAGS = {
+_KNOWN_TAGS = {_PLAIN} | {
     _STD + t for t in ("str", "int", "float", "bool", "null", "timestamp", "seq", "map", "merge")
 }
 
@@ -163,7 +204,7 @@ class _Builder:
             # Fast path for the usual plain-string key; anything else goes through build().
             if (
                 type(key_node) is yaml.ScalarNode
-                and key_node.tag == _STR_TAG
+                and (key_node.tag is _PLAIN or key_node.tag == _STR_TAG)
                 and (string_keys or key_node.style or not _MAY_TYPE.match(key_node.value))
             ):
                 self.nodes += 1
@@ -216,7 +257,7 @@ class _Builder:
             return value
         # Quoted and block scalars are strings in every schema (the C loader marks plain style with
         # '' and the pure-Python one with None, hence the truthiness test).
-        if node.style or node.tag == _STD + "str":
+        if node.style or node.tag == _STR_TAG:
             return value
         if self.typing == "core":
             if _CORE_NULL.match(value):
@@ -237,6 +278,8 @@ class _Builder:
                 )
             return value
         try:  # yaml11: PyYAML's own safe typing of one scalar (bool yes/no, dates, sexagesimal ...)
+            if node.tag == _PLAIN:
+                node.tag = _YAML11_RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
             return self._yaml11.construct_object(node, deep=False)  # type: ignore[union-attr]
         except (yaml.YAMLError, ValueError, OverflowError):
             return value
@@ -290,7 +333,7 @@ def read_yaml(text: str, first_line: int, typing: str = "core") -> YamlResult:
                 result.issues.append(issue)
                 result.failed = True
                 return result
-        node = yaml.compose(text, Loader=LOADER)
+        node = yaml.compose(text, Loader=_ComposeLoader)
         result.data = {} if node is None else builder.build(node, (), 0)
     except _Refused as refused:
         line, col = builder.pos(refused.mark)

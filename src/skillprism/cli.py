@@ -97,6 +97,44 @@ def _build_parser() -> argparse.ArgumentParser:
         help="alternative layout from the profile, e.g. 'reference' (skills-ref to-prompt)",
     )
 
+    act = sub.add_parser(
+        "activate",
+        help="print exactly what the model receives when a skill is activated",
+        description="Simulate activating skill NAME with arguments, as the profile's runtime does: "
+        "prints the delivered content; a refusal prints the runtime's text on stderr and exits 1.",
+    )
+    act.add_argument("name", metavar="NAME")
+    _add_selection_args(act, repeat_profile=False)
+    act.add_argument("--args", default="", metavar="STR", help="arguments as typed after /NAME")
+    act.add_argument(
+        "--as",
+        dest="invoker",
+        choices=("model", "user"),
+        default="model",
+        help="model tool call (default) or user slash command",
+    )
+    act.add_argument("--path", metavar="SKILL_DIR", help="activate this copy instead of the winner")
+    act.add_argument(
+        "--repeat",
+        action="store_true",
+        help="a repeat activation in the same session (consent already given)",
+    )
+    act.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
+    act.add_argument("--format", choices=("text", "json"), default="text")
+
+    res = sub.add_parser(
+        "resource",
+        help="read one of a skill's files as the runtime would (tier 3), with its guards",
+        description="Resolve REL_PATH (relative to skill NAME's folder, or a skill:// URL) the way "
+        "the runtime does; a refusal (escape, missing, not listed) is printed on stderr, exit 1.",
+    )
+    res.add_argument("name", metavar="NAME")
+    res.add_argument("rel_path", metavar="REL_PATH")
+    _add_selection_args(res, repeat_profile=False)
+    res.add_argument("--path", metavar="SKILL_DIR", help="use this copy instead of the winner")
+    res.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
+    res.add_argument("--format", choices=("text", "json"), default="text")
+
     gui = sub.add_parser("gui", help="open the desktop window (the default)")
     gui.add_argument("paths", nargs="*", metavar="PATH")
     gui.add_argument("--profile", metavar="NAME|PATH")
@@ -364,6 +402,153 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _activation_json(a) -> dict:  # type: ignore[no-untyped-def]
+    return {
+        "schema": 1,
+        "name": a.name,
+        "path": a.path,
+        "invoker": a.invoker,
+        "allowed": a.allowed,
+        "refusal": a.refusal,
+        "mechanism": a.mechanism,
+        "content": a.content,
+        "chars": a.chars,
+        "tokens": a.tokens,
+        "counter": a.counter,
+        "guidance_tokens": a.guidance_tokens,
+        "over_guidance": a.over_guidance,
+        "compaction_keep_tokens": a.compaction_keep_tokens,
+        "compaction_kept_chars": a.compaction_kept_chars,
+        "fork": a.fork,
+        "agent": a.agent,
+        "model": a.model,
+        "allowed_tools": list(a.allowed_tools),
+        "consent": a.consent,
+        "would_run": [{"line": line, "command": cmd} for line, cmd in a.would_run],
+        "substitutions": [
+            {
+                "start": s.start,
+                "end": s.end,
+                "placeholder": s.placeholder,
+                "value": s.value,
+                "kind": s.kind,
+            }
+            for s in a.substitutions
+        ],
+        "appended": a.appended,
+        "unmatched": list(a.unmatched),
+        "notes": list(a.notes),
+    }
+
+
+def cmd_activate(args: argparse.Namespace) -> int:
+    import json
+
+    from skillprism.core.activate import ActivationError, activate, find_skill
+    from skillprism.core.check_output import emit
+
+    try:
+        (catalog,), _project = _load_catalogs(args)
+        counter = _counter(args.counter)
+    except _UsageError as err:
+        return _error(str(err))
+    try:
+        skill = find_skill(catalog, args.name, args.path)
+        result = activate(
+            catalog,
+            skill,
+            args=args.args,
+            invoker=args.invoker,
+            first_activation=not args.repeat,
+            counter=counter,
+        )
+    except ActivationError as err:
+        print(f"skillprism: {catalog.profile.name}: {err}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.format == "json":
+        emit(json.dumps(_activation_json(result), ensure_ascii=True, indent=1) + "\n", sys.stdout)
+        return EXIT_OK if result.allowed else EXIT_FINDINGS
+    if not result.allowed:
+        print(result.refusal, file=sys.stderr)
+        return EXIT_FINDINGS
+    emit(result.content + ("" if result.content.endswith("\n") else "\n"), sys.stdout)
+    for note in result.notes:
+        print(f"skillprism: note: {note}", file=sys.stderr)
+    for line, cmd in result.would_run:
+        print(f"skillprism: line {line} would run (not run here): {cmd}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_resource(args: argparse.Namespace) -> int:
+    import json
+
+    from skillprism.core.activate import ActivationError, find_skill
+    from skillprism.core.check_output import emit
+    from skillprism.core.tier3 import resolve_reference, resolve_skill_url
+
+    try:
+        (catalog,), _project = _load_catalogs(args)
+        counter = _counter(args.counter)
+    except _UsageError as err:
+        return _error(str(err))
+    spec = catalog.profile.disclosure.tier3
+    try:
+        if args.rel_path.startswith("skill://"):
+            skills = {s.qualified_name: s.directory for s in catalog.skills if s.active}
+            result = resolve_skill_url(
+                args.rel_path,
+                skills,
+                only_listed=spec.only_listed,
+                max_bytes=spec.max_bytes,
+                count_tokens=counter.count,
+            )
+        else:
+            skill = find_skill(catalog, args.name, args.path)
+            result = resolve_reference(
+                skill.directory,
+                args.rel_path,
+                skill_name=skill.name,
+                only_listed=spec.only_listed,
+                max_bytes=spec.max_bytes,
+                count_tokens=counter.count,
+            )
+    except ActivationError as err:
+        print(f"skillprism: {catalog.profile.name}: {err}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.format == "json":
+        doc = {
+            "schema": 1,
+            "ok": result.ok,
+            "reference": result.reference,
+            "path": result.path,
+            "kind": result.kind,
+            "media_type": result.media_type,
+            "size": result.size,
+            "truncated": result.truncated,
+            "description": result.description,
+            "content": result.content,
+            "chars": result.chars,
+            "tokens": result.tokens,
+            "counter": counter.name,
+            "refusal": result.refusal.to_json() if result.refusal else None,
+            "notes": [n.to_json() for n in result.notes],
+        }
+        emit(json.dumps(doc, ensure_ascii=True, indent=1) + "\n", sys.stdout)
+        return EXIT_OK if result.ok else EXIT_FINDINGS
+    if not result.ok:
+        r = result.refusal
+        detail = f" ({r.code}; hint: {r.hint})" if r is not None and r.hint else ""
+        print(f"{r.message if r is not None else 'refused'}{detail}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if result.content is not None:
+        emit(result.content + ("" if result.content.endswith("\n") else "\n"), sys.stdout)
+    else:
+        print(result.description)
+    for n in result.notes:
+        print(f"skillprism: {n.code}: {n.message}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     # The desktop window is issue 4; until it lands, say so plainly and show what check sees on the
     # bundled demo set, instead of pretending to open a window.
@@ -383,12 +568,22 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    # PATHs may follow options (`activate NAME --args X DIR`); argparse leaves such trailing
+    # positionals unrecognised once NAME is filled, so they are taken as further PATHs here.
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if not hasattr(args, "paths") or any(e.startswith("-") and e != "-" for e in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.paths = [*args.paths, *extra]
     try:
         if args.command == "check":
             return cmd_check(args)
         if args.command == "prompt":
             return cmd_prompt(args)
+        if args.command == "activate":
+            return cmd_activate(args)
+        if args.command == "resource":
+            return cmd_resource(args)
         return cmd_gui(
             args if args.command == "gui" else argparse.Namespace(paths=[], profile=None)
         )

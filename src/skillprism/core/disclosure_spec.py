@@ -91,6 +91,15 @@ class Tier2Spec:
 
 
 @dataclass(frozen=True, slots=True)
+class Tier3Spec:
+    """How resources are reached: `only_listed` = only files listed when the skill was discovered
+    (autopoiesis); `max_bytes` = what one read returns at most."""
+
+    only_listed: bool = False
+    max_bytes: int = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
 class SettingsFile:
     path: str
     format: str
@@ -107,6 +116,7 @@ class SettingsSpec:
 class DisclosureSpec:
     tier1: Tier1Spec = field(default_factory=Tier1Spec)
     tier2: Tier2Spec = field(default_factory=Tier2Spec)
+    tier3: Tier3Spec = field(default_factory=Tier3Spec)
     settings: SettingsSpec = field(default_factory=SettingsSpec)
 
 
@@ -199,6 +209,15 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     )
     t2.check_unknown()
 
+    t3 = top.table("tier3")
+    tier3 = Tier3Spec(
+        only_listed=t3.get("only_listed", bool, False),
+        max_bytes=t3.get("max_bytes", int, Tier3Spec().max_bytes),
+    )
+    t3.check_unknown()
+    if tier3.max_bytes <= 0:
+        raise t3.fail("max_bytes", "must be greater than 0")
+
     st = top.table("settings")
     files = []
     for i, raw in enumerate(st.get("files", list, [])):
@@ -216,4 +235,4 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         env=_string_map(st, "env", KNOBS),
     )
     st.check_unknown()
-    return DisclosureSpec(tier1=tier1, tier2=tier2, settings=settings)
+    return DisclosureSpec(tier1=tier1, tier2=tier2, tier3=tier3, settings=settings)

@@ -135,9 +135,35 @@ def _build_parser() -> argparse.ArgumentParser:
     res.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
     res.add_argument("--format", choices=("text", "json"), default="text")
 
+    watch = sub.add_parser(
+        "watch",
+        help="keep the catalog current while files change; print one line per update",
+        description="Scan like check, then watch the folders and print one line per catalog "
+        "update (JSON lines with --format json) until Ctrl+C.",
+    )
+    _add_selection_args(watch, repeat_profile=False)
+    watch.add_argument("--format", choices=("text", "json"), default="text")
+    watch.add_argument(
+        "--polling", action="store_true", help="poll instead of native file events (slower)"
+    )
+    watch.add_argument(
+        "--debounce-ms", type=int, default=75, metavar="MS", help="quiet time before an update"
+    )
+
     gui = sub.add_parser("gui", help="open the desktop window (the default)")
-    gui.add_argument("paths", nargs="*", metavar="PATH")
+    gui.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="folders or skills to show (replace the saved roots for this run)",
+    )
     gui.add_argument("--profile", metavar="NAME|PATH")
+    gui.add_argument("--palette", choices=("light", "dark"), help="force a palette")
+    gui.add_argument(
+        "--screenshot",
+        metavar="FILE",
+        help="render the window at 1440x900 to FILE (PNG) once scanned, then exit",
+    )
     return parser
 
 
@@ -376,7 +402,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                 "headroom_chars": result.headroom_chars,
                 "tokens": result.tokens,
                 "counter": result.counter,
-                "assumptions": list(result.assumptions),
+                "assumptions": [*result.assumptions, *catalog.profile.assumptions],
                 "settings_applied": list(result.settings_applied),
             },
             "skills": [
@@ -392,6 +418,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
                 for e in result.entries
             ],
             "warnings": list(result.warnings),
+            "diagnostics": [{"path": d.path, **d.to_json()} for d in result.diagnostics],
             "text": result.text,
         }
         emit(json.dumps(doc, ensure_ascii=True, indent=1) + "\n", sys.stdout)
@@ -549,21 +576,109 @@ def cmd_resource(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_gui(args: argparse.Namespace) -> int:
-    # The desktop window is issue 4; until it lands, say so plainly and show what check sees on the
-    # bundled demo set, instead of pretending to open a window.
-    from skillprism.paths import demo_skills_dir
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Initial scan, then one line per catalog update; SIGINT / SIGTERM stop it with exit 0."""
+    import json
+    import signal
+    import threading
+    import time
 
-    print(
-        "skillprism: the desktop window is not built yet (issue 4). Showing `skillprism check` on "
-        "the bundled demo skills instead.\n",
-        file=sys.stderr,
+    from skillprism.core.settings import SettingsError, load_project_settings
+    from skillprism.core.watch import LiveCatalog, SkillWatcher
+
+    started = time.monotonic()
+    try:
+        (catalog,), project = _load_catalogs(args)
+        settings = load_project_settings(project)
+    except (_UsageError, SettingsError) as err:
+        return _error(str(err))
+    live = LiveCatalog(
+        catalog.profile,
+        args.paths or list(settings.roots) or None,
+        project=project,
+        max_depth=args.max_depth,
+        ignore_codes=settings.ignore_codes,
+        ignore_paths=settings.ignore_paths,
+        catalog=catalog,
     )
-    ns = _build_parser().parse_args(
-        ["check", *(args.paths or [str(demo_skills_dir())])]
-        + (["--profile", args.profile] if args.profile else [])
+    out_lock = threading.Lock()
+    done = threading.Event()
+
+    def counts(cat) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+        return len(cat.skills), sum(1 for d in cat.all_diagnostics() if d.severity.rank == 3)
+
+    def emit(record: dict) -> None:  # type: ignore[type-arg]
+        if args.format == "json":
+            line = json.dumps(record)
+        elif record.get("initial"):
+            line = (
+                f"watching {record['skills']} skill(s), {record['errors']} error(s); "
+                f"scan {record['elapsed_ms']:.0f} ms ({record['mode']})"
+            )
+        else:
+            shown = ", ".join(record["changed"][:3]) + (
+                f" (+{len(record['changed']) - 3} more)" if len(record["changed"]) > 3 else ""
+            )
+            line = (
+                f"updated in {record['elapsed_ms']:.0f} ms: {record['skills']} skill(s), "
+                f"{record['errors']} error(s) <- {shown}"
+            )
+        with out_lock:
+            try:
+                print(line, flush=True)
+            except (BrokenPipeError, ValueError):
+                done.set()
+
+    def on_change(paths: list[str]) -> None:
+        try:
+            cat = live.refresh(paths)
+        except Exception as err:  # keep watching; the next change may fix it
+            print(f"skillprism: watch: refresh failed: {err}", file=sys.stderr, flush=True)
+            return
+        skills, errors = counts(cat)
+        emit(
+            {
+                "changed": paths,
+                "skills": skills,
+                "errors": errors,
+                "elapsed_ms": round((time.monotonic() - watcher.batch_started) * 1000, 1),
+                "mode": watcher.mode,
+                "refresh": live.last_refresh,
+            }
+        )
+
+    watcher = SkillWatcher(
+        live.roots_to_watch(),
+        on_change,
+        debounce_ms=args.debounce_ms,
+        force_polling=args.polling,
     )
-    return cmd_check(ns)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    watcher.start()
+    try:
+        skills, errors = counts(catalog)
+        record = {
+            "initial": True,
+            "skills": skills,
+            "errors": errors,
+            "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
+            "mode": watcher.mode,
+        }
+        if watcher.reason:
+            record["reason"] = watcher.reason
+        emit(record)
+        while not done.wait(0.5):
+            pass
+    finally:
+        watcher.stop()
+    return EXIT_OK
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from skillprism.gui.app import run_gui
+
+    return run_gui(list(args.paths), args.profile, args.palette, args.screenshot)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -584,8 +699,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_activate(args)
         if args.command == "resource":
             return cmd_resource(args)
+        if args.command == "watch":
+            return cmd_watch(args)
         return cmd_gui(
-            args if args.command == "gui" else argparse.Namespace(paths=[], profile=None)
+            args
+            if args.command == "gui"
+            else argparse.Namespace(paths=[], profile=None, palette=None, screenshot=None)
         )
     except KeyboardInterrupt:
         return 130

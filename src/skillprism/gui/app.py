@@ -1,0 +1,179 @@
+"""Starting the desktop app: early checks before Qt, application identity, palette, the window,
+and `--screenshot` mode (1440x900, PNG written once the scan result is shown, then exit)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from skillprism import APP_ID, APP_NAME, ORGANIZATION, __version__
+
+QT_APT_LINE = (
+    "sudo apt-get install libgl1 libegl1 libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 "
+    "libfontconfig1 libfreetype6 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 "
+    "libxcb-image0 libxcb-render-util0 libxcb-shape0 fonts-dejavu-core"
+)
+
+
+def _qt_or_explain() -> bool:
+    """Import Qt, or print what is missing and how to install it (no traceback)."""
+    try:
+        from PySide6 import QtGui, QtWidgets  # noqa: F401
+    except ImportError as err:
+        print(
+            f"{APP_NAME}: the Qt libraries could not be loaded ({err}).\n"
+            f"On Debian or Ubuntu, install the system libraries Qt needs with:\n  {QT_APT_LINE}",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def _display_or_explain(screenshot: bool) -> bool:
+    if os.environ.get("QT_QPA_PLATFORM") or sys.platform != "linux":
+        return True
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return True
+    if screenshot:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a screenshot needs no screen
+        return True
+    print(
+        f"{APP_NAME}: no display found (DISPLAY and WAYLAND_DISPLAY are unset).\n"
+        "Run it in a desktop session, or use `skillprism check` for headless checks "
+        "(QT_QPA_PLATFORM=offscreen with --screenshot FILE renders the window to a PNG).",
+        file=sys.stderr,
+    )
+    return False
+
+
+def dark_palette():  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor, QPalette
+
+    p = QPalette()
+    roles = QPalette.ColorRole
+    for role, color in (
+        (roles.Window, "#25272b"),
+        (roles.WindowText, "#e6e6e6"),
+        (roles.Base, "#1e1f22"),
+        (roles.AlternateBase, "#2b2d31"),
+        (roles.ToolTipBase, "#2b2d31"),
+        (roles.ToolTipText, "#e6e6e6"),
+        (roles.Text, "#e6e6e6"),
+        (roles.Button, "#2f3136"),
+        (roles.ButtonText, "#e6e6e6"),
+        (roles.BrightText, "#ff6b6b"),
+        (roles.Link, "#6cb6ff"),
+        (roles.Highlight, "#2f6feb"),
+        (roles.HighlightedText, "#ffffff"),
+        (roles.PlaceholderText, "#8b8f96"),
+    ):
+        p.setColor(role, QColor(color))
+    disabled = QPalette.ColorGroup.Disabled
+    for role in (roles.Text, roles.WindowText, roles.ButtonText):
+        p.setColor(disabled, role, QColor("#80848b"))
+    return p
+
+
+def light_palette():  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor, QPalette
+
+    p = QPalette()
+    roles = QPalette.ColorRole
+    for role, color in (
+        (roles.Window, "#f3f4f6"),
+        (roles.WindowText, "#1f2328"),
+        (roles.Base, "#ffffff"),
+        (roles.AlternateBase, "#f6f8fa"),
+        (roles.ToolTipBase, "#ffffe0"),
+        (roles.ToolTipText, "#1f2328"),
+        (roles.Text, "#1f2328"),
+        (roles.Button, "#eef0f3"),
+        (roles.ButtonText, "#1f2328"),
+        (roles.Link, "#0b5cad"),
+        (roles.Highlight, "#2f6feb"),
+        (roles.HighlightedText, "#ffffff"),
+        (roles.PlaceholderText, "#6e7781"),
+    ):
+        p.setColor(role, QColor(color))
+    disabled = QPalette.ColorGroup.Disabled
+    for role in (roles.Text, roles.WindowText, roles.ButtonText):
+        p.setColor(disabled, role, QColor("#8c959f"))
+    return p
+
+
+def choose_start_roots(saved: list[str], profile: str, project: str) -> list[str]:
+    """Saved roots, else the profile's own roots (returned as [] = use them) when any exists
+    here, else the bundled demo set."""
+    from skillprism.core.profiles import ProfileError, load_profile
+    from skillprism.core.resolve import profile_roots
+    from skillprism.paths import demo_skills_dir
+
+    saved = [r for r in saved if os.path.exists(r)]
+    if saved:
+        return saved
+    try:
+        roots = profile_roots(load_profile(profile), project, os.path.expanduser("~"), os.environ)
+    except ProfileError:
+        roots = []
+    if any(r.exists for r in roots):
+        return []
+    return [str(demo_skills_dir())]
+
+
+def run_gui(
+    paths: list[str], profile: str | None, palette: str | None, screenshot: str | None
+) -> int:
+    if not _display_or_explain(bool(screenshot)) or not _qt_or_explain():
+        return 2
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication, QStyleFactory
+
+    QGuiApplication.setApplicationName(APP_NAME)
+    QGuiApplication.setOrganizationName(ORGANIZATION)
+    QGuiApplication.setApplicationVersion(__version__)
+    QGuiApplication.setDesktopFileName(APP_ID)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    settings = QSettings(ORGANIZATION, "SkillPrism")
+    if palette:
+        app.setStyle(QStyleFactory.create("Fusion"))
+        app.setPalette(dark_palette() if palette == "dark" else light_palette())
+    from skillprism.gui.main_window import MainWindow
+
+    project = os.getcwd()
+    profile = profile or settings.value("profile", "agentskills", str)
+    if paths:
+        roots = [os.path.abspath(p) for p in paths]
+    else:
+        roots = choose_start_roots(settings.value("roots", [], list), profile, project)
+    dark = app.palette().color(app.palette().ColorRole.Window).lightness() < 128
+    window = MainWindow(roots=roots, profile=profile, project=project, dark=dark, settings=settings)
+    if screenshot:
+        window.resize(1440, 900)
+    else:
+        window.resize(1360, 860)
+        window.restore_state()
+    window.show()
+    outcome = {"code": 0}
+    if screenshot:
+
+        def grab() -> None:
+            window.grab().save(screenshot, "PNG")
+            app.quit()
+
+        def done(_catalog: object) -> None:
+            if window.selected_key == "" and window.catalog is not None:
+                first = next((s for s in window.catalog.skills if s.active), None)
+                if first is not None:
+                    window.select_skill(first.key)
+            QTimer.singleShot(150, grab)
+
+        def failed(_message: str) -> None:
+            outcome["code"] = 1
+            QTimer.singleShot(50, grab)
+
+        window.sig_catalog_applied.connect(done)
+        window.sig_scan_failed.connect(failed)
+    QTimer.singleShot(0, window.reload)  # the window appears first; the scan runs in the background
+    code = app.exec()
+    return outcome["code"] if screenshot else code

@@ -1,0 +1,683 @@
+"""The workbench window: source tree with precedence, previews, problems, live reload."""
+
+from __future__ import annotations
+
+import html
+import os
+import shlex
+import subprocess
+import time
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QToolBar,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from skillprism import APP_NAME, __version__
+from skillprism.core.catalog import STATES, Catalog, SkillEntry
+from skillprism.gui.browser import SafeBrowser
+from skillprism.gui.filtering import SkillFilterProxy
+from skillprism.gui.icons import STATE_TEXT
+from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFilter, ProblemsModel
+from skillprism.gui.service import CatalogService, LoadResult, WatchBridge
+from skillprism.gui.source_view import SourceView
+from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
+
+MAX_RECENT = 10
+TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".xml", ".html", ".rst"}
+
+
+class MainWindow(QMainWindow):
+    sig_catalog_applied = Signal(object)
+    """A new Catalog is shown (tree, problems and preview are up to date)."""
+    sig_scan_failed = Signal(str)
+    """Building the catalog failed; the message says why."""
+
+    def __init__(
+        self, *, roots: list[str], profile: str, project: str, dark: bool, settings: QSettings
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.roots = list(roots)
+        self.profile = profile
+        self.project = project
+        self.dark = dark
+        self.catalog: Catalog | None = None
+        self.selected_key = ""
+        self._last_refresh = ""
+        self.setWindowTitle(APP_NAME)
+        self.setAcceptDrops(True)
+        self.service = CatalogService(self)
+        self.watch = WatchBridge(self)
+        self._reload_timer = QTimer(self, singleShot=True, interval=0)
+        self._pending_changes: set[str] = set()
+        self._build_ui()
+        self._build_actions()
+        self.service.sig_loaded.connect(self._apply_result)
+        self.service.sig_failed.connect(self._on_failed)
+        self.service.sig_busy.connect(self._on_busy)
+        self.watch.sig_changed.connect(self._on_files_changed)
+        self._reload_timer.timeout.connect(self._reload_changed)
+
+    # --- layout -----------------------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        self.tree_model = SkillTreeModel(self)
+        self.proxy = SkillFilterProxy(self)
+        self.proxy.setSourceModel(self.tree_model)
+        self.tree = QTreeView()
+        self.tree.setModel(self.proxy)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.tree.header().setStretchLastSection(True)
+        self.tree.setColumnWidth(0, 250)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
+
+        self.filter_edit = QLineEdit(
+            placeholderText="Filter skills (all words, name and description)"
+        )
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_filter)
+        self.state_filter = QComboBox()
+        self.state_filter.addItem("All states", "")
+        for state in STATES:
+            self.state_filter.addItem(STATE_TEXT[state], state)
+        self.state_filter.currentIndexChanged.connect(self._on_filter)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(4, 4, 0, 4)
+        row = QHBoxLayout()
+        row.addWidget(self.filter_edit, 1)
+        row.addWidget(self.state_filter)
+        lv.addLayout(row)
+        lv.addWidget(self.tree, 1)
+
+        self.tabs = QTabWidget()
+        self.overview = SafeBrowser()
+        self.overview.anchorClicked.connect(self._on_link)
+        self.source = SourceView(dark=self.dark)
+        self.files_view = SafeBrowser()
+        self.files_view.anchorClicked.connect(self._on_link)
+        self.tabs.addTab(self.overview, "Overview")
+        self.tabs.addTab(self.source, "Source")
+        self.tabs.addTab(self.files_view, "Files")
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([420, 1000])
+        self.setCentralWidget(self.splitter)
+
+        self.problems_model = ProblemsModel(self)
+        self.problems_proxy = ProblemsFilter(self)
+        self.problems_proxy.setSourceModel(self.problems_model)
+        self.problems = QTableView()
+        self.problems.setModel(self.problems_proxy)
+        self.problems.setSortingEnabled(True)
+        self.problems.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.problems.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.problems.setAlternatingRowColors(True)
+        self.problems.verticalHeader().hide()
+        self.problems.setWordWrap(False)
+        hh = self.problems.horizontalHeader()
+        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((0, 90), (1, 70), (3, 180), (4, 320)):
+            self.problems.setColumnWidth(col, width)
+        self.problems.activated.connect(self._on_problem_activated)
+        self.problems.doubleClicked.connect(self._on_problem_activated)
+        self.problem_filter = QLineEdit(placeholderText="Filter problems (code, message, skill)")
+        self.problem_filter.setClearButtonEnabled(True)
+        self.problem_filter.textChanged.connect(self.problems_proxy.set_text)
+        self.severity_filter = QComboBox()
+        for label, sev in (
+            ("All severities", ()),
+            ("Errors", ("error",)),
+            ("Errors and warnings", ("error", "warning")),
+            ("Warnings", ("warning",)),
+            ("Notes", ("info",)),
+        ):
+            self.severity_filter.addItem(label, sev)
+        self.severity_filter.currentIndexChanged.connect(
+            lambda _i: self.problems_proxy.set_severities(
+                frozenset(self.severity_filter.currentData())
+            )
+        )
+        dock_body = QWidget()
+        dv = QVBoxLayout(dock_body)
+        dv.setContentsMargins(4, 2, 4, 4)
+        drow = QHBoxLayout()
+        drow.addWidget(self.problem_filter, 1)
+        drow.addWidget(self.severity_filter)
+        dv.addLayout(drow)
+        dv.addWidget(self.problems, 1)
+        self.problems_dock = QDockWidget("Problems", self)
+        self.problems_dock.setObjectName("problems-dock")
+        self.problems_dock.setWidget(dock_body)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
+
+        sb = self.statusBar()
+        self.counts_label = QLabel("No skills loaded")
+        self.refresh_label = QLabel("")
+        self.watch_label = QLabel("")
+        self.progress = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
+        self.progress.setRange(0, 0)
+        self.progress.hide()
+        sb.addWidget(self.counts_label, 1)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.watch_label)
+        sb.addPermanentWidget(self.refresh_label)
+
+    def _build_actions(self) -> None:
+        def act(text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
+            a = QAction(text, self)
+            a.triggered.connect(slot)
+            if shortcut is not None:
+                a.setShortcut(QKeySequence(shortcut))
+            if tip:
+                a.setStatusTip(tip)
+            return a
+
+        self.act_open = act(
+            "&Open Folder…",
+            self.open_folder,
+            QKeySequence.StandardKey.Open,
+            "Show the skills in one folder",
+        )
+        self.act_open_skill = act(
+            "Open &Skill…",
+            self.open_skill,
+            "Ctrl+Shift+O",
+            "Open a single skill folder or SKILL.md",
+        )
+        self.act_add_root = act("&Add Root Folder…", self.add_root, "Ctrl+Shift+A")
+        self.act_remove_root = act(
+            "&Remove Root Folder",
+            self.remove_root,
+            None,
+            "Remove the selected root folder from the set",
+        )
+        self.act_project = act(
+            "Set &Project Folder…",
+            self.set_project,
+            None,
+            "Use a profile's own roots for this project (clears explicit roots)",
+        )
+        self.act_reload = act("&Reload", self.reload, QKeySequence.StandardKey.Refresh)
+        self.act_reload.setShortcuts([QKeySequence("F5"), QKeySequence.StandardKey.Refresh])
+        self.act_quit = act("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.act_find = act(
+            "&Find", lambda: self.filter_edit.setFocus(), QKeySequence.StandardKey.Find
+        )
+        self.act_copy_path = act("&Copy Path", self.copy_path, "Ctrl+Shift+C")
+        self.act_reveal = act("Reveal in &File Manager", self.reveal, None)
+        self.act_editor = act(
+            "Open in &Editor",
+            self.open_in_editor,
+            "Ctrl+E",
+            "Open SKILL.md or a text file in your editor",
+        )
+        self.act_editor_cmd = act("Set Editor Command…", self.set_editor_command)
+        self.act_diag_ref = act("&Diagnostics Reference", self.show_diagnostics_reference, "F1")
+        self.act_about = act("&About Skill Prism", self.show_about)
+
+        bar = QToolBar("Main")
+        bar.setObjectName("main-toolbar")
+        bar.setMovable(False)
+        self.addToolBar(bar)
+        bar.addWidget(QLabel(" Runtime: "))
+        self.profile_combo = QComboBox()
+        self.profile_combo.setMinimumContentsLength(18)
+        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+
+        for name in available_profiles():
+            try:
+                title = load_profile(name).title
+            except ProfileError:
+                title = f"{name} (broken profile)"
+            self.profile_combo.addItem(f"{title}", name)
+        if self.profile_combo.findData(self.profile) < 0:
+            self.profile_combo.addItem(os.path.basename(self.profile), self.profile)
+        self.profile_combo.setCurrentIndex(self.profile_combo.findData(self.profile))
+        self.profile_combo.currentIndexChanged.connect(self._on_profile_changed)
+        bar.addWidget(self.profile_combo)
+        bar.addSeparator()
+        for a in (self.act_open, self.act_add_root, self.act_remove_root, self.act_reload):
+            bar.addAction(a)
+
+        mb = self.menuBar()
+        m_file = mb.addMenu("&File")
+        for a in (self.act_open, self.act_open_skill, self.act_project):
+            m_file.addAction(a)
+        self.recent_menu = m_file.addMenu("Open &Recent")
+        m_file.addSeparator()
+        for a in (self.act_add_root, self.act_remove_root, self.act_reload):
+            m_file.addAction(a)
+        m_file.addSeparator()
+        m_file.addAction(self.act_quit)
+        m_edit = mb.addMenu("&Edit")
+        m_edit.addAction(self.act_find)
+        m_edit.addAction(self.act_copy_path)
+        m_skill = mb.addMenu("&Skill")
+        for a in (self.act_editor, self.act_reveal, self.act_editor_cmd):
+            m_skill.addAction(a)
+        m_view = mb.addMenu("&View")
+        m_view.addAction(self.problems_dock.toggleViewAction())
+        m_help = mb.addMenu("&Help")
+        m_help.addAction(self.act_diag_ref)
+        m_help.addAction(self.act_about)
+        self._refresh_recent_menu()
+
+    # --- loading --------------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.service.request(self.profile, self.roots, self.project)
+
+    def _on_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        if busy and self.catalog is None:
+            self.counts_label.setText("Scanning…")
+
+    def _on_failed(self, message: str) -> None:
+        self.counts_label.setText(f"Scan failed: {message}")
+        self.sig_scan_failed.emit(message)
+
+    def _on_files_changed(self, paths: list[str]) -> None:
+        self._pending_changes.update(paths)
+        self._reload_timer.start()
+
+    def _reload_changed(self) -> None:
+        changed = tuple(sorted(self._pending_changes))
+        self._pending_changes.clear()
+        self.service.request(self.profile, self.roots, self.project, changed)
+
+    def _expanded_keys(self) -> set[str]:
+        keys = set()
+        for row in range(self.proxy.rowCount()):
+            idx = self.proxy.index(row, 0)
+            if self.tree.isExpanded(idx):
+                keys.add(idx.data(KEY_ROLE))
+            for child in range(self.proxy.rowCount(idx)):
+                cidx = self.proxy.index(child, 0, idx)
+                if self.tree.isExpanded(cidx):
+                    keys.add(cidx.data(KEY_ROLE))
+        return keys
+
+    def _apply_result(self, result: LoadResult) -> None:
+        first = self.catalog is None
+        expanded = self._expanded_keys()
+        scroll = self.tree.verticalScrollBar().value()
+        key = self.selected_key
+        self.catalog = result.catalog
+        self.tree_model.set_catalog(result.catalog)
+        self.problems_model.set_catalog(result.catalog)
+        if first:
+            self.tree.expandToDepth(0)
+        else:
+            for k in expanded:
+                src = self.tree_model.index_for_key(k)
+                if src.isValid():
+                    self.tree.expand(self.proxy.mapFromSource(src))
+            self.tree.verticalScrollBar().setValue(scroll)
+        self._select_key(key, keep_line=True)
+        self._update_status(result)
+        self.watch.watch(self._watch_paths())
+        self._update_watch_label()
+        self.sig_catalog_applied.emit(result.catalog)
+
+    def _watch_paths(self) -> list[str]:
+        if self.catalog is None:
+            return []
+        paths = [r.path for r in self.catalog.roots if r.exists and os.path.isdir(r.path)]
+        paths += [p for p in self.roots if os.path.isdir(p)]
+        return paths
+
+    def _update_watch_label(self) -> None:
+        mode = self.watch.mode
+        if mode == "native":
+            self.watch_label.setText("Live")
+            self.watch_label.setToolTip("Watching the skill folders for changes")
+        elif mode == "polling":
+            self.watch_label.setText("Live (polling)")
+            self.watch_label.setToolTip(self.watch.reason or "Watching by polling")
+        else:
+            self.watch_label.setText("Not watching")
+            self.watch_label.setToolTip(self.watch.reason)
+
+    def _update_status(self, result: LoadResult) -> None:
+        cat = result.catalog
+        s = cat.summary()
+        st = s["status"]
+        sev = s["severity"]
+        self.counts_label.setText(
+            f"{s['skills']} skills · {st['ok'] + st['warning']} active · {sev['error']} errors · "
+            f"{sev['warning']} warnings · {st['shadowed']} shadowed · {st['skipped']} skipped · "
+            f"{st['not-discovered']} not discovered — {cat.profile.title}"
+        )
+        self._last_refresh = time.strftime("%H:%M:%S")
+        self.refresh_label.setText(
+            f"Refreshed {self._last_refresh} ({result.seconds * 1000:.0f} ms)"
+        )
+
+    # --- selection and preview -----------------------------------------------------------------------
+
+    def _select_key(self, key: str, keep_line: bool = False) -> None:
+        if not key:
+            self._show_nothing()
+            return
+        src = self.tree_model.index_for_key(key)
+        if not src.isValid():
+            self._show_nothing()
+            return
+        idx = self.proxy.mapFromSource(src)
+        if idx.isValid():
+            self.tree.setCurrentIndex(idx)
+            self.tree.scrollTo(idx)
+        self._show_key(key)
+
+    def select_skill(self, key: str, line: int = 0) -> None:
+        self._select_key(key)
+        if line:
+            self.tabs.setCurrentWidget(self.source)
+            self.source.go_to_line(line)
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        kind = current.data(KIND_ROLE)
+        if kind == "skill":
+            key = current.data(KEY_ROLE)
+            if key != self.selected_key:
+                self._show_key(key)
+        elif kind == "file":
+            parent_key = current.parent().data(KEY_ROLE)
+            if parent_key != self.selected_key:
+                self._show_key(parent_key)
+            self._show_file(current.data(PATH_ROLE))
+            self.tabs.setCurrentWidget(self.files_view)
+
+    def _skill(self, key: str) -> SkillEntry | None:
+        if self.catalog is None:
+            return None
+        return next((s for s in self.catalog.skills if s.key == key), None)
+
+    def _show_nothing(self) -> None:
+        self.selected_key = ""
+        bg = "#1e1f22" if self.dark else "#ffffff"
+        del bg
+        text = (
+            "Select a skill on the left to see its frontmatter, rendered instructions, source "
+            "and files."
+            if self.catalog and self.catalog.skills
+            else "No skills here yet. Use File → Open Folder (Ctrl+O) or drop a folder on the window."
+        )
+        self.overview.setHtml(f"<p style='color:gray; margin:24px'>{html.escape(text)}</p>")
+        self.source.set_source("", [])
+        self.files_view.setHtml("")
+
+    def _show_key(self, key: str) -> None:
+        skill = self._skill(key)
+        if skill is None:
+            self._show_nothing()
+            return
+        self.selected_key = key
+        from skillprism.gui.preview import overview_html, source_text
+
+        self.overview.set_allowed_root(skill.directory)
+        self.files_view.set_allowed_root(skill.directory)
+        self.overview.setHtml(overview_html(skill, self.catalog, dark=self.dark))  # type: ignore[arg-type]
+        text, diags = source_text(skill)
+        self.source.set_source(text, diags)
+        self._show_file_list(skill)
+
+    def _show_file_list(self, skill: SkillEntry) -> None:
+        from skillprism.gui.preview import files_html
+
+        self.files_view.setHtml(files_html(skill, dark=self.dark))
+
+    def _show_file(self, path: str) -> None:
+        skill = self._skill(self.selected_key)
+        if skill is None or not path:
+            return
+        from skillprism.gui.preview import file_html
+
+        self.files_view.setHtml(file_html(skill, path, dark=self.dark))
+
+    def _on_link(self, url: QUrl) -> None:
+        from skillprism.gui.preview import RESOURCE_SCHEME
+
+        if url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)  # only ever on a click
+            return
+        skill = self._skill(self.selected_key)
+        if skill is None:
+            return
+        if url.scheme() == RESOURCE_SCHEME:
+            rel = url.path().lstrip("/")
+            self.tabs.setCurrentWidget(self.files_view)
+            self._show_file(os.path.join(skill.directory, rel) if rel else "")
+            if not rel:
+                self._show_file_list(skill)
+            return
+        if url.hasFragment() and not url.path():
+            self.sender().scrollToAnchor(url.fragment())  # type: ignore[union-attr]
+            return
+        if url.isRelative() or url.isLocalFile():
+            from skillprism.gui.preview import resolve_link
+
+            self.tabs.setCurrentWidget(self.files_view)
+            self.files_view.setHtml(resolve_link(skill, url.toString(), dark=self.dark))
+
+    def _on_problem_activated(self, index: QModelIndex) -> None:
+        src = self.problems_proxy.mapToSource(index)
+        key = src.data(SKILL_KEY_ROLE)
+        line = src.data(LINE_ROLE) or 0
+        if key:
+            self.select_skill(key, line)
+
+    def _on_filter(self, *_args: Any) -> None:
+        self.proxy.set_text(self.filter_edit.text())
+        state = self.state_filter.currentData()
+        self.proxy.set_states(frozenset({state}) if state else frozenset())
+        if self.proxy.active:
+            self.tree.expandAll()
+
+    def _on_profile_changed(self, _index: int) -> None:
+        self.profile = self.profile_combo.currentData()
+        self.settings.setValue("profile", self.profile)
+        self.reload()
+
+    # --- roots, files, editor ----------------------------------------------------------------------------
+
+    def set_roots(self, roots: list[str]) -> None:
+        self.roots = [os.path.abspath(r) for r in roots]
+        self.settings.setValue("roots", self.roots)
+        for r in self.roots:
+            self._remember_recent(r)
+        self.reload()
+
+    def open_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Open Folder", self.roots[0] if self.roots else ""
+        )
+        if folder:
+            self.set_roots([folder])
+
+    def open_skill(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open Skill", "", "Skill files (SKILL.md skill.md);;All files (*)"
+        )
+        if path:
+            self.set_roots([path])
+
+    def add_root(self, folder: str = "") -> None:
+        folder = folder or QFileDialog.getExistingDirectory(self, "Add Root Folder")
+        if folder and os.path.abspath(folder) not in self.roots:
+            self.set_roots([*self.roots, folder])
+
+    def remove_root(self) -> None:
+        idx = self.tree.currentIndex()
+        while idx.isValid() and idx.data(KIND_ROLE) != "root":
+            idx = idx.parent()
+        if not idx.isValid():
+            self.statusBar().showMessage("Select a root folder (or a skill in it) to remove", 4000)
+            return
+        path = idx.data(PATH_ROLE)
+        remaining = [r for r in self.roots if not (path == r or path.startswith(r + os.sep))]
+        if remaining == self.roots:
+            self.statusBar().showMessage(
+                "That root comes from the profile, not from your folders", 5000
+            )
+            return
+        self.set_roots(remaining)
+
+    def set_project(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Project Folder", self.project)
+        if folder:
+            self.project = folder
+            self.settings.setValue("project", folder)
+            self.set_roots([])
+
+    def _remember_recent(self, path: str) -> None:
+        recent = [p for p in self.settings.value("recent", [], list) if p != path]
+        self.settings.setValue("recent", [path, *recent][:MAX_RECENT])
+        self._refresh_recent_menu()
+
+    def _refresh_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.value("recent", [], list)
+        for path in recent:
+            a = self.recent_menu.addAction(path)
+            a.triggered.connect(lambda _c=False, p=path: self.set_roots([p]))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _current_path(self) -> str:
+        idx = self.tree.currentIndex()
+        return idx.data(PATH_ROLE) if idx.isValid() else ""
+
+    def copy_path(self) -> None:
+        path = self._current_path()
+        if path:
+            QGuiApplication.clipboard().setText(path)
+            self.statusBar().showMessage(f"Copied {path}", 3000)
+
+    def reveal(self) -> None:
+        path = self._current_path()
+        if path:
+            folder = path if os.path.isdir(path) else os.path.dirname(path)
+            QDesktopServices.openUrl(QUrl.fromLocalFile(folder))  # a folder, never a file to run
+
+    def open_in_editor(self) -> None:
+        path = self._current_path() or (
+            self._skill(self.selected_key).path if self.selected_key else ""
+        )  # type: ignore[union-attr]
+        if not path:
+            return
+        if os.path.isdir(path) or os.path.splitext(path)[1].lower() not in TEXT_SUFFIXES:
+            self.statusBar().showMessage(
+                "Only SKILL.md and text files open in the editor; scripts "
+                "and other files are never handed to the desktop",
+                6000,
+            )
+            return
+        command = self.settings.value("editor", "", str)
+        if command:
+            try:
+                subprocess.Popen([*shlex.split(command), path], start_new_session=True)
+            except (OSError, ValueError) as err:
+                QMessageBox.warning(
+                    self, APP_NAME, f"Could not start the editor “{command}”:\n{err}"
+                )
+        else:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def set_editor_command(self) -> None:
+        current = self.settings.value("editor", "", str)
+        text, ok = QInputDialog.getText(
+            self,
+            "Editor Command",
+            "Command to open a file (the path is appended), e.g. "
+            "“code --goto” or “gedit”. Empty = system default:",
+            text=current,
+        )
+        if ok:
+            self.settings.setValue("editor", text.strip())
+
+    def show_diagnostics_reference(self) -> None:
+        from skillprism.gui.preview import diagnostics_reference_html
+
+        self.tabs.setCurrentWidget(self.overview)
+        self.overview.setHtml(diagnostics_reference_html(dark=self.dark))
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            f"About {APP_NAME}",
+            f"<h3>{APP_NAME} {__version__}</h3>"
+            "<p>One Agent Skills set, seen the way each agent runtime sees it.</p>"
+            "<p>Licensed under the Apache License 2.0. Built with Qt and PySide6 (LGPL-3.0), "
+            "PyYAML (MIT), Python-Markdown (BSD), Pygments (BSD), watchdog (Apache-2.0) and "
+            "toktok-rs (MIT); see THIRD_PARTY_NOTICES.md.</p>",
+        )
+
+    # --- drag and drop, settings ------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: Any) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: Any) -> None:
+        folders = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        folders = [f for f in folders if os.path.exists(f)]
+        if folders:
+            self.set_roots(
+                [
+                    *self.roots,
+                    *[os.path.abspath(f) for f in folders if os.path.abspath(f) not in self.roots],
+                ]
+            )
+            event.acceptProposedAction()
+
+    def restore_state(self) -> None:
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window_state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        splitter = self.settings.value("splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+
+    def closeEvent(self, event: Any) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("window_state", self.saveState())
+        self.settings.setValue("splitter", self.splitter.saveState())
+        self.watch.stop()
+        self.service.shutdown()
+        super().closeEvent(event)
+
+    def is_dark(self) -> bool:
+        return self.palette().color(QPalette.ColorRole.Window).lightness() < 128

@@ -1,0 +1,161 @@
+"""Catalog building off the GUI thread, and the file watcher adapted to Qt signals.
+
+The worker owns its DocumentCache (only its thread touches it), so a rescan after an edit
+re-parses only the changed files. Results come back as queued signals and are applied on the GUI
+thread; a generation number drops results that a newer request has overtaken.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from skillprism.core.catalog import Catalog
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    profile: str
+    paths: tuple[str, ...]
+    project: str
+    changed: tuple[str, ...] = ()
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    catalog: Catalog
+    seconds: float
+    generation: int
+    changed: tuple[str, ...] = field(default=())
+
+
+class _Worker(QObject):
+    sig_done = Signal(object)
+    """A LoadResult is ready."""
+    sig_failed = Signal(str, int)
+    """Loading failed: (message, generation)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._cache: Any = None
+
+    @Slot(object)
+    def load(self, request: LoadRequest) -> None:
+        from skillprism.core.profiles import ProfileError, load_profile
+        from skillprism.core.resolve import DocumentCache, build_catalog
+
+        start = time.perf_counter()
+        try:
+            if self._cache is None:
+                self._cache = DocumentCache()
+            if request.changed:
+                self._cache.forget(request.changed)
+                self._cache.forget(os.path.join(p, "SKILL.md") for p in request.changed)
+            profile = load_profile(request.profile)
+            catalog = build_catalog(
+                profile, list(request.paths) or None, project=request.project, cache=self._cache
+            )
+        except ProfileError as err:
+            self.sig_failed.emit(str(err), request.generation)
+            return
+        except Exception as err:  # a bug must not kill the worker thread; say what happened
+            self.sig_failed.emit(f"could not build the skill catalog: {err!r}", request.generation)
+            return
+        self.sig_done.emit(
+            LoadResult(catalog, time.perf_counter() - start, request.generation, request.changed)
+        )
+
+
+class CatalogService(QObject):
+    """Loads catalogs in a worker thread; the newest request wins."""
+
+    sig_loaded = Signal(object)
+    """A new Catalog (in a LoadResult) is ready on the GUI thread."""
+    sig_failed = Signal(str)
+    """The latest request failed; the message says why."""
+    sig_busy = Signal(bool)
+    """A load started (True) or the last one finished (False)."""
+    _sig_request = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._generation = 0
+        self._thread = QThread()
+        self._thread.setObjectName("skillprism-catalog")
+        self._worker = _Worker()
+        self._worker.moveToThread(self._thread)
+        self._sig_request.connect(self._worker.load)
+        self._worker.sig_done.connect(self._on_done)
+        self._worker.sig_failed.connect(self._on_failed)
+        self._thread.start()
+
+    def request(
+        self, profile: str, paths: list[str], project: str, changed: tuple[str, ...] = ()
+    ) -> int:
+        self._generation += 1
+        self.sig_busy.emit(True)
+        self._sig_request.emit(
+            LoadRequest(profile, tuple(paths), project, changed, self._generation)
+        )
+        return self._generation
+
+    def _on_done(self, result: LoadResult) -> None:
+        if result.generation == self._generation:
+            self.sig_busy.emit(False)
+            self.sig_loaded.emit(result)
+
+    def _on_failed(self, message: str, generation: int) -> None:
+        if generation == self._generation:
+            self.sig_busy.emit(False)
+            self.sig_failed.emit(message)
+
+    def shutdown(self) -> None:
+        self._thread.quit()
+        self._thread.wait(5000)
+
+
+class WatchBridge(QObject):
+    """The core watcher's callback (on its own thread) turned into a queued Qt signal."""
+
+    sig_changed = Signal(list)
+    """Paths changed on disk (debounced)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._watcher: Any = None
+        self.mode = "off"
+        self.reason = ""
+        self._paths: tuple[str, ...] = ()
+
+    def watch(self, paths: list[str]) -> None:
+        wanted = tuple(sorted(set(paths)))
+        if wanted == self._paths and self._watcher is not None:
+            return
+        self.stop()
+        self._paths = wanted
+        if not wanted:
+            return
+        try:
+            from skillprism.core.watch import SkillWatcher
+        except ImportError as err:  # pragma: no cover - the module ships with the app
+            self.mode, self.reason = "off", f"watching unavailable: {err}"
+            return
+        try:
+            self._watcher = SkillWatcher(list(wanted), self.sig_changed.emit)
+            self._watcher.start()
+            self.mode, self.reason = self._watcher.mode, self._watcher.reason
+        except Exception as err:  # never let a watch failure take the window down
+            self._watcher = None
+            self.mode, self.reason = "off", f"cannot watch: {err}"
+
+    def stop(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        self._paths = ()
+        self.mode = "off"

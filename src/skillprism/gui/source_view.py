@@ -1,0 +1,228 @@
+"""SKILL.md as text: line numbers, YAML/Markdown highlighting, diagnostics marked in the gutter
+(by icon) and underlined on their line; `go_to_line` is how a problem jumps to its place."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPainter,
+    QPalette,
+    QSyntaxHighlighter,
+    QTextBlock,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+from skillprism.core.diagnostics import Diagnostic
+from skillprism.gui.icons import state_icon
+
+_KEY = re.compile(r"^(\s*-?\s*)([A-Za-z_][\w-]*)(:)(\s|$)")
+_HEADING = re.compile(r"^#{1,6}\s")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LINK = re.compile(r"!?\[[^\]]*\]\([^)]*\)")
+_INLINE = re.compile(r"`[^`]+`")
+
+
+class SkillHighlighter(QSyntaxHighlighter):
+    """YAML keys in the frontmatter; headings, links, inline code and fences in the body.
+    Block state: 1 = inside frontmatter, 2 = inside a fenced code block, 3 = body."""
+
+    def __init__(self, document, dark: bool) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(document)
+        self.set_dark(dark)
+
+    def set_dark(self, dark: bool) -> None:
+        def fmt(color: str, bold: bool = False) -> QTextCharFormat:
+            f = QTextCharFormat()
+            f.setForeground(QColor(color))
+            if bold:
+                f.setFontWeight(QFont.Weight.Bold)
+            return f
+
+        if dark:
+            self.key, self.delim = fmt("#7cc4fa", True), fmt("#c586c0", True)
+            self.heading, self.link, self.code = (
+                fmt("#e5c07b", True),
+                fmt("#61afef"),
+                fmt("#98c379"),
+            )
+        else:
+            self.key, self.delim = fmt("#0b5cad", True), fmt("#8a2be2", True)
+            self.heading, self.link, self.code = (
+                fmt("#8a5a00", True),
+                fmt("#1a56c4"),
+                fmt("#2e7d32"),
+            )
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:
+        prev = self.previousBlockState()
+        first = self.currentBlock().blockNumber() == 0
+        if first and text.rstrip() == "---":
+            self.setFormat(0, len(text), self.delim)
+            self.setCurrentBlockState(1)
+            return
+        if prev == 1:
+            if text.rstrip() == "---":
+                self.setFormat(0, len(text), self.delim)
+                self.setCurrentBlockState(3)
+                return
+            m = _KEY.match(text)
+            if m:
+                self.setFormat(m.start(2), len(m.group(2)), self.key)
+            self.setCurrentBlockState(1)
+            return
+        if _FENCE.match(text):
+            self.setFormat(0, len(text), self.code)
+            self.setCurrentBlockState(3 if prev == 2 else 2)
+            return
+        if prev == 2:
+            self.setFormat(0, len(text), self.code)
+            self.setCurrentBlockState(2)
+            return
+        self.setCurrentBlockState(3)
+        if _HEADING.match(text):
+            self.setFormat(0, len(text), self.heading)
+        for m in _LINK.finditer(text):
+            self.setFormat(m.start(), m.end() - m.start(), self.link)
+        for m in _INLINE.finditer(text):
+            self.setFormat(m.start(), m.end() - m.start(), self.code)
+
+
+class _Gutter(QWidget):
+    def __init__(self, editor: SourceView) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self.editor.paint_gutter(event)
+
+
+class SourceView(QPlainTextEdit):
+    _SEVERITY_ORDER: ClassVar[dict[str, int]] = {"error": 0, "warning": 1, "info": 2}
+
+    def __init__(self, parent: QWidget | None = None, dark: bool = False) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self._gutter = _Gutter(self)
+        self._marks: dict[int, tuple[str, str]] = {}  # line -> (severity, tooltip)
+        self.highlighter = SkillHighlighter(self.document(), dark)
+        self.blockCountChanged.connect(self._update_margins)
+        self.updateRequest.connect(self._on_update_request)
+        self._update_margins()
+
+    def set_source(self, text: str, diagnostics: list[Diagnostic]) -> None:
+        self._marks = {}
+        for d in sorted(diagnostics, key=lambda d: self._SEVERITY_ORDER[d.severity.value]):
+            if d.line and d.line not in self._marks:
+                self._marks[d.line] = (d.severity.value, f"{d.code} {d.message}")
+        self.setPlainText(text)
+        selections = []
+        colors = {"error": "#d23b3b", "warning": "#d08a00", "info": "#2f7fd6"}
+        for line, (severity, _tip) in self._marks.items():
+            block = self.document().findBlockByNumber(line - 1)
+            if not block.isValid():
+                continue
+            sel = QTextEdit.ExtraSelection()
+            fmt = QTextCharFormat()
+            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            fmt.setUnderlineColor(QColor(colors[severity]))
+            sel.format = fmt
+            cursor = QTextCursor(block)
+            cursor.movePosition(
+                QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor
+            )
+            sel.cursor = cursor
+            selections.append(sel)
+        self._diag_selections = selections
+        self.setExtraSelections(selections)
+        self._gutter.update()
+
+    def go_to_line(self, line: int) -> None:
+        block = self.document().findBlockByNumber(max(line - 1, 0))
+        if not block.isValid():
+            return
+        cursor = QTextCursor(block)
+        self.setTextCursor(cursor)
+        self.centerCursor()
+        current = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(
+            self.palette().color(QPalette.ColorRole.Highlight).lighter(170)
+            if self.palette().color(QPalette.ColorRole.Base).lightness() > 128
+            else QColor("#264f78")
+        )
+        fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+        current.format = fmt
+        current.cursor = QTextCursor(block)
+        self.setExtraSelections([current, *getattr(self, "_diag_selections", [])])
+
+    # --- gutter -----------------------------------------------------------------------------------
+
+    def gutter_width(self) -> int:
+        digits = max(3, len(str(self.blockCount())))
+        return 22 + self.fontMetrics().horizontalAdvance("9") * digits + 8
+
+    def _update_margins(self) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _on_update_request(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+        if rect.contains(self.viewport().rect()):
+            self._update_margins()
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+
+    def paint_gutter(self, event) -> None:  # type: ignore[no-untyped-def]
+        painter = QPainter(self._gutter)
+        pal = self.palette()
+        painter.fillRect(event.rect(), pal.color(QPalette.ColorRole.AlternateBase))
+        block: QTextBlock = self.firstVisibleBlock()
+        number = block.blockNumber()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        bottom = top + round(self.blockBoundingRect(block).height())
+        fm_height = self.fontMetrics().height()
+        painter.setPen(pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+        while block.isValid() and top <= event.rect().bottom():
+            if block.isVisible() and bottom >= event.rect().top():
+                line = number + 1
+                painter.drawText(
+                    0,
+                    top,
+                    self._gutter.width() - 6,
+                    fm_height,
+                    Qt.AlignmentFlag.AlignRight,
+                    str(line),
+                )
+                mark = self._marks.get(line)
+                if mark:
+                    icon = state_icon(mark[0])
+                    icon.paint(painter, QRect(3, top + (fm_height - 14) // 2, 14, 14))
+            block = block.next()
+            top = bottom
+            bottom = top + round(self.blockBoundingRect(block).height())
+            number += 1
+        painter.end()
+
+    def mark_at(self, line: int) -> str:
+        """The tooltip of the diagnostic marked on `line` ('' if none)."""
+        return self._marks.get(line, ("", ""))[1]

@@ -1,0 +1,275 @@
+"""The source -> skill -> file tree of one Catalog.
+
+A hand-written QAbstractItemModel: nodes sit behind `internalPointer`, custom roles are named
+constants, a skill's files are listed lazily (fetchMore) and boundedly. A new Catalog swaps the
+whole tree (the view keeps selection and expansion by stable key, see MainWindow).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QPalette
+from PySide6.QtWidgets import QApplication
+
+from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
+from skillprism.core.resources import list_resources
+from skillprism.gui.icons import STATE_TEXT, state_icon
+
+KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # stable key: skill path as found, or "root:<path>"
+KIND_ROLE = Qt.ItemDataRole.UserRole + 2  # "root" | "skill" | "file"
+STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # skill state (DESIGN vocabulary)
+PATH_ROLE = Qt.ItemDataRole.UserRole + 4  # file system path of the item
+SEARCH_ROLE = Qt.ItemDataRole.UserRole + 5  # lower-cased name + description, for filtering
+
+FILE_LIMIT = 500
+_ANY_INDEX = QModelIndex | QPersistentModelIndex
+
+
+class _Node:
+    __slots__ = ("children", "kind", "loaded", "parent", "path", "root", "row", "skill", "text")
+
+    def __init__(self, kind: str, parent: _Node | None, row: int) -> None:
+        self.kind = kind
+        self.parent = parent
+        self.row = row
+        self.children: list[_Node] = []
+        self.root: RootInfo | None = None
+        self.skill: SkillEntry | None = None
+        self.path = ""
+        self.text = ""
+        self.loaded = kind != "skill"
+
+
+class SkillTreeModel(QAbstractItemModel):
+    COLUMNS = ("Skill", "State")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._root = _Node("invisible", None, 0)
+        self._catalog: Catalog | None = None
+
+    # --- content ---------------------------------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog | None:
+        return self._catalog
+
+    def set_catalog(self, catalog: Catalog | None) -> None:
+        self.beginResetModel()
+        self._catalog = catalog
+        self._root = _Node("invisible", None, 0)
+        if catalog is not None:
+            by_root: dict[tuple[str, str], list[SkillEntry]] = {}
+            infos: dict[tuple[str, str], RootInfo] = {}
+            for root in catalog.roots:
+                infos.setdefault((root.path, root.scope), root)
+            for skill in catalog.skills:
+                key = (skill.root.path, skill.root.scope)
+                infos.setdefault(key, skill.root)
+                by_root.setdefault(key, []).append(skill)
+            ordered = sorted(infos.items(), key=lambda kv: (kv[1].rank, kv[0][0]))
+            for key, info in ordered:
+                skills = by_root.get(key, [])
+                if not skills and not info.exists:
+                    continue
+                node = _Node("root", self._root, len(self._root.children))
+                node.root, node.path = info, info.path
+                counts = Counter(s.status for s in skills)
+                summary = ", ".join(f"{n} {STATE_TEXT[s]}" for s, n in counts.most_common())
+                node.text = f"{len(skills)} skill{'s' if len(skills) != 1 else ''}" + (
+                    f": {summary}" if summary else ""
+                )
+                self._root.children.append(node)
+                for skill in sorted(skills, key=lambda s: (s.name or s.directory).lower()):
+                    child = _Node("skill", node, len(node.children))
+                    child.skill, child.path = skill, skill.path
+                    node.children.append(child)
+        self.endResetModel()
+
+    def _load_files(self, node: _Node) -> None:
+        assert node.skill is not None
+        skill_dir = node.skill.directory
+        entries = [(os.path.basename(node.skill.path), node.skill.path)]
+        listing = list_resources(skill_dir, limit=FILE_LIMIT)
+        entries += [
+            (r.rel_path, os.path.join(skill_dir, *r.rel_path.split("/"))) for r in listing.items
+        ]
+        for rel, path in entries:
+            child = _Node("file", node, len(node.children))
+            child.path, child.text = path, rel
+            child.skill = node.skill
+            node.children.append(child)
+        if listing.truncated:
+            child = _Node("file", node, len(node.children))
+            child.text = f"… more than {FILE_LIMIT} files (listing cut)"
+            node.children.append(child)
+        node.loaded = True
+
+    # --- navigation ---------------------------------------------------------------------------------
+
+    def _node(self, index: _ANY_INDEX) -> _Node:
+        return index.internalPointer() if index.isValid() else self._root  # type: ignore[return-value]
+
+    def index(self, row: int, column: int, parent: _ANY_INDEX = QModelIndex()) -> QModelIndex:
+        if column < 0 or column >= len(self.COLUMNS) or row < 0:
+            return QModelIndex()
+        node = self._node(parent)
+        if parent.isValid() and parent.column() != 0:
+            return QModelIndex()
+        if row >= len(node.children):
+            return QModelIndex()
+        return self.createIndex(row, column, node.children[row])
+
+    def parent(self, index: _ANY_INDEX = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid():
+            return QModelIndex()
+        node: _Node = index.internalPointer()  # type: ignore[assignment]
+        parent = node.parent
+        if parent is None or parent is self._root:
+            return QModelIndex()
+        return self.createIndex(parent.row, 0, parent)
+
+    def rowCount(self, parent: _ANY_INDEX = QModelIndex()) -> int:
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        return len(self._node(parent).children)
+
+    def columnCount(self, parent: _ANY_INDEX = QModelIndex()) -> int:
+        return len(self.COLUMNS)
+
+    def hasChildren(self, parent: _ANY_INDEX = QModelIndex()) -> bool:
+        if parent.isValid() and parent.column() != 0:
+            return False
+        node = self._node(parent)
+        return node.kind == "skill" or bool(node.children)
+
+    def canFetchMore(self, parent: _ANY_INDEX) -> bool:
+        return parent.isValid() and parent.column() == 0 and not self._node(parent).loaded
+
+    def fetchMore(self, parent: _ANY_INDEX) -> None:
+        node = self._node(parent)
+        if node.loaded:
+            return
+        files: _Node = _Node("skill", None, 0)
+        files.skill = node.skill
+        self._load_files(files)
+        if files.children:
+            self.beginInsertRows(parent, 0, len(files.children) - 1)
+            for child in files.children:
+                child.parent = node
+            node.children = files.children
+            node.loaded = True
+            self.endInsertRows()
+        else:
+            node.loaded = True
+
+    # --- data -----------------------------------------------------------------------------------------
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
+        return None
+
+    def flags(self, index: _ANY_INDEX) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: _ANY_INDEX, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        node: _Node = index.internalPointer()  # type: ignore[assignment]
+        col = index.column()
+        if role == KIND_ROLE:
+            return node.kind
+        if role == PATH_ROLE:
+            return node.path
+        if role == KEY_ROLE:
+            if node.kind == "root":
+                return f"root:{node.path}"
+            if node.kind == "file":
+                return f"file:{node.path}"
+            return node.path
+        skill = node.skill
+        if role == STATE_ROLE:
+            return skill.status if skill is not None and node.kind == "skill" else ""
+        if role == SEARCH_ROLE:
+            if node.kind == "skill" and skill is not None:
+                return f"{skill.qualified_name or skill.name} {os.path.basename(skill.directory)} {skill.description or ''}".lower()
+            return ""
+        if node.kind == "root":
+            return self._root_data(node, col, role)
+        if node.kind == "skill" and skill is not None:
+            return self._skill_data(skill, col, role)
+        if node.kind == "file":
+            if role == Qt.ItemDataRole.DisplayRole and col == 0:
+                return node.text
+            if role == Qt.ItemDataRole.DecorationRole and col == 0:
+                return state_icon("file")
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return node.path
+        return None
+
+    def _root_data(self, node: _Node, col: int, role: int) -> Any:
+        info = node.root
+        assert info is not None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return f"{info.scope} · {_short(info.path)}"
+            return node.text
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return state_icon("root")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{info.scope} root, layout {info.layout}\n{info.path}"
+        return None
+
+    def _skill_data(self, skill: SkillEntry, col: int, role: int) -> Any:
+        state = skill.status
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return skill.qualified_name or skill.name or os.path.basename(skill.directory)
+            text = STATE_TEXT.get(state, state)
+            if state == "shadowed" and skill.shadowed_by:
+                return f"{text} by {_short(skill.shadowed_by)}"
+            if state in ("skipped", "not-discovered") and skill.reason:
+                return f"{text}: {skill.reason}"
+            return text
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return state_icon(state)
+        if role == Qt.ItemDataRole.ForegroundRole and state in (
+            "shadowed",
+            "not-discovered",
+            "skipped",
+        ):
+            return QBrush(
+                QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            )
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [skill.path, f"state: {STATE_TEXT.get(state, state)}"]
+            if skill.reason:
+                lines.append(skill.reason)
+            if skill.description:
+                lines.append(skill.description[:300])
+            return "\n".join(lines)
+        return None
+
+    def index_for_key(self, key: str) -> QModelIndex:
+        """The index of the root or skill with stable `key` (invalid if absent)."""
+        for root in self._root.children:
+            if f"root:{root.path}" == key:
+                return self.createIndex(root.row, 0, root)
+            for child in root.children:
+                if child.kind == "skill" and child.path == key:
+                    return self.createIndex(child.row, 0, child)
+        return QModelIndex()
+
+
+def _short(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path.startswith(home + os.sep) else path

@@ -1,0 +1,522 @@
+"""The shipped profiles' disclosure data ([tier1], [tier1.budget], [tier2], [settings]) against the
+verbatim formats, budgets and worked examples in docs/runtime-formats.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillprism.cli import main
+from skillprism.core.disclose import BudgetSettings, Tier1Model
+from skillprism.core.profiles import available_profiles, load_profile
+from skillprism.core.resolve import build_catalog
+from skillprism.core.runtime_settings import apply_runtime_settings
+
+DOC = (Path(__file__).resolve().parents[1] / "docs" / "runtime-formats.md").read_text(
+    encoding="utf-8"
+)
+SHIPPED = (
+    "agentskills",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "copilot-vscode",
+    "opencode",
+    "workspace-v1",
+    "agent-tiers",
+    "pegasus",
+    "oh-my-pi",
+    "autopoiesis",
+)
+
+
+def skill(root: Path, name: str, description: str, extra: str = "") -> Path:
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nDo it.\n",
+        encoding="utf-8",
+    )
+    return d / "SKILL.md"
+
+
+def model(profile: str, *dirs: Path) -> Tier1Model:
+    return Tier1Model(build_catalog(load_profile(profile), [str(d) for d in dirs]))
+
+
+def two_skills(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root = tmp_path / "skills"
+    a = skill(root, "alpha", "Extract text from PDF files.")
+    b = skill(root, "beta", "Review code changes.")
+    return root, a, b
+
+
+def test_every_shipped_profile_has_disclosure_data() -> None:
+    assert set(SHIPPED) <= set(available_profiles())
+    for name in SHIPPED:
+        d = load_profile(name).disclosure
+        assert d.tier2.mechanism != "read the SKILL.md file", name  # not the default
+        assert d.tier2.guidance_tokens == 5000, name
+        assert d.tier1.header or d.tier1.entry != "", name
+
+
+# --- Claude Code -----------------------------------------------------------------------------------
+
+
+def test_claude_code_listing_is_the_skill_listing_attachment(tmp_path: Path) -> None:
+    root, _a, _b = two_skills(tmp_path)
+    skill(root, "gamma", "User only.", "disable-model-invocation: true\n")
+    skill(root, "delta", "Deploys.", "when_to_use: When shipping.\n")
+    r = model("claude-code", root).compute()
+    assert r.text == (
+        "<system-reminder>\n"
+        "The following skills are available for use with the Skill tool:\n"
+        "\n"
+        "- alpha: Extract text from PDF files.\n"
+        "- beta: Review code changes.\n"
+        "- delta: Deploys. - When shipping.\n"
+        "</system-reminder>"
+    )
+    assert "The following skills are available for use with the Skill tool:" in DOC
+    assert {e.name: e.outcome for e in r.entries}["gamma"] == "excluded"
+
+
+def test_claude_code_budget_worked_examples(tmp_path: Path) -> None:
+    root, _a, _b = two_skills(tmp_path)
+    m = model("claude-code", root)
+    assert m.limit(BudgetSettings(context_window=200_000))[0] == 8_000
+    assert m.limit(BudgetSettings(context_window=1_000_000))[0] == 40_000
+    assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
+
+
+def test_claude_code_entry_cap_counts_when_to_use(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "long", "d" * 1000, "when_to_use: " + "w" * 1000 + "\n")
+    r = model("claude-code", root).compute(BudgetSettings(context_window=1_000_000))
+    (e,) = r.entries
+    assert (e.outcome, e.kept_chars, e.full_chars) == ("shortened", 1536, len("- long: ") + 2003)
+    line = r.text.splitlines()[3]
+    assert line == "- long: " + ("d" * 1000 + " - " + "w" * 1000)[:1536]
+
+
+def test_claude_code_drops_least_used_descriptions_last_listed_first(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    for name in ("aaa", "bbb", "ccc", "ddd"):
+        skill(root, name, "d" * 100)
+    m = model("claude-code", root)
+    full = m.compute().used_chars
+    limit = full - 2 * len(": " + "d" * 100)  # room for exactly two descriptions
+    # No usage data: every priority is 0, the last listed loses its description first.
+    r = m.compute(BudgetSettings(budget_chars=limit))
+    assert [e.outcome for e in r.entries] == ["full", "full", "name-only", "name-only"]
+    assert "- ccc\n- ddd\n</system-reminder>" in r.text
+    assert r.warnings == (
+        "Skill listing will be truncated\n"
+        "2 descriptions dropped (full descriptions kept for most-used skills)\n"
+        "run /skills to disable some, or raise skillListingBudgetFraction in settings.json",
+    )
+    # With usage, the least used go first whatever their place.
+    r = m.compute(BudgetSettings(budget_chars=limit, usage={"aaa": 1, "bbb": 0, "ccc": 9}))
+    # bbb and ddd have 0 uses (ddd, listed last, goes first); aaa's one use keeps it.
+    assert {e.name: e.outcome for e in r.entries} == {
+        "aaa": "full",
+        "bbb": "name-only",
+        "ccc": "full",
+        "ddd": "name-only",
+    }
+
+
+def test_claude_code_settings_files_and_env(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "proj"
+    (home / ".claude").mkdir(parents=True)
+    (project / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"skillOverrides": {"beta": "off"}, "skillListingBudgetFraction": 0.05})
+    )
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"skillOverrides": {"alpha": "name-only"}})
+    )
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"skillListingMaxDescChars": 300, "skillListingBudgetFraction": 0.02})
+    )
+    spec = load_profile("claude-code").disclosure.settings
+    s, problems = apply_runtime_settings(
+        spec, BudgetSettings(), project=str(project), home=str(home), env={}
+    )
+    assert problems == []
+    assert s.overrides == {"beta": "off", "alpha": "name-only"}
+    assert (s.budget_fraction, s.entry_cap_chars, s.budget_chars) == (0.02, 300, None)
+    root, _a, _b = two_skills(tmp_path)
+    m = model("claude-code", root)
+    assert m.limit(s)[0] == 16_000  # 200k x 4 x 0.02
+    r = m.compute(s)
+    assert {e.name: e.outcome for e in r.entries} == {"alpha": "name-only", "beta": "excluded"}
+    # SLASH_COMMAND_TOOL_CHAR_BUDGET wins over the fraction.
+    s, _ = apply_runtime_settings(
+        spec,
+        BudgetSettings(),
+        project=str(project),
+        home=str(home),
+        env={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "20"},
+    )
+    assert s.budget_chars == 20 and m.limit(s)[0] == 20
+    assert any("SLASH_COMMAND_TOOL_CHAR_BUDGET" in a for a in s.applied)
+
+
+def test_claude_code_tier2_data() -> None:
+    t2 = load_profile("claude-code").disclosure.tier2
+    assert t2.wrapper == "Base directory for this skill: {base_dir}\n\n{body}"
+    assert (t2.arguments, t2.indexed, t2.positional, t2.named) == (True, True, True, True)
+    assert t2.append_when_absent == "\n\nARGUMENTS: {args}"
+    assert dict(t2.variables) == {
+        "CLAUDE_SKILL_DIR": "{base_dir}",
+        "CLAUDE_SESSION_ID": "<session id>",
+    }
+    assert f"`{t2.model_refusal}`" in DOC
+    assert (t2.fork_field, t2.compaction_keep_tokens, t2.user_command) == (
+        "context",
+        5000,
+        "/{name}",
+    )
+
+
+# --- Codex -----------------------------------------------------------------------------------------
+
+CODEX_HEAD = (
+    "<skills_instructions>\n"
+    "## Skills\n"
+    "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is "
+    "the list of skills that can be used. Each entry includes a name, description, and file path so "
+    "you can open the source for full instructions when using a specific skill.\n"
+    "### Available skills\n"
+)
+
+
+def codex_how_to() -> str:
+    start = DOC.index("- The fixed how-to block (`SKILLS_HOW_TO_USE_WITH_ABSOLUTE_PATHS`")
+    body = DOC.index("  ```\n", start) + len("  ```\n")
+    end = DOC.index("\n  ```", body)
+    return "\n".join(line[2:] for line in DOC[body:end].split("\n"))
+
+
+def test_codex_listing_is_exact(tmp_path: Path) -> None:
+    root, a, b = two_skills(tmp_path)
+    skill(root, "gamma", "Not honoured by Codex.", "disable-model-invocation: true\n")
+    r = model("codex", root).compute()
+    how_to = codex_how_to()
+    assert how_to.startswith("- Discovery: The list above is the skills available in this session")
+    assert r.text == (
+        CODEX_HEAD
+        + f"- alpha: Extract text from PDF files. (file: {a})\n"
+        + f"- beta: Review code changes. (file: {b})\n"
+        + f"- gamma: Not honoured by Codex. (file: {root / 'gamma' / 'SKILL.md'})\n"
+        + "### How to use skills\n"
+        + how_to
+        + "\n\n</skills_instructions>"
+    )
+
+
+def test_codex_scope_order_system_admin_repo_user(tmp_path: Path) -> None:
+    home, project, codex_home = tmp_path / "home", tmp_path / "proj", tmp_path / "codex"
+    skill(home / ".agents" / "skills", "u-skill", "User.")
+    skill(project / ".agents" / "skills", "r-skill", "Repo.")
+    skill(codex_home / "skills" / ".system", "s-skill", "System.")
+    catalog = build_catalog(
+        load_profile("codex"),
+        project=str(project),
+        home=str(home),
+        env={"CODEX_HOME": str(codex_home)},
+    )
+    r = Tier1Model(catalog).compute()
+    names = [line.split(":")[0] for line in r.text.splitlines() if line.startswith("- ")]
+    assert names[:3] == ["- s-skill", "- r-skill", "- u-skill"]
+
+
+def test_codex_trims_then_omits_with_its_warning(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    paths = [skill(root, n, "z" * 200) for n in ("aa", "bb", "cc")]
+    m = model("codex", root)
+    assert m.limit(BudgetSettings(context_window=200_000))[0] == 16_000  # 2% x 4 chars/token
+    assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
+    full = m.compute(BudgetSettings(budget_chars=100_000))
+    # Trimming: every description cut to one length, every skill still listed.
+    r = m.compute(BudgetSettings(budget_chars=full.used_chars - 300))
+    assert [e.outcome for e in r.entries] == ["shortened"] * 3
+    assert {e.kept_chars for e in r.entries} == {100}
+    assert f"- aa: {'z' * 100} (file: {paths[0]})" in r.text
+    # Omission: even description-less lines do not all fit; the last ones go.
+    frame = len(CODEX_HEAD) + len(
+        "### How to use skills\n" + codex_how_to() + "\n\n</skills_instructions>"
+    )
+    one = len(f"- aa:  (file: {paths[0]})") + 1
+    r = m.compute(BudgetSettings(budget_chars=frame + 2 * one))
+    assert [e.outcome for e in r.entries] == ["shortened", "shortened", "omitted"]
+    assert "- cc" not in r.text and r.used_chars <= frame + 2 * one
+    assert r.warnings == (
+        "Exceeded skills context budget of 2%. All skill descriptions were removed and 1 "
+        "additional skills were not included in the model-visible skills list.",
+    )
+    assert "Exceeded skills context budget of 2%." in DOC
+
+
+def test_codex_config_toml_disables_a_skill(tmp_path: Path) -> None:
+    root, a, _b = two_skills(tmp_path)
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        f'[[skills.config]]\npath = "{a}"\nenabled = false\n\n'
+        '[[skills.config]]\nname = "beta"\nenabled = true\n'
+    )
+    spec = load_profile("codex").disclosure.settings
+    s, problems = apply_runtime_settings(
+        spec,
+        BudgetSettings(),
+        project=str(tmp_path),
+        home=str(tmp_path / "home"),
+        env={"CODEX_HOME": str(codex_home)},
+    )
+    assert problems == [] and s.disabled == frozenset({str(a)})
+    r = model("codex", root).compute(s)
+    assert {e.name: e.outcome for e in r.entries} == {"alpha": "excluded", "beta": "full"}
+    assert "- alpha" not in r.text
+
+
+# --- Pegasus ---------------------------------------------------------------------------------------
+
+
+def test_pegasus_listing_and_exclusion_with_fallback(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "aa", "short")
+    skill(root, "bb", "long " * 40)
+    skill(root, "cc", "tiny")
+    skill(root, "dd", "User only.", "disable-model-invocation: true\n")
+    m = model("pegasus", root)
+    assert m.limit(BudgetSettings(context_window=0))[0] == 16_000
+    assert m.limit(BudgetSettings(context_window=200_000))[0] == 16_000
+    footer = "\n\nUse the use_skill tool to invoke a skill when relevant."
+    r = m.compute()
+    assert r.text.startswith("Available skills:\n- aa: short\n- bb: long") and r.text.endswith(
+        "- cc: tiny" + footer
+    )
+    want = "Available skills:\n- aa: short\n- cc: tiny" + footer
+    r = m.compute(BudgetSettings(budget_chars=len(want)))
+    assert r.text == want
+    assert {e.name: e.outcome for e in r.entries} == {
+        "aa": "full",
+        "bb": "omitted",
+        "cc": "full",
+        "dd": "excluded",
+    }
+    assert r.warnings == ("Skill listing exceeds budget: 1 of 3 skills excluded",)
+
+
+def test_pegasus_tier2_data() -> None:
+    t2 = load_profile("pegasus").disclosure.tier2
+    assert (t2.arguments, t2.indexed, t2.positional, t2.named) == (True, True, True, False)
+    assert t2.append_when_absent == "\n\nARGUMENTS: {args}"
+    assert t2.fork_field == "context" and t2.user_command == "/{name}"
+
+
+# --- workspace-v1 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("allowlist", "listed"),
+    [(None, ["alpha", "beta"]), ((), []), (("*",), ["alpha", "beta"]), (("beta",), ["beta"])],
+    ids=["unset", "empty", "star", "list"],
+)
+def test_workspace_v1_allowlists(tmp_path: Path, allowlist, listed) -> None:  # type: ignore[no-untyped-def]
+    root, a, b = two_skills(tmp_path)
+    r = model("workspace-v1", root).compute(BudgetSettings(allowlist=allowlist))
+    lines = {
+        "alpha": f"- alpha: Extract text from PDF files. (location: {a})",
+        "beta": f"- beta: Review code changes. (location: {b})",
+    }
+    want = "\n".join(["## Available Skills", *(lines[n] for n in listed)]) if listed else ""
+    assert r.text == want
+
+
+def test_workspace_v1_tier2_asks_consent_first() -> None:
+    t2 = load_profile("workspace-v1").disclosure.tier2
+    assert t2.consent == "first-activation"
+    assert "private:/.skills/{name}" in t2.wrapper
+
+
+# --- exact listings for two skills ----------------------------------------------------------------
+
+
+def test_gemini_cli_listing_is_exact(tmp_path: Path) -> None:
+    root, a, b = two_skills(tmp_path)
+    r = model("gemini-cli", root).compute()
+    intro = (
+        "You have access to the following specialized skills. To activate a skill and receive its "
+        "detailed instructions, call the `activate_skill` tool with the skill's name."
+    )
+    assert intro in DOC
+    assert r.text == (
+        "# Available Agent Skills\n\n" + intro + "\n\n<available_skills>\n"
+        "  <skill>\n    <name>alpha</name>\n"
+        "    <description>Extract text from PDF files.</description>\n"
+        f"    <location>{a}</location>\n  </skill>\n"
+        "  <skill>\n    <name>beta</name>\n"
+        "    <description>Review code changes.</description>\n"
+        f"    <location>{b}</location>\n  </skill>\n"
+        "</available_skills>"
+    )
+
+
+def test_copilot_vscode_listing_is_exact(tmp_path: Path) -> None:
+    root, a, b = two_skills(tmp_path)
+    skill(root, "gamma", "User only.", "disable-model-invocation: true\n")
+    r = model("copilot-vscode", root).compute()
+    head = (
+        "<skills>\n"
+        "Here is a list of skills that contain domain specific knowledge on a variety of topics.\n"
+        "Each skill comes with a description of the topic and a file path that contains the "
+        "detailed instructions.\n"
+        "When a user asks you to perform a task that falls within the domain of a skill, use the "
+        "'read_file' tool to acquire the full instructions from the file URI.\n"
+    )
+    assert head in DOC
+    assert r.text == (
+        head
+        + "<skill>\n<name>alpha</name>\n<description>Extract text from PDF files.</description>\n"
+        f"<file>{a}</file>\n</skill>\n"
+        "<skill>\n<name>beta</name>\n<description>Review code changes.</description>\n"
+        f"<file>{b}</file>\n</skill>\n"
+        "</skills>\n\n"
+    )
+
+
+def test_opencode_listing_is_exact_and_sorted_by_name(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    b = skill(root, "beta", "Review code changes.")
+    a = skill(root, "alpha", "Extract text from PDF files.")
+    r = model("opencode", root).compute()
+    head = (
+        "Skills provide specialized instructions and workflows for specific tasks.\n"
+        "Use the skill tool to load a skill when a task matches its description.\n"
+    )
+    assert head in DOC
+    assert r.text == (
+        head + "<available_skills>\n"
+        "  <skill>\n    <name>alpha</name>\n"
+        "    <description>Extract text from PDF files.</description>\n"
+        f"    <location>file://{a}</location>\n  </skill>\n"
+        "  <skill>\n    <name>beta</name>\n"
+        "    <description>Review code changes.</description>\n"
+        f"    <location>file://{b}</location>\n  </skill>\n"
+        "</available_skills>"
+    )
+
+
+def test_opencode_tool_description_style(tmp_path: Path) -> None:
+    root, _a, _b = two_skills(tmp_path)
+    spec = load_profile("opencode").disclosure.tier1.with_style("tool-description")
+    catalog = build_catalog(load_profile("opencode"), [str(root)])
+    text = Tier1Model(catalog, spec=spec).compute().text
+    assert text.endswith(
+        "listed below:\n\n## Available Skills\n"
+        "- **alpha**: Extract text from PDF files.\n- **beta**: Review code changes."
+    )
+    assert text.startswith("Load a specialized skill that provides domain-specific instructions")
+
+
+def test_agent_tiers_listing_is_exact(tmp_path: Path) -> None:
+    root, a, b = two_skills(tmp_path)
+    skill(root, "amp", "Fish & <chips>.")
+    r = model("agent-tiers", root).compute()
+    assert r.text == (
+        "<available_skills>\n"
+        "<skill>\n<name>alpha</name>\n<description>Extract text from PDF files.</description>\n"
+        f"<location>{a}</location>\n</skill>\n"
+        "<skill>\n<name>amp</name>\n<description>Fish &amp; &lt;chips&gt;.</description>\n"
+        f"<location>{root / 'amp' / 'SKILL.md'}</location>\n</skill>\n"
+        "<skill>\n<name>beta</name>\n<description>Review code changes.</description>\n"
+        f"<location>{b}</location>\n</skill>\n"
+        "</available_skills>"
+    )
+
+
+def test_agentskills_listing_follows_the_guide_sample(tmp_path: Path) -> None:
+    root, a, _b = two_skills(tmp_path)
+    skill(root, "beta", "Hidden.", "disable-model-invocation: true\n")  # rewrite beta
+    catalog = build_catalog(load_profile("agentskills"), [str(root)])
+    r = Tier1Model(catalog).compute()
+    assert r.text == (
+        "<available_skills>\n  <skill>\n    <name>alpha</name>\n"
+        "    <description>Extract text from PDF files.</description>\n"
+        f"    <location>{a}</location>\n  </skill>\n</available_skills>"
+    )
+
+
+def test_pegasus_oh_my_pi_autopoiesis_two_skills(tmp_path: Path) -> None:
+    root, a, b = two_skills(tmp_path)
+    assert model("pegasus", root).compute().text == (
+        "Available skills:\n- alpha: Extract text from PDF files.\n- beta: Review code changes.\n"
+        "\nUse the use_skill tool to invoke a skill when relevant."
+    )
+    pi = model("oh-my-pi", root).compute().text
+    assert pi.startswith(
+        "The following skills provide specialized instructions for specific tasks.\n"
+        "Use the read tool to load a skill's file when the task matches its description.\n"
+    )
+    assert pi.endswith(
+        "use that absolute path in tool commands.\n\n<available_skills>\n"
+        "  <skill>\n    <name>alpha</name>\n"
+        "    <description>Extract text from PDF files.</description>\n"
+        f"    <location>{a}</location>\n  </skill>\n"
+        "  <skill>\n    <name>beta</name>\n"
+        "    <description>Review code changes.</description>\n"
+        f"    <location>{b}</location>\n  </skill>\n"
+        "</available_skills>"
+    )
+    auto = tmp_path / "auto"
+    meta = 'metadata:\n  version: "1"\n  tags: [x]\n'
+    skill(auto, "beta", "Review code changes.", meta)
+    skill(auto, "alpha", "Extract text from PDF files.", meta)
+    assert model("autopoiesis", auto).compute().text == (
+        "Available skills: alpha, beta, "
+        "Use list_skills for details and load_skill(skill_name) to load one."
+    )
+
+
+# --- zero skills -----------------------------------------------------------------------------------
+
+EMPTY = {
+    "agentskills": "",  # "omit the catalog ... entirely"
+    "claude-code": "",  # no attachment at all
+    "codex": "",  # build_available_skills returns None
+    "gemini-cli": "",  # the section is omitted
+    "copilot-vscode": "",  # no block
+    # OpenCode prints the two sentences and "No skills are currently available."; the schema's
+    # nearest is the frame (recorded as a gap in the profile).
+    "opencode": "Skills provide specialized instructions and workflows for specific tasks.\n"
+    "Use the skill tool to load a skill when a task matches its description.\n"
+    "<available_skills>\n</available_skills>",
+    "workspace-v1": "",
+    "agent-tiers": "<available_skills>\n</available_skills>",
+    "pegasus": "",
+    "oh-my-pi": "",
+    "autopoiesis": "",  # an empty string
+}
+
+
+@pytest.mark.parametrize("profile", SHIPPED)
+def test_zero_skills_gives_the_documented_empty_output(tmp_path: Path, profile: str) -> None:
+    (tmp_path / "empty").mkdir()
+    r = model(profile, tmp_path / "empty").compute()
+    assert r.text == EMPTY[profile]
+
+
+@pytest.mark.parametrize("profile", SHIPPED)
+def test_prompt_command_renders_every_profile(tmp_path: Path, profile: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    extra = 'metadata:\n  version: "1"\n  tags: [x]\n' if profile == "autopoiesis" else ""
+    skill(root, "alpha", "Extract text from PDF files.", extra)
+    skill(root, "beta", "Review code changes.", extra)
+    assert main(["prompt", "--profile", profile, str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "alpha" in out and "beta" in out

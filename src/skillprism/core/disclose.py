@@ -67,7 +67,6 @@ class Tier1Result:
         *,
         text: str,
         limit_chars: int | None,
-        tokens: int,
         context_window: int,
         assumptions: tuple[str, ...],
         settings_applied: tuple[str, ...],
@@ -80,13 +79,24 @@ class Tier1Result:
         self.text = text
         self.limit_chars = limit_chars
         self.used_chars = len(text)
-        self.tokens = tokens
+        self._tokens: int | None = None
         self.counter = model.counter.name
         self.context_window = context_window
         self.assumptions = assumptions
         self.settings_applied = settings_applied
         self.warnings = warnings
         self._entries: tuple[EntryOutcome, ...] | None = None
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of the listing as shown: the sum of its parts' counts (counted on first use and
+        cached per text, so a moving slider does not wait for the tokenizer)."""
+        if self._tokens is None:
+            m = self._model
+            self._tokens = sum(m.tokens(row[3]) for row in self._rows if row[3])
+            if self.text:
+                self._tokens += sum(m.tokens(p) for p in m._frame_pieces)
+        return self._tokens
 
     @property
     def headroom_chars(self) -> int | None:
@@ -141,6 +151,10 @@ class _Prepared:
     excluded: str  # rule that keeps it out regardless of budget ("" = none)
     full_text: str = ""
     name_text: str = ""
+    # The entry template rendered around its description: a shortened entry is pre + cut + post,
+    # a string concatenation instead of a template render (the slider shortens thousands).
+    pre: str = ""
+    post: str = ""
 
 
 def _field_text(value: Any) -> str:
@@ -162,7 +176,7 @@ class Tier1Model:
         self.spec: Tier1Spec = spec or catalog.profile.disclosure.tier1
         self.counter = counter or EstimateCounter()
         self._token_cache: dict[str, int] = {}
-        self._render_cache: dict[tuple[str, int], tuple[str, str]] = {}
+        self._render_cache: dict[tuple[str, int], str] = {}
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
         self.items: list[_Prepared] = []
         for skill in catalog.skills:
@@ -202,32 +216,63 @@ class Tier1Model:
         self._frame = sum(len(p) for p in self._frame_pieces) + len(self.spec.separator) * len(
             self._frame_pieces
         )
+        marker = "\x00description\x00"
         for item in self.items:
-            item.full_text, item.name_text = self._texts(item, len(item.description))
+            values = self._values(item)
+            item.name_text = self.spec.entry_name_only.format_map(values)
+            if not item.description:
+                item.full_text = item.name_text  # nothing to show: the runtime lists the name only
+                item.pre, item.post = item.name_text, ""
+                continue
+            whole = self.spec.entry.format_map({**values, "description": marker})
+            if whole.count(marker) == 1:
+                item.pre, _, item.post = whole.partition(marker)
+                item.full_text = item.pre + self._esc(item.description) + item.post
+            else:  # description used twice or not at all: render each cut in full
+                item.full_text = self.spec.entry.format_map(
+                    {**values, "description": self._esc(item.description)}
+                )
+                item.pre = item.post = ""
 
     # --- rendering -------------------------------------------------------------------------------
 
     def _esc(self, text: str) -> str:
         return html.escape(text) if self.spec.escape == "xml" else text
 
-    def _texts(self, item: _Prepared, keep: int) -> tuple[str, str]:
-        """(full entry with the description cut to `keep` chars, name-only entry)."""
+    def _values(self, item: _Prepared) -> dict[str, str]:
+        return {
+            "name": self._esc(item.name),
+            "location": item.location,
+            "scope": item.skill.root.scope,
+            "path": item.skill.path,
+        }
+
+    def _cut(self, item: _Prepared, keep: int) -> str:
+        """The full entry with its description cut to `keep` characters."""
+        if keep >= len(item.description):
+            return item.full_text
+        if item.pre or item.post:
+            return item.pre + self._esc(item.description[:keep]) + item.post
         key = (item.skill.key, keep)
         cached = self._render_cache.get(key)
         if cached is None:
-            values = {
-                "name": self._esc(item.name),
-                "location": item.location,
-                "scope": item.skill.root.scope,
-                "path": item.skill.path,
-                "description": self._esc(item.description[:keep]),
-            }
-            cached = (
-                self.spec.entry.format_map(values),
-                self.spec.entry_name_only.format_map(values),
+            cached = self.spec.entry.format_map(
+                {**self._values(item), "description": self._esc(item.description[:keep])}
             )
             self._render_cache[key] = cached
         return cached
+
+    def _cut_len(self, item: _Prepared, keep: int) -> int:
+        """len(self._cut(item, keep)) without building the string where that is exact."""
+        if keep >= len(item.description):
+            return len(item.full_text)
+        if self.spec.escape == "none" and (item.pre or item.post):
+            return len(item.pre) + keep + len(item.post)
+        return len(self._cut(item, keep))
+
+    def _texts(self, item: _Prepared, keep: int) -> tuple[str, str]:
+        """(full entry with the description cut to `keep` chars, name-only entry)."""
+        return self._cut(item, keep), item.name_text
 
     def tokens(self, text: str) -> int:
         n = self._token_cache.get(text)
@@ -268,81 +313,79 @@ class Tier1Model:
         assumptions.append(f"token counts by {self.counter.name}")
         if b.model != "none" or settings.budget_chars is not None:
             assumptions.append(f"entries listed in {spec.order} order; ties: {b.tie_order}")
+            if not b.count_frame:
+                assumptions.append(
+                    "the listing's fixed header and footer do not count against the budget"
+                )
         allow = (
             None if not spec.allowlist or settings.allowlist is None else set(settings.allowlist)
         )
         # The common case (no overrides, allowlist or disabled skills) skips those checks per skill.
         personal = bool(settings.overrides or allow is not None or settings.disabled)
 
-        listed: list[_Prepared] = []
-        outcome: dict[str, tuple[str, str]] = {}
-        keep: dict[str, int] = {}
-        total = self._frame
+        items = self.items
+        n = len(items)
+        state = ["full"] * n
+        reason = [""] * n
+        keep = [0] * n
+        listed: list[int] = []
         sep = len(spec.separator)
-        for item in self.items:
-            key = item.skill.key
-            reason = item.excluded
+        total = self._frame if b.count_frame else 0
+        for i, item in enumerate(items):
+            why = item.excluded
             override = "on"
-            if personal and not reason:
+            if personal and not why:
                 override = settings.overrides.get(item.name, "on")
                 where = {item.name, item.skill.path, item.skill.real_path, item.skill.directory}
                 if settings.disabled and where & settings.disabled:
-                    reason = "disabled in the runtime's settings"
+                    why = "disabled in the runtime's settings"
                 elif allow is not None and "*" not in allow and item.name not in allow:
-                    reason = (
+                    why = (
                         "not in the agent's allowlist"
                         if allow
                         else "the agent's allowlist is empty"
                     )
                 elif override in ("off", "user-invocable-only"):
-                    reason = f"override {override}"
-            if reason:
-                outcome[key] = ("excluded", reason)
+                    why = f"override {override}"
+            if why:
+                state[i], reason[i] = "excluded", why
                 continue
-            listed.append(item)
+            listed.append(i)
             full_len = len(item.description)
+            keep[i] = full_len
             if override == "name-only":
-                keep[key] = full_len
-                outcome[key] = ("name-only", "override name-only")
+                state[i], reason[i] = "name-only", "override name-only"
                 total += len(item.name_text) + sep
             elif cap and full_len > cap:
-                keep[key] = cap
-                outcome[key] = ("shortened", f"description cut to the {cap:,}-character entry cap")
-                total += len(self._texts(item, cap)[0]) + sep
+                keep[i] = cap
+                state[i] = "shortened"
+                reason[i] = f"description cut to the {cap:,}-character entry cap"
+                total += self._cut_len(item, cap) + sep
             else:
-                keep[key] = full_len
-                outcome[key] = ("full", "")
                 total += len(item.full_text) + sep
-        if listed or self._frame_pieces:
+        if listed or (b.count_frame and self._frame_pieces):
             total -= sep
         warnings: list[str] = []
         if limit is not None and total > limit:
-            self._fit(listed, outcome, keep, limit, total, settings, warnings)
+            self._fit(listed, state, reason, keep, limit, total, settings, warnings)
 
         rows: list[tuple[str, str, int, str]] = []
         parts: list[str] = []
-        tokens = 0
-        token_cache = self._token_cache
-        for item in self.items:
-            key = item.skill.key
-            state, reason = outcome[key]
-            k = keep.get(key, 0)
-            if state == "full":
-                shown = item.full_text if k == len(item.description) else self._texts(item, k)[0]
-            elif state == "shortened":
-                shown = self._texts(item, k)[0]
-            elif state == "name-only":
+        for i, item in enumerate(items):
+            st = state[i]
+            if st == "full":
+                shown = item.full_text
+            elif st == "shortened":
+                shown = self._cut(item, keep[i])
+            elif st == "name-only":
                 shown = item.name_text
             else:
                 shown = ""
             if shown:
                 parts.append(shown)
-                n = token_cache.get(shown)
-                tokens += n if n is not None else self.tokens(shown)
-            rows.append((state, reason, k, shown))
+            rows.append((st, reason[i], keep[i], shown))
         if parts or spec.empty == "frame":
             text = spec.separator.join([p for p in (spec.header, *parts, spec.footer) if p])
-            tokens += sum(self.tokens(p) for p in self._frame_pieces)
         else:
             text = ""
         return Tier1Result(
@@ -350,7 +393,6 @@ class Tier1Model:
             rows,
             text=text,
             limit_chars=limit,
-            tokens=tokens,
             context_window=settings.context_window,
             assumptions=tuple(assumptions),
             settings_applied=settings.applied,
@@ -359,39 +401,36 @@ class Tier1Model:
 
     def _fit(
         self,
-        listed: list[_Prepared],
-        outcome: dict[str, tuple[str, str]],
-        keep: dict[str, int],
+        listed: list[int],
+        state: list[str],
+        reason: list[str],
+        keep: list[int],
         limit: int,
         total: int,
         settings: BudgetSettings,
         warnings: list[str],
     ) -> int:
         b = self.spec.budget
+        items = self.items
         sep = len(self.spec.separator)
-        lengths = {}
-        for item in listed:
-            full, name_only = self._texts(item, keep[item.skill.key])
-            lengths[item.skill.key] = (len(full), len(name_only))
+        frame = self._frame if b.count_frame else 0
+        has_frame = b.count_frame and bool(self._frame_pieces)
         if b.model == "drop-descriptions":
             # Least-used first; equal usage: the last listed goes first. Pinned skills keep theirs.
-            index = {item.skill.key: i for i, item in enumerate(listed)}
+            usage = settings.usage
+            pins = settings.pins
             candidates = [
-                i
-                for i in listed
-                if outcome[i.skill.key][0] != "name-only" and i.name not in settings.pins
+                i for i in listed if state[i] != "name-only" and items[i].name not in pins
             ]
-            candidates.sort(key=lambda i: (settings.usage.get(i.name, 0.0), -index[i.skill.key]))
+            candidates.sort(key=lambda i: (usage.get(items[i].name, 0.0), -i) if usage else -i)
             dropped = 0
-            for item in candidates:
+            for i in candidates:
                 if total <= limit:
                     break
-                full_len, name_len = lengths[item.skill.key]
-                total -= full_len - name_len
-                outcome[item.skill.key] = (
-                    "name-only",
-                    "description dropped: the listing is over its budget",
-                )
+                item = items[i]
+                total -= self._cut_len(item, keep[i]) - len(item.name_text)
+                state[i] = "name-only"
+                reason[i] = "description dropped: the listing is over its budget"
                 dropped += 1
             if dropped and b.warning:
                 warnings.append(
@@ -407,16 +446,18 @@ class Tier1Model:
         if b.model == "trim-then-omit":
             # Cut every description to the longest common length L that fits; if even empty
             # descriptions do not fit, leave skills out from the end of the order.
-            base_total = self._frame + sep * (len(listed) - 1)
-            descs = []
-            for item in listed:
-                key = item.skill.key
-                full_len, name_len = lengths[key]
-                if outcome[key][0] == "name-only":
-                    base_total += name_len
+            base_total = frame + sep * len(listed) - (sep if (listed or has_frame) else 0)
+            descs: list[int] = []
+            for i in listed:
+                item = items[i]
+                if state[i] == "name-only":
+                    base_total += len(item.name_text)
                     continue
-                k = keep[key]
-                base_total += full_len - len(self._esc(item.description[:k]))
+                k = keep[i]
+                # the entry without its description (exact when nothing is escaped)
+                base_total += self._cut_len(item, k) - (
+                    k if self.spec.escape == "none" else len(self._esc(item.description[:k]))
+                )
                 descs.append(k)
             order = sorted(descs)
             prefix = [0]
@@ -424,8 +465,8 @@ class Tier1Model:
                 prefix.append(prefix[-1] + d)
 
             def total_at(cut: int) -> int:
-                i = bisect.bisect_right(order, cut)
-                return base_total + prefix[i] + cut * (len(order) - i)
+                j = bisect.bisect_right(order, cut)
+                return base_total + prefix[j] + cut * (len(order) - j)
 
             lo = 0
             if total_at(0) <= limit:
@@ -436,24 +477,22 @@ class Tier1Model:
                         lo = mid
                     else:
                         hi = mid - 1
-            for item in listed:
-                key = item.skill.key
-                if outcome[key][0] != "name-only" and keep[key] > lo:
-                    keep[key] = lo
-                    outcome[key] = (
-                        "shortened",
-                        f"description trimmed to {lo:,} characters to fit the budget",
-                    )
+            trimmed = f"description trimmed to {lo:,} characters to fit the budget"
+            for i in listed:
+                if state[i] != "name-only" and keep[i] > lo:
+                    keep[i] = lo
+                    state[i], reason[i] = "shortened", trimmed
             total = total_at(lo)
             shown = len(listed)
-            for item in reversed(listed):
+            for i in reversed(listed):
                 if total <= limit:
                     break
-                key = item.skill.key
-                full, name_only = self._texts(item, keep[key])
-                total -= len(name_only) if outcome[key][0] == "name-only" else len(full)
-                total -= sep if (shown > 1 or self._frame_pieces) else 0
-                outcome[key] = ("omitted", "left out: the listing is over its budget")
+                item = items[i]
+                total -= (
+                    len(item.name_text) if state[i] == "name-only" else self._cut_len(item, keep[i])
+                )
+                total -= sep if (shown > 1 or has_frame) else 0
+                state[i], reason[i] = "omitted", "left out: the listing is over its budget"
                 shown -= 1
             if b.warning and (shown < len(listed) or lo < (order[-1] if order else 0)):
                 warnings.append(
@@ -465,16 +504,18 @@ class Tier1Model:
         if b.model == "exclude-overflow":
             # In listing order, a skill that would push the listing over the limit is left out;
             # a later, smaller one may still fit.
-            running = self._frame
+            running = frame
             shown = 0
-            for item in listed:
-                key = item.skill.key
-                add = lengths[key][1 if outcome[key][0] == "name-only" else 0] + sep
-                if running + add - sep <= limit:
-                    running += add
+            for i in listed:
+                item = items[i]
+                size = (
+                    len(item.name_text) if state[i] == "name-only" else self._cut_len(item, keep[i])
+                )
+                if running + size <= limit:
+                    running += size + sep
                     shown += 1
                 else:
-                    outcome[key] = (
+                    state[i], reason[i] = (
                         "omitted",
                         "left out: it would push the listing over its budget",
                     )
@@ -484,7 +525,7 @@ class Tier1Model:
                         shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
                     )
                 )
-            return running - sep if (shown or self._frame_pieces) else 0
+            return running - sep if (shown or has_frame) else 0
         return total
 
     def _diagnostics(

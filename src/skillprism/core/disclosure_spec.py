@@ -35,6 +35,7 @@ class BudgetSpec:
     entry_cap_chars: int = 0
     warning: str = ""
     tie_order: str = "last-listed dropped first"
+    count_frame: bool = True  # whether the listing's fixed header/footer count against the limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +164,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         entry_cap_chars=b.get("entry_cap_chars", int, db.entry_cap_chars),
         warning=b.get("warning", str, db.warning),
         tie_order=b.get("tie_order", str, db.tie_order),
+        count_frame=b.get("count_frame", bool, db.count_frame),
     )
     b.check_unknown()
     if budget.chars_per_token <= 0:

@@ -229,3 +229,8 @@ def test_only_listed_resources(tmp_path: Path, capsys) -> None:  # type: ignore[
     prof = str(write_profile(tmp_path, TIER2 + "\n[tier3]\nonly_listed = true\n"))
     assert main(["resource", "greet", "SKILL.md", "--profile", prof, str(root)]) == 1
     assert main(["resource", "greet", "references/notes.md", "--profile", prof, str(root)]) == 0
+
+
+def test_allowed_tools_split_outside_parentheses(tmp_path: Path) -> None:
+    a = run(tmp_path, "allowed-tools: Bash(git log:*) Read, Grep\n")
+    assert a.allowed_tools == ("Bash(git log:*)", "Read", "Grep")

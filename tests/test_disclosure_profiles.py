@@ -241,19 +241,22 @@ def test_codex_trims_then_omits_with_its_warning(tmp_path: Path) -> None:
     assert m.limit(BudgetSettings(context_window=200_000))[0] == 16_000  # 2% x 4 chars/token
     assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
     full = m.compute(BudgetSettings(budget_chars=100_000))
+    # Codex budgets only the skill lines (count_frame = false), not its fixed frame.
+    frame = len(CODEX_HEAD) + len(
+        "### How to use skills\n" + codex_how_to() + "\n\n</skills_instructions>"
+    )
+    lines = sum(e.chars for e in full.entries) + 2  # three skill lines and the two newlines between
     # Trimming: every description cut to one length, every skill still listed.
-    r = m.compute(BudgetSettings(budget_chars=full.used_chars - 300))
+    r = m.compute(BudgetSettings(budget_chars=lines - 300))
     assert [e.outcome for e in r.entries] == ["shortened"] * 3
     assert {e.kept_chars for e in r.entries} == {100}
     assert f"- aa: {'z' * 100} (file: {paths[0]})" in r.text
     # Omission: even description-less lines do not all fit; the last ones go.
-    frame = len(CODEX_HEAD) + len(
-        "### How to use skills\n" + codex_how_to() + "\n\n</skills_instructions>"
-    )
     one = len(f"- aa:  (file: {paths[0]})") + 1
-    r = m.compute(BudgetSettings(budget_chars=frame + 2 * one))
+    r = m.compute(BudgetSettings(budget_chars=2 * one - 1))
     assert [e.outcome for e in r.entries] == ["shortened", "shortened", "omitted"]
-    assert "- cc" not in r.text and r.used_chars <= frame + 2 * one
+    assert "- cc" not in r.text and r.used_chars <= frame + 2 * one + 2
+    assert any("header and footer do not count" in a for a in r.assumptions)
     assert r.warnings == (
         "Exceeded skills context budget of 2%. All skill descriptions were removed and 1 "
         "additional skills were not included in the model-visible skills list.",

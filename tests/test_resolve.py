@@ -113,3 +113,21 @@ def test_parallel_evaluation_gives_the_same_catalog(tmp_path: Path, monkeypatch)
     assert serial.skills == parallel.skills
     alias = next(s for s in parallel.skills if "/alias/" in s.path)
     assert alias.real_path == str((root / "s1" / "SKILL.md").resolve())
+
+
+def test_a_folder_named_skills_is_no_plugin_without_its_marker(tmp_path: Path) -> None:
+    skill(tmp_path / "team" / "skills", "pdf")
+    skill(tmp_path / "vendor" / "skills", "csv")
+    (tmp_path / "vendor" / ".claude-plugin").mkdir()
+    (tmp_path / "vendor" / ".claude-plugin" / "plugin.json").write_text('{"name": "acme"}')
+    cat = build_catalog(load_profile("claude-code"), [str(tmp_path)])
+    names = sorted(s.qualified_name for s in cat.skills)
+    assert names == ["acme:csv", "pdf"]
+
+
+def test_ambiguous_scope_suffix_is_labelled_as_a_path(tmp_path: Path) -> None:
+    # Claude Code's personal and project roots both end in .claude/skills.
+    skill(tmp_path / "x" / ".claude" / "skills", "pdf")
+    (entry,) = build_catalog(load_profile("claude-code"), [str(tmp_path)]).skills
+    assert entry.root.scope == "path"
+    assert entry.root.path == str(tmp_path / "x" / ".claude" / "skills")

@@ -70,12 +70,27 @@ def _flag(value: Any) -> bool:
 
 
 def _tools(value: Any) -> tuple[str, ...]:
+    """Tool patterns from `allowed-tools`: a list, or a string split on spaces or commas outside
+    parentheses, so `Bash(git log:*) Read` is two tools."""
     if isinstance(value, list):
         return tuple(str(v).strip() for v in value if str(v).strip())
-    if isinstance(value, str):
-        sep = "," if "," in value else None
-        return tuple(t.strip() for t in value.split(sep) if t.strip())
-    return ()
+    if not isinstance(value, str):
+        return ()
+    tools, current, depth = [], [], 0
+    for ch in value:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                tools.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        tools.append("".join(current))
+    return tuple(tools)
 
 
 def _declared_arguments(value: Any) -> tuple[str, ...]:
@@ -181,6 +196,10 @@ def activate(
         stripped = body.lstrip("\n")
         first_line = doc.body_first_line + len(body) - len(stripped)
         body = stripped
+    if spec.trim_body:
+        stripped = body.lstrip()
+        first_line += body.count("\n", 0, len(body) - len(stripped))
+        body = stripped.rstrip()
 
     rules = SubstitutionRules(
         arguments=spec.arguments,

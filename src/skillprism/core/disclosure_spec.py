@@ -76,6 +76,7 @@ class Tier2Spec:
     mechanism: str = "read the SKILL.md file"
     user_command: str = ""
     strip_frontmatter: bool = True
+    trim_body: bool = False  # surrounding white space removed from the body
     wrapper: str = "{body}"
     arguments: bool = False
     indexed: bool = False
@@ -195,6 +196,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         mechanism=t2.get("mechanism", str, d2.mechanism),
         user_command=t2.get("user_command", str, d2.user_command),
         strip_frontmatter=t2.get("strip_frontmatter", bool, d2.strip_frontmatter),
+        trim_body=t2.get("trim_body", bool, d2.trim_body),
         wrapper=t2.get("wrapper", str, d2.wrapper),
         arguments=t2.get("arguments", bool, d2.arguments),
         indexed=t2.get("indexed", bool, d2.indexed),

@@ -268,26 +268,29 @@ def _locate_explicit(
     last_names = {s[-1] for s in profile.root_suffixes}
     for k in range(len(parts) - 2, 0, -1):
         prefix = parts[:k]
-        template_rank = None
-        for t_index, template in enumerate(profile.roots):
-            suffix = template.suffix
-            if suffix and prefix[-len(suffix) :] == suffix:
-                template_rank = t_index
-                break
-        if template_rank is None and prefix[-1] not in last_names:
+        matches = [
+            t_index
+            for t_index, template in enumerate(profile.roots)
+            if template.suffix and prefix[-len(template.suffix) :] == template.suffix
+        ]
+        if not matches and prefix[-1] not in last_names:
             continue
         root_path = os.path.join(found.start, *prefix)
+        has_marker = bool(profile.plugin_marker) and os.path.exists(
+            os.path.join(os.path.dirname(root_path), profile.plugin_marker)
+        )
+        # A plugin root is only a plugin root with its marker: its bare `skills` suffix would
+        # otherwise make every folder named `skills` a plugin.
+        matches = [i for i in matches if profile.roots[i].namespace != "plugin" or has_marker]
+        template_rank = matches[0] if matches else None
         template = profile.roots[template_rank] if template_rank is not None else None
-        namespace = template.namespace if template else ""
-        if (
-            not namespace
-            and profile.plugin_marker
-            and os.path.exists(os.path.join(os.path.dirname(root_path), profile.plugin_marker))
-        ):
-            namespace = "plugin"
+        namespace = "plugin" if has_marker else (template.namespace if template else "")
+        # Several scopes end the same way (Claude Code's personal and project `.claude/skills`):
+        # a folder given on the command line cannot say which it is, so it is just a path.
+        scopes = {profile.roots[i].scope for i in matches}
         root = RootInfo(
             path=root_path,
-            scope=template.scope if template else "path",
+            scope=template.scope if template and len(scopes) == 1 else "path",
             layout=template.layout if template else profile.layout,
             rank=path_index * 1000 + (template_rank or 0),
             explicit=True,

@@ -10,6 +10,18 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from skillprism.gui.tree_model import KIND_ROLE, SEARCH_ROLE, STATE_ROLE
 
 
+def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
+    """Run `apply()` (which changes what the filter accepts) and re-filter the rows: with
+    begin/endFilterChange on Qt >= 6.10, invalidateFilter on older Qt."""
+    if hasattr(proxy, "endFilterChange"):
+        proxy.beginFilterChange()
+        apply()
+        proxy.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+    else:  # pragma: no cover - Qt < 6.10
+        apply()
+        proxy.invalidateFilter()
+
+
 class SkillFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -18,13 +30,11 @@ class SkillFilterProxy(QSortFilterProxyModel):
         self.setRecursiveFilteringEnabled(True)
 
     def set_text(self, text: str) -> None:
-        self._terms = text.lower().split()
-        self.invalidateFilter()
+        change_filter(self, lambda: setattr(self, "_terms", text.lower().split()))
 
     def set_states(self, states: frozenset[str]) -> None:
         """Show only skills in `states` (empty = every state)."""
-        self._states = states
-        self.invalidateFilter()
+        change_filter(self, lambda: setattr(self, "_states", states))
 
     @property
     def active(self) -> bool:

@@ -15,6 +15,7 @@ from PySide6.QtCore import (
 
 from skillprism.core.catalog import Catalog
 from skillprism.core.diagnostics import Diagnostic
+from skillprism.gui.filtering import change_filter
 from skillprism.gui.icons import state_icon
 
 SKILL_KEY_ROLE = Qt.ItemDataRole.UserRole + 11
@@ -114,12 +115,10 @@ class ProblemsFilter(QSortFilterProxyModel):
         self.setSortRole(SORT_ROLE)
 
     def set_severities(self, severities: frozenset[str]) -> None:
-        self._severities = severities
-        self.invalidateFilter()
+        change_filter(self, lambda: setattr(self, "_severities", severities))
 
     def set_text(self, text: str) -> None:
-        self._text = text.lower().strip()
-        self.invalidateFilter()
+        change_filter(self, lambda: setattr(self, "_text", text.lower().strip()))
 
     def lessThan(
         self, left: QModelIndex | QPersistentModelIndex, right: QModelIndex | QPersistentModelIndex

@@ -592,6 +592,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         settings = load_project_settings(project)
     except (_UsageError, SettingsError) as err:
         return _error(str(err))
+    scan_ms = round((time.monotonic() - started) * 1000, 1)
     live = LiveCatalog(
         catalog.profile,
         args.paths or list(settings.roots) or None,
@@ -613,7 +614,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         elif record.get("initial"):
             line = (
                 f"watching {record['skills']} skill(s), {record['errors']} error(s); "
-                f"scan {record['elapsed_ms']:.0f} ms ({record['mode']})"
+                f"scan {record['elapsed_ms']:.0f} ms ({record['mode']}"
+                + (f": {record['reason']})" if record.get("reason") else ")")
             )
         else:
             shown = ", ".join(record["changed"][:3]) + (
@@ -662,7 +664,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             "initial": True,
             "skills": skills,
             "errors": errors,
-            "elapsed_ms": round((time.monotonic() - started) * 1000, 1),
+            "elapsed_ms": scan_ms,
             "mode": watcher.mode,
         }
         if watcher.reason:

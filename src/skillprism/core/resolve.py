@@ -29,11 +29,13 @@ _SEVERITY_OF_ACTION = {
 
 
 class DocumentCache:
-    """Parsed documents keyed by path, reused while size and mtime are unchanged (a rescan after one
-    file changed re-parses only that file)."""
+    """Parsed documents, and profile evaluations of them, keyed by path and reused while size and
+    mtime are unchanged: a rescan after one file changed re-parses and re-evaluates only that file,
+    including when the first scan ran in worker processes."""
 
     def __init__(self) -> None:
         self._docs: dict[str, tuple[int, int, SkillDocument]] = {}
+        self._evaluations: dict[tuple[str, int], tuple[tuple[int, int], Evaluation, str]] = {}
 
     def get(self, path: str) -> SkillDocument:
         try:
@@ -50,9 +52,35 @@ class DocumentCache:
             self._docs[path] = (*stamp, doc)
         return doc
 
+    def evaluation(self, path: str, profile_key: int) -> tuple[Evaluation, str] | None:
+        """A stored evaluation of `path` under the profile, if the file is unchanged since."""
+        cached = self._evaluations.get((path, profile_key))
+        if cached is None:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if (st.st_mtime_ns, st.st_size) != cached[0]:
+            return None
+        return cached[1], cached[2]
+
+    def store_evaluation(
+        self,
+        path: str,
+        profile_key: int,
+        stamp: tuple[int, int] | None,
+        evaluation: Evaluation,
+        real: str,
+    ) -> None:
+        if stamp is not None and stamp[0]:
+            self._evaluations[(path, profile_key)] = (stamp, evaluation, real)
+
     def forget(self, paths: Iterable[str]) -> None:
         for p in paths:
             self._docs.pop(p, None)
+            for key in [k for k in self._evaluations if k[0] == p]:
+                del self._evaluations[key]
 
 
 def diagnostic(
@@ -325,6 +353,7 @@ def build_catalog(
     ignore_codes: frozenset[str] = frozenset(),
     ignore_paths: Sequence[str] = (),
     workers: int = 1,
+    start_method: str = "fork",
 ) -> Catalog:
     """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
     or, without paths, the profile's own roots for `project` and `home`.
@@ -335,7 +364,7 @@ def build_catalog(
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
-    evaluator = _Evaluator(profile, cache, workers)
+    evaluator = _Evaluator(profile, cache, workers, start_method)
     root_diags: list[Diagnostic] = []
     located: list[_Located] = []
     roots: list[RootInfo] = []
@@ -575,13 +604,13 @@ def _real_path(path: str, known: str = "") -> str:
 
 def _evaluate_one(
     item: tuple[str, str], profile: Profile, cache: DocumentCache | None
-) -> tuple[Evaluation, str]:
+) -> tuple[Evaluation, str, tuple[int, int] | None]:
     path, known_real = item
     # Worker processes parse directly: a cache that dies with the process would only add a stat.
     doc = cache.get(path) if cache is not None else parse_document(path)
-    return evaluate(doc, profile, os.path.basename(os.path.dirname(path))), _real_path(
-        path, known_real
-    )
+    evaluation = evaluate(doc, profile, os.path.basename(os.path.dirname(path)))
+    stamp = (doc.mtime_ns, doc.size) if doc.mtime_ns else None
+    return evaluation, _real_path(path, known_real), stamp
 
 
 def _pool_init(profile: Profile) -> None:
@@ -589,30 +618,37 @@ def _pool_init(profile: Profile) -> None:
     _pool_profile = profile
 
 
-def _pool_evaluate(paths: list[tuple[str, str]]) -> list[tuple[Evaluation, str]]:
+def _pool_evaluate(
+    paths: list[tuple[str, str]],
+) -> list[tuple[Evaluation, str, tuple[int, int] | None]]:
     assert _pool_profile is not None
     return [_evaluate_one(p, _pool_profile, None) for p in paths]
 
 
 class _Evaluator:
-    """Parses and evaluates skill files. Headless runs over large sets (`workers` > 1, Linux) send
-    files to forked worker processes in batches *while the search is still running*, so reading,
-    YAML and body checks overlap the folder walk and use every core; small sets, and the GUI (which
-    wants its DocumentCache filled), evaluate in-process."""
+    """Parses and evaluates skill files. Large sets (`workers` > 1) go to worker processes in
+    batches *while the search is still running*, so reading, YAML and body checks overlap the
+    folder walk and use every core; small sets evaluate in-process. Unchanged files reuse their
+    stored evaluation either way. The CLI forks; the GUI, whose process has threads, asks for a
+    fork server (forking a threaded process can deadlock the child)."""
 
     BATCH = 100
 
-    def __init__(self, profile: Profile, cache: DocumentCache, workers: int) -> None:
+    def __init__(
+        self, profile: Profile, cache: DocumentCache, workers: int, start_method: str = "fork"
+    ) -> None:
         self.profile = profile
+        self.profile_key = hash(repr(profile))
         self.cache = cache
-        self.workers = workers if workers > 1 and _fork_available() else 1
+        self.start_method = start_method
+        self.workers = workers if workers > 1 and _start_method_available(start_method) else 1
         self.pending: list[tuple[str, str]] = []
         self.seen = 0
         self.pool: object | None = None
         self.jobs: list[tuple[list[tuple[str, str]], object]] = []
 
     def add(self, found: FoundFile) -> None:
-        if self.workers == 1:
+        if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
         self.pending.append((found.path, found.real))
         self.seen += 1
@@ -624,9 +660,11 @@ class _Evaluator:
             import multiprocessing
 
             try:
-                ctx = multiprocessing.get_context("fork")
+                ctx = multiprocessing.get_context(self.start_method)
+                if self.start_method == "forkserver":
+                    ctx.set_forkserver_preload(["skillprism.core.resolve"])
                 self.pool = ctx.Pool(self.workers, initializer=_pool_init, initargs=(self.profile,))
-            except OSError:
+            except (OSError, ValueError):
                 self.workers = 1  # no processes to be had: evaluate here instead
                 self.pending.clear()
                 return
@@ -640,8 +678,9 @@ class _Evaluator:
                 self._submit()
             try:
                 for batch, job in self.jobs:
-                    for item, result in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
-                        done[item[0]] = result
+                    for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
+                        done[item[0]] = (ev, real)
+                        self.cache.store_evaluation(item[0], self.profile_key, stamp, ev, real)
             except Exception:  # a worker died: whatever is missing is evaluated here
                 pass
             finally:
@@ -651,15 +690,23 @@ class _Evaluator:
                 self.pool.join()  # type: ignore[attr-defined]
                 self.pool = None
         for item in items:
-            if item[0] not in done:
-                done[item[0]] = _evaluate_one(item, self.profile, self.cache)
+            path = item[0]
+            if path in done:
+                continue
+            stored = self.cache.evaluation(path, self.profile_key)
+            if stored is not None:
+                done[path] = stored
+                continue
+            ev, real, stamp = _evaluate_one(item, self.profile, self.cache)
+            done[path] = (ev, real)
+            self.cache.store_evaluation(path, self.profile_key, stamp, ev, real)
         return done
 
 
-def _fork_available() -> bool:
+def _start_method_available(method: str) -> bool:
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")
+    return method in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")
 
 
 def _rule_of(d: Diagnostic) -> str:

@@ -149,6 +149,7 @@ def run_gui(
     dark = app.palette().color(app.palette().ColorRole.Window).lightness() < 128
     window = MainWindow(roots=roots, profile=profile, project=project, dark=dark, settings=settings)
     if screenshot:
+        window.live = False  # one picture: no file watch to set up
         window.resize(1440, 900)
     else:
         window.resize(1360, 860)

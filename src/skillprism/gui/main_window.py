@@ -77,6 +77,8 @@ class MainWindow(QMainWindow):
         self.service.sig_failed.connect(self._on_failed)
         self.service.sig_busy.connect(self._on_busy)
         self.watch.sig_changed.connect(self._on_files_changed)
+        self.watch.sig_state.connect(lambda _m, _r: self._update_watch_label())
+        self.live = True  # watch the folders for changes (off for one-shot screenshots)
         self._reload_timer.timeout.connect(self._reload_changed)
 
     # --- layout -----------------------------------------------------------------------------------
@@ -343,7 +345,8 @@ class MainWindow(QMainWindow):
             self.tree.verticalScrollBar().setValue(scroll)
         self._select_key(key, keep_line=True)
         self._update_status(result)
-        self.watch.watch(self._watch_paths())
+        if self.live:
+            self.watch.watch(self._watch_paths())
         self._update_watch_label()
         self.sig_catalog_applied.emit(result.catalog)
 
@@ -359,6 +362,9 @@ class MainWindow(QMainWindow):
         if mode == "native":
             self.watch_label.setText("Live")
             self.watch_label.setToolTip("Watching the skill folders for changes")
+        elif mode == "starting":
+            self.watch_label.setText("Starting watch…")
+            self.watch_label.setToolTip("Setting up the file watch")
         elif mode == "polling":
             self.watch_label.setText("Live (polling)")
             self.watch_label.setToolTip(self.watch.reason or "Watching by polling")

@@ -8,6 +8,7 @@ thread; a generation number drops results that a newer request has overtaken.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,42 +121,73 @@ class CatalogService(QObject):
 
 
 class WatchBridge(QObject):
-    """The core watcher's callback (on its own thread) turned into a queued Qt signal."""
+    """The core watcher's callback (on its own thread) turned into a queued Qt signal. Setting up
+    a recursive watch over thousands of folders takes a while, so it starts on a plain thread and
+    is handed back to the GUI thread when ready."""
 
     sig_changed = Signal(list)
     """Paths changed on disk (debounced)."""
+    sig_state = Signal(str, str)
+    """Watching mode changed: ("native" | "polling" | "off" | "starting", reason)."""
+    _sig_started = Signal(object, int)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._watcher: Any = None
+        self._token = 0
         self.mode = "off"
         self.reason = ""
         self._paths: tuple[str, ...] = ()
+        self._sig_started.connect(self._on_started)
 
     def watch(self, paths: list[str]) -> None:
         wanted = tuple(sorted(set(paths)))
-        if wanted == self._paths and self._watcher is not None:
+        if wanted == self._paths and (self._watcher is not None or self.mode == "starting"):
             return
         self.stop()
         self._paths = wanted
         if not wanted:
             return
+        self._token += 1
+        self._set_mode("starting", "setting up the file watch")
+        threading.Thread(
+            target=self._start,
+            args=(wanted, self._token),
+            daemon=True,
+            name="skillprism-watch-start",
+        ).start()
+
+    def _start(self, paths: tuple[str, ...], token: int) -> None:
         try:
             from skillprism.core.watch import SkillWatcher
-        except ImportError as err:  # pragma: no cover - the module ships with the app
-            self.mode, self.reason = "off", f"watching unavailable: {err}"
-            return
-        try:
-            self._watcher = SkillWatcher(list(wanted), self.sig_changed.emit)
-            self._watcher.start()
-            self.mode, self.reason = self._watcher.mode, self._watcher.reason
+
+            watcher = SkillWatcher(list(paths), self.sig_changed.emit)
+            watcher.start()
         except Exception as err:  # never let a watch failure take the window down
-            self._watcher = None
-            self.mode, self.reason = "off", f"cannot watch: {err}"
+            self._sig_started.emit(f"cannot watch: {err}", token)
+            return
+        self._sig_started.emit(watcher, token)
+
+    def _on_started(self, watcher: Any, token: int) -> None:
+        if isinstance(watcher, str):
+            if token == self._token:
+                self._set_mode("off", watcher)
+            return
+        if token != self._token:  # superseded while starting
+            threading.Thread(target=watcher.stop, daemon=True).start()
+            return
+        self._watcher = watcher
+        self._set_mode(watcher.mode, watcher.reason)
+
+    def _set_mode(self, mode: str, reason: str) -> None:
+        self.mode, self.reason = mode, reason
+        self.sig_state.emit(mode, reason)
 
     def stop(self) -> None:
+        self._token += 1
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
         self._paths = ()
-        self.mode = "off"
+        if self.mode != "off":
+            self._set_mode("off", "")

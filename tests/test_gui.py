@@ -1,0 +1,252 @@
+"""The desktop window, offscreen: models pass qtmodeltester; selection, preview, live reload,
+deletion, filtering, profile switching and dropped folders behave as a user expects."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6.QtWidgets")
+
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from skillprism.core.profiles import load_profile
+from skillprism.core.resolve import build_catalog
+from skillprism.gui.main_window import MainWindow
+from skillprism.gui.problems_model import ProblemsModel
+from skillprism.gui.tree_model import KEY_ROLE, SkillTreeModel
+from skillprism.paths import demo_skills_dir
+
+
+def skill(
+    root: Path, name: str, description: str = "Does things. Use when testing.", extra: str = ""
+) -> Path:
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nBody of {name}.\n",
+        encoding="utf-8",
+    )
+    return d
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    created: list[MainWindow] = []
+
+    def make(roots: list[str], profile: str = "agentskills") -> MainWindow:
+        settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+        w = MainWindow(
+            roots=roots, profile=profile, project=str(tmp_path), dark=False, settings=settings
+        )
+        qtbot.addWidget(w)
+        w.resize(1200, 800)
+        w.show()
+        created.append(w)
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
+            w.reload()
+        return w
+
+    yield make
+    for w in created:
+        w.watch.stop()
+        w.service.shutdown()
+
+
+def test_tree_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    model = SkillTreeModel()
+    model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))
+    qtmodeltester.check(model, force_py=True)
+    # fetch every skill's files, then check again
+    for r in range(model.rowCount()):
+        root = model.index(r, 0)
+        for c in range(model.rowCount(root)):
+            idx = model.index(c, 0, root)
+            if model.canFetchMore(idx):
+                model.fetchMore(idx)
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_problems_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    model = ProblemsModel()
+    model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))
+    assert model.rowCount() > 0
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_selecting_a_skill_shows_its_preview(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    skill(root, "alpha", "Alpha does the first thing.")
+    w = window([str(root)])
+    w.select_skill(str(root / "alpha" / "SKILL.md"))
+    assert "Alpha does the first thing." in w.overview.toPlainText()
+    assert "Body of alpha." in w.overview.toPlainText()
+    assert w.source.toPlainText().startswith("---\nname: alpha")
+    assert "1 skills" in w.counts_label.text() or "1 skill" in w.counts_label.text()
+
+
+def test_writing_a_skill_updates_tree_preview_and_problems(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    skill(root, "alpha")
+    w = window([str(root)])
+    key = str(root / "alpha" / "SKILL.md")
+    w.select_skill(key)
+    assert w.problems_model.rowCount() == 0
+    # An edit on disk: a new field the spec does not know, and a new skill.
+    (root / "alpha" / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Edited on disk.\nbogus: 1\n---\nNew body.\n",
+        encoding="utf-8",
+    )
+    skill(root, "beta")
+    qtbot.waitUntil(
+        lambda: (
+            w.catalog is not None
+            and len(w.catalog.skills) == 2
+            and any(s.status == "error" for s in w.catalog.skills)
+        ),
+        timeout=15000,
+    )
+    qtbot.waitUntil(lambda: "Edited on disk." in w.overview.toPlainText(), timeout=5000)
+    assert w.selected_key == key  # selection survived the reload
+    codes = {w.problems_model.diagnostic(r).code for r in range(w.problems_model.rowCount())}
+    assert "SP216" in codes
+
+
+def test_deleting_a_skill_removes_it(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    skill(root, "alpha")
+    skill(root, "beta")
+    w = window([str(root)])
+    shutil.rmtree(root / "beta")
+    qtbot.waitUntil(
+        lambda: w.catalog is not None and [s.name for s in w.catalog.skills] == ["alpha"],
+        timeout=15000,
+    )
+    assert not w.tree_model.index_for_key(str(root / "beta" / "SKILL.md")).isValid()
+
+
+def test_selection_survives_a_manual_reload(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    for n in ("alpha", "beta", "gamma"):
+        skill(root, n)
+    w = window([str(root)])
+    key = str(root / "beta" / "SKILL.md")
+    w.select_skill(key)
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=10000):
+        w.reload()
+    assert w.selected_key == key
+    assert w.tree.currentIndex().data(KEY_ROLE) == key
+
+
+def test_filter_matches_all_words_and_states(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    skill(root, "pdf-tools", "Extracts text from PDF files.")
+    skill(root, "csv-tools", "Cleans CSV files.")
+    skill(root, "Bad_Name", "Broken on purpose.")
+    w = window([str(root)])
+
+    def visible() -> set[str]:
+        out = set()
+        for r in range(w.proxy.rowCount()):
+            ridx = w.proxy.index(r, 0)
+            for c in range(w.proxy.rowCount(ridx)):
+                out.add(w.proxy.index(c, 0, ridx).data())
+        return out
+
+    w.filter_edit.setText("files text")
+    assert visible() == {"pdf-tools"}
+    w.filter_edit.setText("")
+    w.state_filter.setCurrentIndex(w.state_filter.findData("error"))
+    assert visible() == {"Bad_Name"}
+    w.state_filter.setCurrentIndex(0)
+    assert visible() == {"pdf-tools", "csv-tools", "Bad_Name"}
+
+
+def test_switching_profile_changes_which_copy_is_shadowed(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Gemini CLI: later roots win; the spec guide: the first wins. Same two roots, opposite winners.
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    skill(project / ".gemini" / "skills", "dup", "Copy in .gemini.")
+    skill(project / ".agents" / "skills", "dup", "Copy in .agents.")
+    w = window([str(project)], profile="gemini-cli")
+
+    def winner() -> str:
+        assert w.catalog is not None
+        return next(s.path for s in w.catalog.skills if s.active)
+
+    first = winner()
+    w.profile_combo.setCurrentIndex(w.profile_combo.findData("codex"))
+    qtbot.waitUntil(
+        lambda: w.catalog is not None and w.catalog.profile.name == "codex", timeout=10000
+    )
+    # codex keeps both copies: neither is shadowed
+    assert not any(s.status == "shadowed" for s in w.catalog.skills)
+    w.profile_combo.setCurrentIndex(w.profile_combo.findData("gemini-cli"))
+    qtbot.waitUntil(
+        lambda: w.catalog is not None and w.catalog.profile.name == "gemini-cli", timeout=10000
+    )
+    assert winner() == first
+    assert sum(s.status == "shadowed" for s in w.catalog.skills) == 1
+
+
+def test_a_dropped_folder_becomes_a_root(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    a, b = tmp_path / "a", tmp_path / "b"
+    skill(a, "alpha")
+    skill(b, "beta")
+    w = window([str(a)])
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(b))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=10000):
+        w.dropEvent(event)
+    assert str(b) in w.roots
+    assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
+
+
+def test_problem_activation_selects_skill_and_line(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    skill(root, "alpha", extra="bogus: 1\n")
+    w = window([str(root)])
+    row = next(
+        r
+        for r in range(w.problems_proxy.rowCount())
+        if w.problems_proxy.index(r, 1).data() == "SP216"
+    )
+    w._on_problem_activated(w.problems_proxy.index(row, 0))
+    assert w.selected_key == str(root / "alpha" / "SKILL.md")
+    assert w.tabs.currentWidget() is w.source
+    assert w.source.textCursor().blockNumber() + 1 == 4  # the line of 'bogus:'
+
+
+def test_hostile_inputs_open_without_crash(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    (root / "bomb").mkdir(parents=True)
+    lol = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 9):
+        p, c = chr(96 + i), chr(97 + i)
+        lol.append(f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]")
+    (root / "bomb" / "SKILL.md").write_text("---\n" + "\n".join(lol) + "\n---\n", encoding="utf-8")
+    (root / "bin").mkdir()
+    (root / "bin" / "SKILL.md").write_bytes(b"\x00\x01\x02")
+    (root / "html").mkdir()
+    (root / "html" / "SKILL.md").write_text(
+        "---\nname: html\ndescription: d\n---\n<script>alert(1)</script>\n![x](http://example.com/a.png)\n"
+        "<img src=x onerror=alert(1)>\n",
+        encoding="utf-8",
+    )
+    os.mkfifo(root / "fifo-skill" / "SKILL.md") if (root / "fifo-skill").mkdir() is None else None
+    w = window([str(root)])
+    for s in w.catalog.skills:
+        w.select_skill(s.key)
+    html_text = w.overview.toHtml()
+    assert "<script>" not in html_text

@@ -49,11 +49,11 @@ class SkillFilterProxy(QSortFilterProxyModel):
     def filterAcceptsRow(
         self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
     ) -> bool:
+        if not self.active:  # checked first: called for every row the view lays out
+            return True
         model = self.sourceModel()
         index = model.index(source_row, 0, source_parent)
         kind = index.data(KIND_ROLE)
-        if not self.active:
-            return True
         if kind == "skill":
             return self._skill_matches(index)
         if kind == "file":

@@ -72,6 +72,20 @@ class _Worker(QObject):
         )
 
 
+def _start_fork_server() -> None:
+    try:
+        import multiprocessing
+        from multiprocessing import forkserver
+
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            multiprocessing.get_context("forkserver").set_forkserver_preload(
+                ["skillprism.core.resolve"]
+            )
+            forkserver.ensure_running()
+    except Exception:  # an optimisation only: the pool starts the server itself if needed
+        pass
+
+
 class CatalogService(QObject):
     """Loads catalogs in a worker thread; the newest request wins."""
 
@@ -94,6 +108,10 @@ class CatalogService(QObject):
         self._worker.sig_done.connect(self._on_done)
         self._worker.sig_failed.connect(self._on_failed)
         self._thread.start()
+        # The first scan evaluates through a fork server; start it now, beside the window.
+        threading.Thread(
+            target=_start_fork_server, daemon=True, name="skillprism-forkserver"
+        ).start()
 
     def request(
         self, profile: str, paths: list[str], project: str, changed: tuple[str, ...] = ()

@@ -115,14 +115,16 @@ class SkillTreeModel(QAbstractItemModel):
         return index.internalPointer() if index.isValid() else self._root  # type: ignore[return-value]
 
     def index(self, row: int, column: int, parent: _ANY_INDEX = QModelIndex()) -> QModelIndex:
-        if column < 0 or column >= len(self.COLUMNS) or row < 0:
-            return QModelIndex()
-        node = self._node(parent)
-        if parent.isValid() and parent.column() != 0:
-            return QModelIndex()
-        if row >= len(node.children):
-            return QModelIndex()
-        return self.createIndex(row, column, node.children[row])
+        # Hot: a proxy asks for every row it maps, so the checks are kept to plain comparisons.
+        if parent.isValid():
+            if parent.column() != 0:
+                return QModelIndex()
+            children = parent.internalPointer().children  # type: ignore[union-attr]
+        else:
+            children = self._root.children
+        if 0 <= row < len(children) and 0 <= column < 2:
+            return self.createIndex(row, column, children[row])
+        return QModelIndex()
 
     def parent(self, index: _ANY_INDEX = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not index.isValid():

@@ -49,6 +49,8 @@ def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
         created.append(w)
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
             w.reload()
+        # The watch starts beside the window; edits before it is up are caught by one rescan.
+        qtbot.waitUntil(lambda: w.watch.mode in ("native", "polling"), timeout=10000)
         return w
 
     yield make
@@ -114,6 +116,28 @@ def test_writing_a_skill_updates_tree_preview_and_problems(window, qtbot, tmp_pa
     assert w.selected_key == key  # selection survived the reload
     codes = {w.problems_model.diagnostic(r).code for r in range(w.problems_model.rowCount())}
     assert "SP216" in codes
+
+
+def test_an_edit_while_the_watch_starts_is_not_lost(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    skill(root, "alpha")
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(root)],
+        profile="agentskills",
+        project=str(tmp_path),
+        dark=False,
+        settings=settings,
+    )
+    qtbot.addWidget(w)
+    try:
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
+            w.reload()
+        skill(root, "beta")  # right away, before the watch is necessarily up
+        qtbot.waitUntil(lambda: w.catalog is not None and len(w.catalog.skills) == 2, timeout=15000)
+    finally:
+        w.watch.stop()
+        w.service.shutdown()
 
 
 def test_deleting_a_skill_removes_it(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -358,6 +358,9 @@ class MainWindow(QMainWindow):
         return paths
 
     def _update_watch_label(self) -> None:
+        if not self.live:  # a one-shot view (screenshot): watching is off on purpose
+            self.watch_label.setText("")
+            return
         mode = self.watch.mode
         if mode == "native":
             self.watch_label.setText("Live")

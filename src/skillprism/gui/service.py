@@ -196,6 +196,8 @@ class WatchBridge(QObject):
             return
         self._watcher = watcher
         self._set_mode(watcher.mode, watcher.reason)
+        # Anything saved while the watch was being set up produced no event: catch up once.
+        self.sig_changed.emit(list(self._paths))
 
     def _set_mode(self, mode: str, reason: str) -> None:
         self.mode, self.reason = mode, reason

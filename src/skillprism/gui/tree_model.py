@@ -51,6 +51,7 @@ class SkillTreeModel(QAbstractItemModel):
         super().__init__(parent)
         self._root = _Node("invisible", None, 0)
         self._catalog: Catalog | None = None
+        self._labels: dict[str, str] = {}
 
     # --- content ---------------------------------------------------------------------------------
 
@@ -72,6 +73,17 @@ class SkillTreeModel(QAbstractItemModel):
                 infos.setdefault(key, skill.root)
                 by_root.setdefault(key, []).append(skill)
             ordered = sorted(infos.items(), key=lambda kv: (kv[1].rank, kv[0][0]))
+            # Label roots relative to what they share (full paths stay in the tooltip), so
+            # ".../skills/project/.claude/skills" reads as "skills/project/.claude/skills".
+            paths = [info.path for _key, info in ordered]
+            try:
+                common = os.path.dirname(os.path.commonpath(paths)) if len(paths) > 1 else ""
+            except ValueError:
+                common = ""
+            self._labels = {
+                p: (os.path.relpath(p, common) if common and common != os.sep else _short(p))
+                for p in paths
+            }
             for key, info in ordered:
                 skills = by_root.get(key, [])
                 if not skills and not info.exists:
@@ -223,7 +235,8 @@ class SkillTreeModel(QAbstractItemModel):
         assert info is not None
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
-                return f"{info.scope} · {_short(info.path)}"
+                label = self._labels.get(info.path) or _short(info.path)
+                return label if info.scope == "path" else f"{info.scope} · {label}"
             return node.text
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return state_icon("root")

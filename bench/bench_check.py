@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from _bytecode import ensure_bytecode
 from gen_skills import generate
 
 BARE_LOOP = r"""
@@ -93,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         folders = generate(root, args.n, args.seed)
         print(f"generated {len(folders):,} skills in {time.perf_counter() - t0:.1f} s ({root})")
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPU(s), best of {args.repeat}")
+        print(ensure_bytecode())
 
         # Interleaved, so drift in the machine's speed (a shared VM) hits both the same way.
         check_times, bare_times, rss = [], [], 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _bytecode import ensure_bytecode
 from gen_skills import generate
 
 TARGET_S = 2.0
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         root = base / "skills"
         if not root.exists():
             generate(root, args.n, seed=1)
+        print(ensure_bytecode())
         home = Path(tmp) / "home"
         home.mkdir(exist_ok=True)
         env = {

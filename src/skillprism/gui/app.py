@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 
 from skillprism import APP_ID, APP_NAME, ORGANIZATION, __version__
 
@@ -121,18 +120,6 @@ def choose_start_roots(saved: list[str], profile: str, project: str) -> list[str
     return [str(demo_skills_dir())]
 
 
-def _warm_imports() -> None:
-    try:
-        import skillprism.render.code_html
-        import skillprism.render.markdown_html
-        import skillprism.render.page  # noqa: F401
-        from skillprism.render.markdown_html import render_markdown
-
-        render_markdown("# warm\n\n```python\nx = 1\n```\n")
-    except Exception:  # warming is an optimisation; the preview reports real problems itself
-        pass
-
-
 def run_gui(
     paths: list[str], profile: str | None, palette: str | None, screenshot: str | None
 ) -> int:
@@ -189,7 +176,5 @@ def run_gui(
         window.sig_catalog_applied.connect(done)
         window.sig_scan_failed.connect(failed)
     QTimer.singleShot(0, window.reload)  # the window appears first; the scan runs in the background
-    # The first preview needs Markdown and Pygments; import them while the scan runs, not after.
-    threading.Thread(target=_warm_imports, daemon=True, name="skillprism-warm").start()
     code = app.exec()
     return outcome["code"] if screenshot else code

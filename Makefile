@@ -31,6 +31,9 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/bench_check.py
 	$(PY) bench/bench_hostile.py
+	$(PY) bench/bench_prompt.py
+	$(PY) bench/bench_watch.py
+	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_gui.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

@@ -1,0 +1,95 @@
+"""The runtime comparison matrix: skills x profiles. A cell is the skill's state under that
+profile, or for an active skill its tier-1 outcome (DESIGN.md), with the reason."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from skillprism.core.catalog import Catalog
+from skillprism.core.disclose import BudgetSettings, Tier1Model
+from skillprism.core.tokens import TokenCounter
+
+CELL_VALUES = (
+    "full", "shortened", "name-only", "omitted", "excluded",
+    "shadowed", "error", "skipped", "not-discovered",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixCell:
+    value: str  # the state, or the tier-1 outcome for an active skill
+    reason: str
+    state: str
+    outcome: str  # "" unless the skill is active under the profile
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixRow:
+    key: str  # the skill file's path as found (the same key the GUI selects by)
+    name: str
+    cells: tuple[MatrixCell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    profiles: tuple[str, ...]
+    titles: tuple[str, ...]
+    rows: tuple[MatrixRow, ...]
+
+    def counts(self) -> list[dict[str, int]]:
+        """Per profile: how many cells hold each value."""
+        out = []
+        for i in range(len(self.profiles)):
+            c: dict[str, int] = dict.fromkeys(CELL_VALUES, 0)
+            for row in self.rows:
+                c[row.cells[i].value] += 1
+            out.append(c)
+        return out
+
+
+def build_matrix(
+    catalogs: Sequence[Catalog],
+    settings: BudgetSettings | None = None,
+    counter: TokenCounter | None = None,
+) -> Matrix:
+    """One row per skill file found under any of the catalogs (sorted by name, then path)."""
+    settings = settings or BudgetSettings()
+    per_profile: list[dict[str, MatrixCell]] = []
+    names: dict[str, str] = {}
+    for catalog in catalogs:
+        outcomes = Tier1Model(catalog, counter).compute(settings)
+        reasons = {e.key: (e.outcome, e.reason) for e in outcomes.entries}
+        cells: dict[str, MatrixCell] = {}
+        for skill in catalog.skills:
+            names.setdefault(
+                skill.key, skill.qualified_name or skill.name or os.path.basename(skill.directory)
+            )
+            if skill.active and skill.key in reasons:
+                outcome, why = reasons[skill.key]
+                cells[skill.key] = MatrixCell(outcome, why or skill.reason, skill.status, outcome)
+            elif skill.active:
+                cells[skill.key] = MatrixCell("excluded", "not listed", skill.status, "excluded")
+            else:
+                why = skill.reason or (
+                    f"shadowed by {skill.shadowed_by}" if skill.shadowed_by else ""
+                )
+                if skill.status == "error":
+                    why = next(
+                        (d.message for d in skill.diagnostics if d.severity.value == "error"), why
+                    )
+                cells[skill.key] = MatrixCell(skill.status, why, skill.status, "")
+        per_profile.append(cells)
+    absent = MatrixCell(
+        "not-discovered", "not under any of this runtime's roots", "not-discovered", ""
+    )
+    rows = [
+        MatrixRow(key, names[key], tuple(cells.get(key, absent) for cells in per_profile))
+        for key in sorted(names, key=lambda k: (names[k].lower(), k))
+    ]
+    return Matrix(
+        profiles=tuple(c.profile.name for c in catalogs),
+        titles=tuple(c.profile.title for c in catalogs),
+        rows=tuple(rows),
+    )

@@ -180,6 +180,17 @@ class MainWindow(QMainWindow):
         self.problems_dock.setWidget(dock_body)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
 
+        from skillprism.gui.budget_view import BudgetView
+
+        self.budget = BudgetView()
+        self.budget.sig_select_skill.connect(self.select_skill)
+        self.budget_dock = QDockWidget("Prompt Budget", self)
+        self.budget_dock.setObjectName("budget-dock")
+        self.budget_dock.setWidget(self.budget)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.budget_dock)
+        self.tabifyDockWidget(self.problems_dock, self.budget_dock)
+        self.problems_dock.raise_()
+
         sb = self.statusBar()
         self.counts_label = QLabel("No skills loaded")
         self.refresh_label = QLabel("")
@@ -287,6 +298,7 @@ class MainWindow(QMainWindow):
             m_skill.addAction(a)
         m_view = mb.addMenu("&View")
         m_view.addAction(self.problems_dock.toggleViewAction())
+        m_view.addAction(self.budget_dock.toggleViewAction())
         m_help = mb.addMenu("&Help")
         m_help.addAction(self.act_diag_ref)
         m_help.addAction(self.act_about)
@@ -335,6 +347,7 @@ class MainWindow(QMainWindow):
         self.catalog = result.catalog
         self.tree_model.set_catalog(result.catalog)
         self.problems_model.set_catalog(result.catalog)
+        self.budget.set_catalog(result.catalog, self.project)
         if first:
             self.tree.expandToDepth(0)
         else:

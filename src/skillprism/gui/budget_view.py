@@ -1,0 +1,412 @@
+"""The budget view: what the selected runtime puts in the prompt for this skill set, and what its
+budget keeps of each skill. Moving a control recomputes through core's Tier1Model (prepared once
+per catalog), so it follows the control; the long listing text is refreshed a moment later."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QColor, QFontDatabase, QGuiApplication, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from skillprism.core.catalog import Catalog
+from skillprism.core.disclose import OVERRIDES, BudgetSettings, Tier1Model, Tier1Result
+from skillprism.gui.icons import state_icon
+
+CONTEXT_PRESETS = (
+    ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k (Claude)", 200_000),
+    ("272k", 272_000), ("400k", 400_000), ("1M", 1_000_000), ("unknown (fallback)", 0),
+)  # fmt: skip
+# outcome -> (icon kind, colour of its bar segment)
+_OUTCOME_STYLE = {
+    "full": ("ok", "#2e9d4f"),
+    "shortened": ("warning", "#d08a00"),
+    "name-only": ("warning", "#b06ad6"),
+    "omitted": ("error", "#d23b3b"),
+    "excluded": ("not-discovered", "#8a8f98"),
+}
+
+
+class OutcomeModel(QAbstractTableModel):
+    """Per skill: outcome, characters and tokens in the listing, and why."""
+
+    COLUMNS = ("Skill", "Outcome", "Chars", "Tokens", "Override", "Usage", "Why")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._result: Tier1Result | None = None
+        self._rows: list[Any] = []
+        self.overrides: dict[str, str] = {}
+        self.usage: dict[str, float] = {}
+
+    def set_result(self, result: Tier1Result | None) -> None:
+        self.beginResetModel()
+        self._result = result
+        self._rows = list(result.entries) if result is not None else []
+        self.endResetModel()
+
+    def entry(self, row: int) -> Any:
+        return self._rows[row]
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
+        return None
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        e = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return e.name
+            if col == 1:
+                return (
+                    f"{e.outcome} ({e.kept_chars:,} kept)"
+                    if e.outcome == "shortened"
+                    else e.outcome
+                )
+            if col == 2:
+                return f"{e.chars:,}"
+            if col == 3:
+                return f"{e.tokens:,}"
+            if col == 4:
+                return self.overrides.get(e.name, "on")
+            if col == 5:
+                return f"{self.usage.get(e.name, 0):g}"
+            return e.reason
+        if role == Qt.ItemDataRole.DecorationRole and col == 1:
+            return state_icon(_OUTCOME_STYLE[e.outcome][0])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{e.name}: {e.outcome}\n{e.path}\n{e.reason}".strip()
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3, 5):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class BudgetBar(QWidget):
+    """The limit as a bar: each listed skill's share, in listing order, coloured by outcome and
+    labelled; a marker where the limit ends when the listing is over it. Hover names the skill."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setMinimumHeight(46)
+        self._segments: list[tuple[float, float, str, str]] = []  # (x0, x1, outcome, tooltip)
+        self._result: Tier1Result | None = None
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, 46)
+
+    def set_result(self, result: Tier1Result | None) -> None:
+        self._result = result
+        self.update()
+
+    def paintEvent(self, _event: Any) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pal = self.palette()
+        rect = QRectF(4, 6, self.width() - 8, self.height() - 24)
+        p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1))
+        p.setBrush(pal.color(QPalette.ColorRole.Base))
+        p.drawRoundedRect(rect, 3, 3)
+        self._segments = []
+        r = self._result
+        if r is None or not r.entries:
+            p.setPen(pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, "No listing")
+            p.end()
+            return
+        scale_to = max(r.limit_chars or 0, r.used_chars, 1)
+        x = rect.left()
+        # Thousands of skills are thinner than a pixel each: paint runs of one outcome as one
+        # block (with a hairline between skills where there is room); hover resolves per skill.
+        run_start, run_outcome = x, ""
+        separators: list[float] = []
+        for e in (e for e in r.entries if e.chars):
+            w = rect.width() * e.chars / scale_to
+            if e.outcome != run_outcome:
+                self._paint_run(p, rect, run_start, x, run_outcome)
+                run_start, run_outcome = x, e.outcome
+            if w >= 6:
+                separators.append(x)
+            tip = f"{e.name}: {e.outcome}, {e.chars:,} chars, {e.tokens:,} tokens"
+            self._segments.append((x, x + w, e.outcome, tip))
+            x += w
+        self._paint_run(p, rect, run_start, x, run_outcome)
+        p.setPen(QPen(pal.color(QPalette.ColorRole.Base), 1))
+        for sx in separators[1:]:
+            p.drawLine(int(sx), int(rect.top() + 1), int(sx), int(rect.bottom() - 1))
+        if r.limit_chars is not None and r.used_chars > r.limit_chars:
+            lx = rect.left() + rect.width() * r.limit_chars / scale_to
+            p.setPen(QPen(QColor("#d23b3b"), 2))
+            p.drawLine(int(lx), int(rect.top() - 4), int(lx), int(rect.bottom() + 4))
+        p.setPen(pal.color(QPalette.ColorRole.WindowText))
+        limit = "no limit" if r.limit_chars is None else f"limit {r.limit_chars:,}"
+        counts = {k: len(r.by_outcome(k)) for k in _OUTCOME_STYLE}
+        text = f"{r.used_chars:,} chars used · {limit} · " + " · ".join(
+            f"{n} {k}" for k, n in counts.items() if n
+        )
+        p.drawText(
+            QRectF(4, rect.bottom() + 2, self.width() - 8, 16), Qt.AlignmentFlag.AlignLeft, text
+        )
+        p.end()
+
+    @staticmethod
+    def _paint_run(p: QPainter, rect: QRectF, start: float, end: float, outcome: str) -> None:
+        if outcome and end > start:
+            width = max(end - start, 1.0)
+            p.fillRect(
+                QRectF(start, rect.top() + 1, width, rect.height() - 2),
+                QColor(_OUTCOME_STYLE[outcome][1]),
+            )
+
+    def mouseMoveEvent(self, event: Any) -> None:
+        x = event.position().x()
+        for x0, x1, _outcome, tip in self._segments:
+            if x0 <= x < x1:
+                QToolTip.showText(event.globalPosition().toPoint(), tip, self)
+                return
+        QToolTip.hideText()
+
+
+class BudgetView(QWidget):
+    sig_select_skill = Signal(str)
+    """The user asked to see a skill (double-click on a row)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model: Tier1Model | None = None
+        self.catalog: Catalog | None = None
+        self.project = ""
+        self._runtime: BudgetSettings = BudgetSettings()
+        self._problems: list[str] = []
+        self.context = QComboBox(editable=True)
+        for label, value in CONTEXT_PRESETS:
+            self.context.addItem(label, value)
+        self.context.setCurrentIndex(3)
+        self.context.setToolTip("Model context window in tokens (pick a preset or type a number)")
+        self.context.currentIndexChanged.connect(self.recompute)
+        self.context.lineEdit().editingFinished.connect(self.recompute)
+        self.fraction = QDoubleSpinBox(decimals=3, minimum=0.0, maximum=1.0, singleStep=0.005)
+        self.fraction.setSpecialValueText("profile")
+        self.fraction.setToolTip(
+            "Budget as a fraction of the context window (profile = the runtime's own)"
+        )
+        self.fraction.valueChanged.connect(self.recompute)
+        self.fixed = QSpinBox(minimum=0, maximum=10_000_000, singleStep=500)
+        self.fixed.setSpecialValueText("off")
+        self.fixed.setToolTip("A fixed budget in characters (overrides the fraction)")
+        self.fixed.valueChanged.connect(self.recompute)
+        self.copy_button = QPushButton("Copy listing")
+        self.copy_button.clicked.connect(self._copy)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.bar = BudgetBar()
+        self.outcomes = OutcomeModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.outcomes)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(0, 200)
+        self.table.setColumnWidth(1, 150)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._menu)
+        self.table.doubleClicked.connect(
+            lambda i: self.sig_select_skill.emit(self.outcomes.entry(i.row()).key)
+        )
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self._text_timer = QTimer(self, singleShot=True, interval=150)
+        self._text_timer.timeout.connect(self._show_text)
+
+        controls = QHBoxLayout()
+        for label, widget in (
+            ("Context window:", self.context),
+            ("Fraction:", self.fraction),
+            ("Fixed chars:", self.fixed),
+        ):
+            controls.addWidget(QLabel(label))
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        controls.addWidget(self.copy_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.text)
+        split.setSizes([300, 200])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(controls)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+
+    # --- data -------------------------------------------------------------------------------------
+
+    def set_catalog(self, catalog: Catalog | None, project: str = "") -> None:
+        from skillprism.core.runtime_settings import apply_runtime_settings
+
+        self.catalog = catalog
+        self.project = project or self.project
+        self.model = Tier1Model(catalog) if catalog is not None else None
+        if catalog is not None:
+            self._runtime, self._problems = apply_runtime_settings(
+                catalog.profile.disclosure.settings,
+                BudgetSettings(),
+                project=self.project,
+                home=os.path.expanduser("~"),
+                env=os.environ,
+            )
+        self.recompute()
+
+    def settings(self) -> BudgetSettings:
+        text = self.context.currentText().strip()
+        value = self.context.currentData()
+        if self.context.findText(text) < 0 or value is None:
+            digits = "".join(c for c in text if c.isdigit())
+            value = int(digits) if digits else 0
+        base = self._runtime
+        overrides = {**base.overrides, **self.outcomes.overrides}
+        return replace(
+            base,
+            context_window=int(value),
+            budget_fraction=self.fraction.value() or base.budget_fraction,
+            budget_chars=self.fixed.value() or base.budget_chars,
+            overrides=overrides,
+            usage={**base.usage, **self.outcomes.usage},
+        )
+
+    def recompute(self, *_args: Any) -> Tier1Result | None:
+        if self.model is None:
+            self.outcomes.set_result(None)
+            self.bar.set_result(None)
+            self.summary.setText("No skills loaded.")
+            self.text.setPlainText("")
+            return None
+        result = self.model.compute(self.settings())
+        self._result = result
+        self.outcomes.set_result(result)
+        self.bar.set_result(result)
+        lines = [
+            f"<b>{self.model.profile.title}</b>: {result.used_chars:,} characters in the listing"
+            + (
+                f" of a {result.limit_chars:,}-character budget"
+                if result.limit_chars is not None
+                else ""
+            )
+            + (
+                f" (headroom {result.headroom_chars:,})"
+                if result.headroom_chars is not None
+                else ""
+            )
+            + f"; token counts by {result.counter}."
+        ]
+        for w in result.warnings:
+            lines.append(f"<span style='color:#b7791f'>Runtime warning: {w}</span>")
+        applied = result.settings_applied or ("none found",)
+        lines.append("Runtime settings applied: " + "; ".join(applied))
+        for problem in self._problems:
+            lines.append(f"<span style='color:#d23b3b'>Settings problem: {problem}</span>")
+        lines.append(
+            "<span style='color:gray'>Assumptions: " + "; ".join(result.assumptions) + "</span>"
+        )
+        self.summary.setText("<br>".join(lines))
+        self._text_timer.start()
+        return result
+
+    def _show_text(self) -> None:
+        result = getattr(self, "_result", None)
+        self.text.setPlainText(result.text if result is not None else "")
+
+    # --- actions ------------------------------------------------------------------------------------
+
+    def _copy(self) -> None:
+        result = getattr(self, "_result", None)
+        if result is not None:
+            QGuiApplication.clipboard().setText(result.text)
+
+    def _menu(self, pos: QPoint) -> None:
+        index = self.table.indexAt(pos)
+        if not index.isValid():
+            return
+        entry = self.outcomes.entry(index.row())
+        menu = QMenu(self)
+        sub = menu.addMenu("Listing override")
+        for mode in OVERRIDES:
+            act = QAction(mode, sub, checkable=True)
+            act.setChecked(self.outcomes.overrides.get(entry.name, "on") == mode)
+            act.triggered.connect(lambda _c=False, m=mode, n=entry.name: self.set_override(n, m))
+            sub.addAction(act)
+        menu.addAction("Set usage count…", lambda n=entry.name: self._ask_usage(n))
+        menu.addAction("Show skill", lambda k=entry.key: self.sig_select_skill.emit(k))
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
+    def set_override(self, name: str, mode: str) -> None:
+        if mode == "on":
+            self.outcomes.overrides.pop(name, None)
+        else:
+            self.outcomes.overrides[name] = mode
+        self.recompute()
+
+    def set_usage(self, name: str, count: float) -> None:
+        self.outcomes.usage[name] = count
+        self.recompute()
+
+    def _ask_usage(self, name: str) -> None:
+        current = self.outcomes.usage.get(name, 0.0)
+        value, ok = QInputDialog.getDouble(
+            self,
+            "Usage",
+            f"How often is {name} used? (ranks which descriptions are dropped first)",
+            current,
+            0,
+            1e9,
+            0,
+        )
+        if ok:
+            self.set_usage(name, value)

@@ -1,0 +1,80 @@
+"""The budget view follows its controls exactly as the engine computes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6.QtWidgets")
+
+from skillprism.core.disclose import BudgetSettings, Tier1Model
+from skillprism.core.profiles import load_profile
+from skillprism.core.resolve import build_catalog
+from skillprism.gui.budget_view import BudgetView
+
+
+def make_skills(root: Path, n: int) -> None:
+    for i in range(n):
+        d = root / f"skill-{i:03}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(
+            f"---\nname: skill-{i:03}\ndescription: {f'Describes skill {i} in some detail. ' * 6}\n---\nBody.\n",
+            encoding="utf-8",
+        )
+
+
+def test_moving_the_context_window_changes_name_only_skills_as_the_engine_does(
+    qtbot, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    make_skills(root, 60)
+    catalog = build_catalog(load_profile("claude-code"), [str(root)])
+    view = BudgetView()
+    qtbot.addWidget(view)
+    view.set_catalog(catalog, str(tmp_path))
+    engine = Tier1Model(catalog)
+    for label in ("8k", "32k", "200k (Claude)", "1M"):
+        view.context.setCurrentIndex(view.context.findText(label))
+        shown = {e.name: e.outcome for e in view._result.entries}
+        window = view.context.currentData()
+        expected = {
+            e.name: e.outcome for e in engine.compute(BudgetSettings(context_window=window)).entries
+        }
+        assert shown == expected, label
+    view.context.setCurrentIndex(view.context.findText("8k"))
+    assert any(o == "name-only" for o in {e.outcome for e in view._result.entries})
+    view.context.setCurrentIndex(view.context.findText("1M"))
+    assert all(e.outcome == "full" for e in view._result.entries)
+
+
+def test_overrides_usage_and_fixed_budget(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    make_skills(root, 5)
+    catalog = build_catalog(load_profile("claude-code"), [str(root)])
+    view = BudgetView()
+    qtbot.addWidget(view)
+    view.set_catalog(catalog, str(tmp_path))
+    view.set_override("skill-001", "off")
+    view.set_override("skill-002", "name-only")
+    got = {e.name: e.outcome for e in view._result.entries}
+    assert got["skill-001"] == "excluded" and got["skill-002"] == "name-only"
+    view.fixed.setValue(200)
+    assert view._result.limit_chars == 200
+    view.set_usage("skill-000", 100)
+    got = {e.name: e.outcome for e in view._result.entries}
+    assert got["skill-000"] == "full" or all(v != "full" for v in got.values())
+
+
+def test_recompute_follows_a_moving_control_quickly(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    make_skills(root, 300)
+    view = BudgetView()
+    qtbot.addWidget(view)
+    view.set_catalog(build_catalog(load_profile("codex"), [str(root)]), str(tmp_path))
+    start = time.perf_counter()
+    for i in range(view.context.count() - 1):
+        view.context.setCurrentIndex(i)
+    per_step = (time.perf_counter() - start) / (view.context.count() - 1)
+    assert per_step < 0.5  # generous: the 5,000-skill figure lives in bench/

@@ -279,6 +279,8 @@ class BudgetView(QWidget):
         split.addWidget(self.table)
         split.addWidget(self.text)
         split.setSizes([300, 200])
+        self.table.setMinimumHeight(60)
+        self.text.setMinimumHeight(40)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(controls)

@@ -125,6 +125,10 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.overview, "Overview")
         self.tabs.addTab(self.source, "Source")
         self.tabs.addTab(self.files_view, "Files")
+        from skillprism.gui.activation_view import ActivationView
+
+        self.activation = ActivationView(dark=self.dark)
+        self.tabs.addTab(self.activation, "Activate")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -190,6 +194,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.budget_dock)
         self.tabifyDockWidget(self.problems_dock, self.budget_dock)
         self.problems_dock.raise_()
+        # The centre (previews) gets most of the height; saved window state overrides this.
+        self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
 
         sb = self.statusBar()
         self.counts_label = QLabel("No skills loaded")
@@ -458,6 +464,7 @@ class MainWindow(QMainWindow):
         self.overview.setHtml(f"<p style='color:gray; margin:24px'>{html.escape(text)}</p>")
         self.source.set_source("", [])
         self.files_view.setHtml("")
+        self.activation.show_skill(None, None)
 
     def _show_key(self, key: str) -> None:
         skill = self._skill(key)
@@ -472,6 +479,7 @@ class MainWindow(QMainWindow):
         self.overview.setHtml(overview_html(skill, self.catalog, dark=self.dark))  # type: ignore[arg-type]
         text, diags = source_text(skill)
         self.source.set_source(text, diags)
+        self.activation.show_skill(self.catalog, skill)
         self._show_file_list(skill)
 
     def _show_file_list(self, skill: SkillEntry) -> None:

@@ -55,8 +55,7 @@ def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
 
     yield make
     for w in created:
-        w.watch.stop()
-        w.service.shutdown()
+        w.shutdown()
 
 
 def test_tree_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
@@ -136,8 +135,7 @@ def test_an_edit_while_the_watch_starts_is_not_lost(qtbot, tmp_path) -> None:  #
         skill(root, "beta")  # right away, before the watch is necessarily up
         qtbot.waitUntil(lambda: w.catalog is not None and len(w.catalog.skills) == 2, timeout=15000)
     finally:
-        w.watch.stop()
-        w.service.shutdown()
+        w.shutdown()
 
 
 def test_deleting_a_skill_removes_it(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -274,3 +272,24 @@ def test_hostile_inputs_open_without_crash(window, tmp_path) -> None:  # type: i
         w.select_skill(s.key)
     html_text = w.overview.toHtml()
     assert "<script>" not in html_text
+
+
+def test_a_matrix_click_selects_the_skill_under_that_runtime(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    w = window([str(demo_skills_dir())], profile="agentskills")
+    for i in range(w.matrix.profiles.count()):
+        item = w.matrix.profiles.item(i)
+        wanted = item.data(Qt.ItemDataRole.UserRole) in ("agentskills", "codex")
+        item.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
+    w.matrix.compare()
+    qtbot.waitUntil(lambda: w.matrix.model.matrix is not None, timeout=20000)
+    m = w.matrix.model.matrix
+    row = next(i for i, r in enumerate(m.rows) if r.name == "storybook-stories")
+    assert [c.value for c in m.rows[row].cells] == ["not-discovered", "full"]
+    assert "not-discovered" in w.matrix.model.index(row, 1).data()
+    col = 1 + m.profiles.index("codex")
+    w.matrix._on_clicked(w.matrix.model.index(row, col))
+    qtbot.waitUntil(
+        lambda: w.catalog is not None and w.catalog.profile.name == "codex", timeout=20000
+    )
+    assert w.selected_key == m.rows[row].key
+    assert w.tree.currentIndex().data(KEY_ROLE) == m.rows[row].key

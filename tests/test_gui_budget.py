@@ -78,3 +78,20 @@ def test_recompute_follows_a_moving_control_quickly(qtbot, tmp_path) -> None:  #
         view.context.setCurrentIndex(i)
     per_step = (time.perf_counter() - start) / (view.context.count() - 1)
     assert per_step < 0.5  # generous: the 5,000-skill figure lives in bench/
+
+
+def test_outcome_and_matrix_models_pass_qtmodeltester(qapp, qtmodeltester, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.compare import build_matrix
+    from skillprism.gui.budget_view import OutcomeModel
+    from skillprism.gui.matrix_view import MatrixModel
+
+    root = tmp_path / "skills"
+    make_skills(root, 12)
+    catalogs = [build_catalog(load_profile(n), [str(root)]) for n in ("claude-code", "codex")]
+    outcomes = OutcomeModel()
+    outcomes.set_result(Tier1Model(catalogs[0]).compute(BudgetSettings(context_window=8_000)))
+    qtmodeltester.check(outcomes, force_py=True)
+    matrix = MatrixModel()
+    matrix.set_matrix(build_matrix(catalogs))
+    assert matrix.rowCount() == 12 and matrix.columnCount() == 3
+    qtmodeltester.check(matrix, force_py=True)

@@ -194,6 +194,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.budget_dock)
         self.tabifyDockWidget(self.problems_dock, self.budget_dock)
         self.problems_dock.raise_()
+        from skillprism.gui.matrix_view import MatrixView
+
+        self.matrix = MatrixView()
+        self.matrix.sig_select.connect(self.select_in_profile)
+        self.matrix_dock = QDockWidget("Compare Runtimes", self)
+        self.matrix_dock.setObjectName("matrix-dock")
+        self.matrix_dock.setWidget(self.matrix)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.matrix_dock)
+        self.tabifyDockWidget(self.budget_dock, self.matrix_dock)
+        self.problems_dock.raise_()
         # The centre (previews) gets most of the height; saved window state overrides this.
         self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
 
@@ -305,6 +315,7 @@ class MainWindow(QMainWindow):
         m_view = mb.addMenu("&View")
         m_view.addAction(self.problems_dock.toggleViewAction())
         m_view.addAction(self.budget_dock.toggleViewAction())
+        m_view.addAction(self.matrix_dock.toggleViewAction())
         m_help = mb.addMenu("&Help")
         m_help.addAction(self.act_diag_ref)
         m_help.addAction(self.act_about)
@@ -354,6 +365,7 @@ class MainWindow(QMainWindow):
         self.tree_model.set_catalog(result.catalog)
         self.problems_model.set_catalog(result.catalog)
         self.budget.set_catalog(result.catalog, self.project)
+        self.matrix.set_source(self.roots, self.project)
         if first:
             self.tree.expandToDepth(0)
         else:
@@ -430,6 +442,16 @@ class MainWindow(QMainWindow):
         if line:
             self.tabs.setCurrentWidget(self.source)
             self.source.go_to_line(line)
+
+    def select_in_profile(self, key: str, profile: str) -> None:
+        """Show skill `key` under `profile` (switching the runtime when it differs)."""
+        self.selected_key = key
+        if profile and profile != self.profile:
+            index = self.profile_combo.findData(profile)
+            if index >= 0:
+                self.profile_combo.setCurrentIndex(index)  # reloads; the selection follows by key
+                return
+        self.select_skill(key)
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
@@ -705,9 +727,14 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window_state", self.saveState())
         self.settings.setValue("splitter", self.splitter.saveState())
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop the watcher and the worker threads (idempotent)."""
         self.watch.stop()
         self.service.shutdown()
-        super().closeEvent(event)
+        self.matrix.shutdown()
 
     def is_dark(self) -> bool:
         return self.palette().color(QPalette.ColorRole.Window).lightness() < 128

@@ -1,0 +1,226 @@
+"""Runtime comparison: skills x profiles. Each cell is the skill's state under that runtime, or for
+an active skill its tier-1 outcome, by icon and text, with the reason on hover. Clicking a cell
+selects that skill under that runtime. The catalogs are built in a worker thread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QThread,
+    Signal,
+    Slot,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from skillprism.core.compare import Matrix
+from skillprism.gui.icons import state_icon
+
+_ICON = {
+    "full": "ok", "shortened": "warning", "name-only": "warning", "omitted": "error",
+    "excluded": "not-discovered", "shadowed": "shadowed", "error": "error", "skipped": "skipped",
+    "not-discovered": "not-discovered",
+}  # fmt: skip
+
+
+class MatrixModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.matrix: Matrix | None = None
+
+    def set_matrix(self, matrix: Matrix | None) -> None:
+        self.beginResetModel()
+        self.matrix = matrix
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() or self.matrix is None else len(self.matrix.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() or self.matrix is None else 1 + len(self.matrix.profiles)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if self.matrix is None or orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "Skill" if section == 0 else self.matrix.titles[section - 1]
+        if role == Qt.ItemDataRole.ToolTipRole and section > 0:
+            return self.matrix.profiles[section - 1]
+        return None
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if self.matrix is None or not index.isValid():
+            return None
+        row = self.matrix.rows[index.row()]
+        if index.column() == 0:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return row.name
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return row.key
+            return None
+        cell = row.cells[index.column() - 1]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell.value
+        if role == Qt.ItemDataRole.DecorationRole:
+            return state_icon(_ICON.get(cell.value, "info"))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{row.name} under {self.matrix.titles[index.column() - 1]}: {cell.value}\n{cell.reason}".strip()
+        return None
+
+
+class _Builder(QObject):
+    sig_done = Signal(object, int)
+    """A Matrix is ready: (matrix, generation)."""
+    sig_failed = Signal(str, int)
+    """Building failed: (message, generation)."""
+
+    @Slot(object)
+    def build(self, request: tuple) -> None:
+        from skillprism.core.compare import build_matrix
+        from skillprism.core.profiles import ProfileError, load_profile
+        from skillprism.core.resolve import DocumentCache, build_catalog
+
+        profiles, paths, project, generation = request
+        try:
+            cache = DocumentCache()
+            catalogs = [
+                build_catalog(load_profile(p), list(paths) or None, project=project, cache=cache)
+                for p in profiles
+            ]
+            self.sig_done.emit(build_matrix(catalogs), generation)
+        except ProfileError as err:
+            self.sig_failed.emit(str(err), generation)
+        except Exception as err:  # keep the thread alive and say what happened
+            self.sig_failed.emit(f"could not compare: {err!r}", generation)
+
+
+class MatrixView(QWidget):
+    sig_select = Signal(str, str)
+    """The user clicked a cell: (skill key, profile name)."""
+    _sig_request = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._generation = 0
+        self._paths: list[str] = []
+        self._project = ""
+        self.profiles = QListWidget()
+        self.profiles.setMaximumWidth(230)
+        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+
+        for name in available_profiles():
+            try:
+                title = load_profile(name).title
+            except ProfileError:
+                continue
+            item = QListWidgetItem(title)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                Qt.CheckState.Checked
+                if name in ("agentskills", "claude-code", "codex", "gemini-cli")
+                else Qt.CheckState.Unchecked
+            )
+            self.profiles.addItem(item)
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.clicked.connect(self.compare)
+        self.status = QLabel("Pick runtimes and press Compare.")
+        self.model = MatrixModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.clicked.connect(self._on_clicked)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(QLabel("Runtimes:"))
+        lv.addWidget(self.profiles, 1)
+        lv.addWidget(self.compare_button)
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(self.table)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        layout.addLayout(row)
+        layout.addWidget(split, 1)
+        self._thread = QThread()
+        self._thread.setObjectName("skillprism-matrix")
+        self._builder = _Builder()
+        self._builder.moveToThread(self._thread)
+        self._sig_request.connect(self._builder.build)
+        self._builder.sig_done.connect(self._on_done)
+        self._builder.sig_failed.connect(self._on_failed)
+        self._thread.start()
+
+    def set_source(self, paths: list[str], project: str) -> None:
+        self._paths, self._project = list(paths), project
+
+    def chosen(self) -> list[str]:
+        out = []
+        for i in range(self.profiles.count()):
+            item = self.profiles.item(i)
+            if item.checkState() == Qt.CheckState.Checked:
+                out.append(item.data(Qt.ItemDataRole.UserRole))
+        return out
+
+    def compare(self) -> None:
+        profiles = self.chosen()
+        if not profiles:
+            self.status.setText("Pick at least one runtime.")
+            return
+        self._generation += 1
+        self.status.setText(f"Comparing {len(profiles)} runtimes…")
+        self._sig_request.emit(
+            (tuple(profiles), tuple(self._paths), self._project, self._generation)
+        )
+
+    def _on_done(self, matrix: Matrix, generation: int) -> None:
+        if generation != self._generation:
+            return
+        self.model.set_matrix(matrix)
+        self.table.resizeColumnsToContents()
+        self.status.setText(
+            f"{len(matrix.rows)} skill files under {len(matrix.profiles)} runtimes. "
+            "Click a cell to see that skill under that runtime."
+        )
+
+    def _on_failed(self, message: str, generation: int) -> None:
+        if generation == self._generation:
+            self.status.setText(message)
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        matrix = self.model.matrix
+        if matrix is None or not index.isValid():
+            return
+        key = matrix.rows[index.row()].key
+        profile = matrix.profiles[index.column() - 1] if index.column() > 0 else ""
+        self.sig_select.emit(key, profile)
+
+    def shutdown(self) -> None:
+        self._thread.quit()
+        self._thread.wait(5000)

@@ -4,6 +4,8 @@ selects that skill under that runtime. The catalogs are built in a worker thread
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from typing import Any
 
 from PySide6.QtCore import (
@@ -43,10 +45,27 @@ class MatrixModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.matrix: Matrix | None = None
+        self._labels: list[str] = []
 
     def set_matrix(self, matrix: Matrix | None) -> None:
         self.beginResetModel()
         self.matrix = matrix
+        self._labels: list[str] = []
+        if matrix is not None:
+            # Copies of one name are told apart by where they live (relative to the shared part).
+            counts = Counter(r.name for r in matrix.rows)
+            dirs = [os.path.dirname(os.path.dirname(r.key)) for r in matrix.rows]
+            try:
+                common = os.path.commonpath(dirs) if len(dirs) > 1 else ""
+            except ValueError:
+                common = ""
+            base = os.path.dirname(common) if common else ""
+            self._labels = [
+                f"{r.name} ({os.path.relpath(d, base) if base else d})"
+                if counts[r.name] > 1
+                else r.name
+                for r, d in zip(matrix.rows, dirs, strict=True)
+            ]
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -74,7 +93,7 @@ class MatrixModel(QAbstractTableModel):
         row = self.matrix.rows[index.row()]
         if index.column() == 0:
             if role == Qt.ItemDataRole.DisplayRole:
-                return row.name
+                return self._labels[index.row()]
             if role == Qt.ItemDataRole.ToolTipRole:
                 return row.key
             return None

@@ -373,7 +373,19 @@ def test_shipped_profiles_render(tmp_path: Path) -> None:
     for name in available_profiles():
         catalog = build_catalog(load_profile(name), [str(root)])
         r = Tier1Model(catalog).compute()
-        if catalog.skills[0].active:
+        if catalog.skills[0].loaded:
             assert "alpha" in r.text, name
         else:
             assert r.entries == (), name
+
+
+def test_a_skill_in_error_state_is_still_listed_and_activatable(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # An unknown field breaks the spec (state error) but a client still loads the skill.
+    root = tmp_path / "skills"
+    skill(root, "odd", "Has an extra key.", "foo: bar\n")
+    assert main(["check", str(root)]) == 1
+    capsys.readouterr()
+    assert main(["prompt", str(root)]) == 0
+    assert "<name>odd</name>" in capsys.readouterr().out
+    assert main(["activate", "odd", str(root)]) == 0
+    assert "Do it." in capsys.readouterr().out

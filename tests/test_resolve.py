@@ -131,3 +131,12 @@ def test_ambiguous_scope_suffix_is_labelled_as_a_path(tmp_path: Path) -> None:
     (entry,) = build_catalog(load_profile("claude-code"), [str(tmp_path)]).skills
     assert entry.root.scope == "path"
     assert entry.root.path == str(tmp_path / "x" / ".claude" / "skills")
+
+
+def test_env_templates_expand_once_and_cannot_loop(tmp_path: Path) -> None:
+    from skillprism.core.resolve import expand_template
+
+    env = {"CODEX_HOME": "{env:CODEX_HOME}"}
+    assert expand_template("{env:CODEX_HOME:~/.codex}/skills", "/p", "/h", env) == "{env:CODEX_HOME}/skills"
+    assert expand_template("{env:NOPE:~/.codex}/skills", "/p", "/h", {}) == "/h/.codex/skills"
+    assert expand_template("{project}/.a/{home}", "/p", "/h", {}) == "/p/.a/h"

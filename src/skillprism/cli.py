@@ -150,6 +150,36 @@ def _build_parser() -> argparse.ArgumentParser:
         "--debounce-ms", type=int, default=75, metavar="MS", help="quiet time before an update"
     )
 
+    rep = sub.add_parser(
+        "report",
+        help="write a review report (HTML or Markdown) for one or more runtime profiles",
+        description="Check skills like `check`, compute each profile's tier-1 budget and the "
+        "runtime matrix, and write them to FILE: .html/.htm (one self-contained page with SVG "
+        "charts) or .md (tables for a pull request). Exit codes as for check.",
+    )
+    _add_selection_args(rep, repeat_profile=True)
+    rep.add_argument("-o", "--output", required=True, metavar="FILE", help="report file to write")
+    rep.add_argument("--fail-on", choices=("error", "warning"), default="error")
+    rep.add_argument(
+        "--context-window",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="model context window in tokens (default 200000; 0 = unknown)",
+    )
+    rep.add_argument(
+        "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
+    )
+    rep.add_argument(
+        "--budget-fraction",
+        type=float,
+        metavar="F",
+        help="listing budget as a fraction of the context window",
+    )
+    rep.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
+    rep.add_argument("--title", default="Skill Prism report", metavar="TEXT")
+    rep.set_defaults(usage=None, override=None, allowlist=None)
+
     gui = sub.add_parser("gui", help="open the desktop window (the default)")
     gui.add_argument(
         "paths",
@@ -521,7 +551,7 @@ def cmd_resource(args: argparse.Namespace) -> int:
     spec = catalog.profile.disclosure.tier3
     try:
         if args.rel_path.startswith("skill://"):
-            skills = {s.qualified_name: s.directory for s in catalog.skills if s.active}
+            skills = {s.qualified_name: s.directory for s in catalog.skills if s.loaded}
             result = resolve_skill_url(
                 args.rel_path,
                 skills,
@@ -677,6 +707,108 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _report_matrix(catalogs, settings, counter):  # type: ignore[no-untyped-def]
+    """The runtime matrix with each profile's own budget settings (build_matrix takes one set;
+    with several, one matrix per profile is merged column by column)."""
+    from skillprism.core.compare import Matrix, MatrixCell, MatrixRow, build_matrix
+
+    if all(s == settings[0] for s in settings):
+        return build_matrix(catalogs, settings[0], counter)
+    parts = [build_matrix([c], s, counter) for c, s in zip(catalogs, settings, strict=True)]
+    names: dict[str, str] = {}
+    columns: list[dict[str, MatrixCell]] = []
+    for m in parts:
+        columns.append({row.key: row.cells[0] for row in m.rows})
+        for row in m.rows:
+            names.setdefault(row.key, row.name)
+    absent = MatrixCell(
+        "not-discovered", "not under any of this runtime's roots", "not-discovered", ""
+    )
+    rows = tuple(
+        MatrixRow(key, names[key], tuple(col.get(key, absent) for col in columns))
+        for key in sorted(names, key=lambda k: (names[k].lower(), k))
+    )
+    return Matrix(
+        profiles=tuple(c.profile.name for c in catalogs),
+        titles=tuple(c.profile.title for c in catalogs),
+        rows=rows,
+    )
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write `text` (UTF-8) to `path` through a temporary file in the same folder and a rename, so
+    a reader never sees half a report and a failed run leaves the old file alone."""
+    import contextlib
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".skillprism-report-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary file
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import time
+
+    from skillprism.core.check_output import display_path
+    from skillprism.core.disclose import Tier1Model
+    from skillprism.render.report import report_html, report_markdown
+
+    ext = os.path.splitext(args.output)[1].lower()
+    if ext not in (".html", ".htm", ".md"):
+        return _error(f"-o {display_path(args.output)}: unknown report format; use .html or .md")
+    if args.budget_chars is not None and args.budget_fraction is not None:
+        return _error("use either --budget-chars or --budget-fraction, not both")
+    folder = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(folder):
+        return _error(f"-o {display_path(args.output)}: folder {display_path(folder)} not found")
+    try:
+        catalogs, project = _load_catalogs(args, workers=min(os.cpu_count() or 1, 4))
+        counter = _counter(args.counter)
+        settings = [_budget_settings(args, c.profile, project) for c in catalogs]
+    except _UsageError as err:
+        return _error(str(err))
+    results = [Tier1Model(c, counter).compute(s) for c, s in zip(catalogs, settings, strict=True)]
+    # Cells are outcomes and reasons, never token counts: the matrix's own listing pass uses the
+    # cheap estimate instead of tokenizing all entries a second time.
+    matrix = _report_matrix(catalogs, settings, None)
+    # SOURCE_DATE_EPOCH (reproducible-builds.org) pins the date, so a report can be diffed.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    stamp = int(epoch) if epoch.isdigit() else time.time()
+    generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))
+    render = report_markdown if ext == ".md" else report_html
+    text = render(
+        catalogs,
+        matrix,
+        results,
+        title=args.title,
+        generated=generated,
+        paths=[os.path.abspath(p) for p in args.paths],
+        project=project,
+    )
+    try:
+        _write_atomically(args.output, text)
+    except OSError as err:
+        return _error(f"-o {display_path(args.output)}: {err.strerror or err}")
+    print(
+        f"wrote {display_path(args.output)} ({len(matrix.rows)} skills, {len(catalogs)} profiles)"
+    )
+    all_diags = [d for c in catalogs for d in c.all_diagnostics()]
+    if any(d.code == "SP310" for d in all_diags):
+        return EXIT_USAGE
+    threshold = 3 if args.fail_on == "error" else 2
+    return EXIT_FINDINGS if any(d.severity.rank >= threshold for d in all_diags) else EXIT_OK
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     from skillprism.gui.app import run_gui
 
@@ -703,6 +835,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_resource(args)
         if args.command == "watch":
             return cmd_watch(args)
+        if args.command == "report":
+            return cmd_report(args)
         return cmd_gui(
             args
             if args.command == "gui"

@@ -53,8 +53,14 @@ class SkillEntry:
 
     @property
     def active(self) -> bool:
-        """Loaded and in use (the copy that wins its name)."""
+        """In use and clean enough to be valid: ok or warning (DESIGN's "active")."""
         return self.status in ("ok", "warning")
+
+    @property
+    def loaded(self) -> bool:
+        """The runtime loads this copy and it wins its name: ok, warning, or error (an error breaks
+        a rule but the runtime still loads it; a refusal to load is `skipped`)."""
+        return self.status in ("ok", "warning", "error")
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,8 +69,6 @@ def build_matrix(
             if skill.active and skill.key in reasons:
                 outcome, why = reasons[skill.key]
                 cells[skill.key] = MatrixCell(outcome, why or skill.reason, skill.status, outcome)
-            elif skill.active:
-                cells[skill.key] = MatrixCell("excluded", "not listed", skill.status, "excluded")
             else:
                 why = skill.reason or (
                     f"shadowed by {skill.shadowed_by}" if skill.shadowed_by else ""

@@ -180,7 +180,7 @@ class Tier1Model:
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
         self.items: list[_Prepared] = []
         for skill in catalog.skills:
-            if not skill.active:
+            if not skill.loaded:
                 continue
             fm = skill.frontmatter
             parts = []

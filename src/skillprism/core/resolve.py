@@ -8,6 +8,7 @@ import fnmatch
 import glob
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -145,18 +146,20 @@ def repository_root(start: str) -> str | None:
         cur = parent
 
 
+_TEMPLATE_FIELD = re.compile(r"\{env:([^}:]+)(?::([^}]*))?\}|\{(home|project)\}")
+
+
 def expand_template(template: str, project: str, home: str, env: Mapping[str, str]) -> str:
-    out = template
-    while "{env:" in out:
-        start = out.index("{env:")
-        end = out.index("}", start)
-        var, _, default = out[start + 5 : end].partition(":")
-        value = env.get(var) or default
-        out = out[:start] + value + out[end + 1 :]
+    """Expand `{env:VAR[:default]}`, `{home}`, `{project}` and a leading `~` in one pass: values
+    are never scanned again, so a variable holding `{env:...}` cannot loop."""
+
+    def field(m: re.Match[str]) -> str:
+        if m.group(3):
+            return home if m.group(3) == "home" else project
+        return env.get(m.group(1)) or (m.group(2) or "")
+
+    out = _TEMPLATE_FIELD.sub(field, template)
     if out == "~" or out.startswith("~/"):
-        out = home + out[1:]
-    out = out.replace("{home}", home).replace("{project}", project)
-    if out.startswith("~/"):
         out = home + out[1:]
     return os.path.normpath(out)
 

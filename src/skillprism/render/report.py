@@ -14,7 +14,7 @@ how many were left out; the counts in the summary and in every section heading s
 
 from __future__ import annotations
 
-import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -74,7 +74,7 @@ class Cell:
     title: str = ""  # HTML title attribute; in Markdown appended after the text
     cls: str = ""
     data: dict[str, str] | None = None  # HTML data-* attributes (machine-readable counts)
-    mono: bool = False  # a path or name: monospace, and `code` in Markdown
+    mono: bool = False  # a path or name: monospace in HTML
 
 
 @dataclass(slots=True)
@@ -134,12 +134,15 @@ def _header(
     project: str,
 ) -> list[Heading | Para | Bullets | Table | Chart]:
     blocks: list[Heading | Para | Bullets | Table | Chart] = [
-        Para(f"Skill Prism {__version__} · generated {generated}", "muted"),
+        Para(
+            f"Skill Prism {__version__}" + (f" · generated {generated}" if generated else ""),
+            "muted",
+        ),
         Table(
             ("Profile", "Runtime", "Skill files", "Source"),
             [
                 (
-                    Cell(c.profile.name, mono=True, data={"profile": c.profile.name}),
+                    Cell(c.profile.name, mono=True),
                     Cell(c.profile.title),
                     _num(len(c.skills)),
                     Cell(c.profile.sources[0] if c.profile.sources else c.profile.path),
@@ -335,8 +338,7 @@ def _precedence(catalogs: Sequence[Catalog], max_items: int) -> Section:
                     ("Skill", "Shadowed copy", "Winner", "What the runtime says"),
                     rows,
                     ident=f"shadowed-{p.name}",
-                    note=f"{_plural(left, 'more shadowed copy', 'more shadowed copies')} "
-                    "not shown."
+                    note=f"{_plural(left, 'more shadowed copy', 'more shadowed copies')} not shown."
                     if left > 0
                     else "",
                 )
@@ -379,7 +381,7 @@ def _budget_chart(c: Catalog, r: Tier1Result, counts: dict[str, int]) -> Chart:
         segments.append(Segment(f"others: {_plural(len(rest), 'skill')}", rest_chars, "others"))
     frame = used - shown_chars - rest_chars
     if frame > 0:
-        segments.append(Segment("listing frame and separators", frame, "frame"))
+        segments.append(Segment("listing header, footer and separators", frame, "frame"))
     if limit is not None and limit > used:
         segments.append(Segment("headroom (unused budget)", limit - used, "headroom"))
     listed = counts["full"] + counts["shortened"] + counts["name-only"]
@@ -388,6 +390,8 @@ def _budget_chart(c: Catalog, r: Tier1Result, counts: dict[str, int]) -> Chart:
         f"name-only {counts['name-only']:,}); omitted by the budget: {counts['omitted']:,}; "
         f"excluded by a rule: {counts['excluded']:,}"
     ]
+    if entries:
+        notes.append(f"largest entry: {entries[0].name} ({entries[0].chars:,} characters)")
     if limit is None:
         title = f"{c.profile.name}: {used:,} characters listed, no budget"
         marker_label = ""
@@ -413,12 +417,12 @@ def _budget_chart(c: Catalog, r: Tier1Result, counts: dict[str, int]) -> Chart:
         for s in segments
         if s.value > 0
     ]
-    return Chart(svg, Table(("Part of the bar", "Characters", "Share"), rows, note=notes[0]))
+    return Chart(
+        svg, Table(("Part of the bar", "Characters", "Share"), rows, note="; ".join(notes))
+    )
 
 
-def _budget(
-    catalogs: Sequence[Catalog], results: Sequence[Tier1Result], max_items: int
-) -> Section:
+def _budget(catalogs: Sequence[Catalog], results: Sequence[Tier1Result], max_items: int) -> Section:
     sec = Section("budget", "Tier-1 budget")
     sec.blocks.append(
         Para(
@@ -460,9 +464,7 @@ def _budget(
             sec.blocks.append(Para("Assumptions:"))
             sec.blocks.append(Bullets(assumptions))
         sec.blocks.append(
-            Para(
-                "Settings applied: " + ("; ".join(r.settings_applied) or "none (defaults)")
-            )
+            Para("Settings applied: " + ("; ".join(r.settings_applied) or "none (defaults)"))
         )
         warnings = [line for w in r.warnings for line in w.splitlines() if line.strip()]
         if warnings:
@@ -538,7 +540,7 @@ def _matrix(matrix: Matrix, max_rows: int | None) -> Section:
                     title=f"{p}: {_plural(total, 'skill file')} by matrix value",
                     desc="How many skill files end in each matrix value under this profile.",
                     ident=f"matrix-{p}",
-                    unit="skills",
+                    unit="skill files",
                 ),
                 Table(("Value", "Skills"), []),  # the counts table above says it in text
             )
@@ -617,7 +619,9 @@ def _html_table(t: Table, out: list[str]) -> None:
         out.append(f'<p class="note">{esc(t.note)}</p>')
 
 
-def _html_blocks(blocks: Sequence[Heading | Para | Bullets | Table | Chart], out: list[str]) -> None:
+def _html_blocks(
+    blocks: Sequence[Heading | Para | Bullets | Table | Chart], out: list[str]
+) -> None:
     for b in blocks:
         if isinstance(b, Heading):
             ident = f' id="{esc(b.ident)}"' if b.ident else ""
@@ -678,17 +682,27 @@ def report_html(
 # --- Markdown --------------------------------------------------------------------------------
 
 # Backslash-escaped in Markdown text: CommonMark lets any ASCII punctuation be escaped, and these
-# would otherwise start emphasis, links, HTML, headings, table cells or autolinks (`:`).
-_MD_SPECIAL = frozenset("\\`*_{}[]<>()#+!|&~:")
-_MD_TABLE = {c: "\\" + c for c in _MD_SPECIAL}
+# would otherwise start emphasis, code, links, raw HTML, entities or a table cell. Parentheses and
+# `!` need no escape once brackets have one. Web addresses are broken up (`https\://`, `www\.`) so
+# GitHub does not turn text from a skill into a link.
+_MD_SPECIAL = "\\`*_{}[]<>#+|&~"
+_MD_TABLE = str.maketrans({c: "\\" + c for c in _MD_SPECIAL})
+_MD_LINE_START = re.compile(r"^(\d+)([.)])|^([-=])")
+_MD_LINK = re.compile(r"(?<=[A-Za-z]):(?=//)|(?<![A-Za-z0-9])(www)\.", re.IGNORECASE)
 
 
-def md_escape(text: str) -> str:
-    """`text` as literal Markdown: one line, nothing interpreted as markup, links or HTML."""
-    safe = display_path(text)
-    if not any(c in _MD_SPECIAL for c in safe):
-        return safe
-    return safe.translate(str.maketrans(_MD_TABLE))
+def md_escape(text: str, *, line_start: bool = False) -> str:
+    """`text` as literal Markdown: one line, nothing interpreted as markup, links or HTML.
+    `line_start`: the text opens a paragraph or list item, so a leading `-`, `=` or `1.` is
+    escaped too (it would start a list or underline a heading)."""
+    safe = display_path(text).translate(_MD_TABLE)
+    if "://" in safe or "ww." in safe.lower():
+        safe = _MD_LINK.sub(lambda m: (m.group(1) + "\\.") if m.group(1) else "\\:", safe)
+    if line_start:
+        safe = _MD_LINE_START.sub(
+            lambda m: (m.group(1) + "\\" + m.group(2)) if m.group(1) else "\\" + m.group(3), safe
+        )
+    return safe
 
 
 def _md_cell(cell: Cell) -> str:
@@ -703,7 +717,9 @@ def _md_table(t: Table, out: list[str]) -> None:
         return
     if t.rows:
         out.append("| " + " | ".join(md_escape(h) for h in t.headers) + " |")
-        out.append("|" + "|".join("---:" if _numeric(t, i) else "---" for i in range(len(t.headers))) + "|")
+        out.append(
+            "|" + "|".join("---:" if _numeric(t, i) else "---" for i in range(len(t.headers))) + "|"
+        )
         pad = " |" * (len(t.headers) - 1)
         for row in t.rows:
             if isinstance(row, str):
@@ -729,10 +745,10 @@ def _md_blocks(blocks: Sequence[Heading | Para | Bullets | Table | Chart], out: 
             out.append(f"{'#' * b.level} {md_escape(b.text)}")
             out.append("")
         elif isinstance(b, Para):
-            out.append(md_escape(b.text))
+            out.append(md_escape(b.text, line_start=True))
             out.append("")
         elif isinstance(b, Bullets):
-            out.extend(f"- {md_escape(i)}" for i in b.items)
+            out.extend(f"- {md_escape(i, line_start=True)}" for i in b.items)
             out.append("")
         elif isinstance(b, Table):
             _md_table(b, out)
@@ -767,5 +783,3 @@ def report_markdown(
 
 
 __all__ = ["MAX_ITEMS", "md_escape", "report_html", "report_markdown"]
-
-_ = html  # html.escape is reached through render.svg.esc; kept importable for callers' doctests

@@ -22,7 +22,16 @@ _BAR_H = 26
 _LINE = 17
 
 # Distinguishable in greyscale print too (alternating light and dark); never the only cue.
-SKILL_FILLS = ("#4c72b0", "#9ecae1", "#2f6b3a", "#a1d99b", "#8c564b", "#f4b183", "#6a3d9a", "#cab2d6")
+SKILL_FILLS = (
+    "#4c72b0",
+    "#9ecae1",
+    "#2f6b3a",
+    "#a1d99b",
+    "#8c564b",
+    "#f4b183",
+    "#6a3d9a",
+    "#cab2d6",
+)
 KIND_FILLS = {
     "others": "#bdbdbd",
     "frame": "#636363",
@@ -56,8 +65,8 @@ def esc(text: str) -> str:
     return html.escape(display_path(text), quote=True)
 
 
-def _fmt(n: int) -> str:
-    return f"{n:,}"
+def _amount(n: int, unit: str) -> str:
+    return f"{n:,} {unit[:-1] if n == 1 and unit.endswith('s') else unit}"
 
 
 def _pct(value: int, scale: int) -> str:
@@ -109,7 +118,7 @@ def stacked_bar(
             continue
         number += 1
         w = _BAR_W * s.value / scale
-        tip = f"{number}. {s.label}: {_fmt(s.value)} {unit} ({_pct(s.value, scale)})"
+        tip = f"{number}. {s.label}: {_amount(s.value, unit)} ({_pct(s.value, scale)})"
         stroke = ' stroke="#6e7781" stroke-dasharray="3 2"' if s.kind == "headroom" else ""
         out.append(
             f'<rect x="{x:.2f}" y="{_BAR_Y}" width="{w:.2f}" height="{_BAR_H}" fill="{fill}"'
@@ -140,8 +149,8 @@ def stacked_bar(
         stroke = ' stroke="#6e7781"' if s.kind == "headroom" else ""
         out.append(
             f'<rect x="{_LEFT}" y="{y - 10}" width="11" height="11" fill="{fill}"{stroke}/>'
-            f'<text x="{_LEFT + 18}" y="{y}">{n}. {esc(s.label)}: {_fmt(s.value)} {unit} '
-            f"({_pct(s.value, scale)})</text>"
+            f'<text x="{_LEFT + 18}" y="{y}">{n}. {esc(s.label)}: '
+            f"{esc(_amount(s.value, unit))} ({_pct(s.value, scale)})</text>"
         )
         y += _LINE
     for note in notes:

@@ -137,6 +137,9 @@ def test_env_templates_expand_once_and_cannot_loop(tmp_path: Path) -> None:
     from skillprism.core.resolve import expand_template
 
     env = {"CODEX_HOME": "{env:CODEX_HOME}"}
-    assert expand_template("{env:CODEX_HOME:~/.codex}/skills", "/p", "/h", env) == "{env:CODEX_HOME}/skills"
+    assert (
+        expand_template("{env:CODEX_HOME:~/.codex}/skills", "/p", "/h", env)
+        == "{env:CODEX_HOME}/skills"
+    )
     assert expand_template("{env:NOPE:~/.codex}/skills", "/p", "/h", {}) == "/h/.codex/skills"
     assert expand_template("{project}/.a/{home}", "/p", "/h", {}) == "/p/.a/h"

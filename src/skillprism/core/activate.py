@@ -131,7 +131,9 @@ def find_skill(catalog: Catalog, name: str, path: str | None = None) -> SkillEnt
         if s.loaded and name in (s.qualified_name, s.name):
             return s
     visible = sorted({s.qualified_name for s in catalog.skills if s.loaded})
-    message = f'Skill "{name}" not found. Visible skills: {", ".join(visible) if visible else "none"}'
+    message = (
+        f'Skill "{name}" not found. Visible skills: {", ".join(visible) if visible else "none"}'
+    )
     other = next((s for s in catalog.skills if name in (s.qualified_name, s.name)), None)
     if other is not None:
         message += f" ({name} exists at {other.path} but is {other.status}: {other.reason})"

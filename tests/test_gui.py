@@ -293,3 +293,25 @@ def test_a_matrix_click_selects_the_skill_under_that_runtime(window, qtbot, tmp_
     )
     assert w.selected_key == m.rows[row].key
     assert w.tree.currentIndex().data(KEY_ROLE) == m.rows[row].key
+
+
+def test_creating_a_referenced_file_clears_the_finding(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    d = skill(root, "alpha")
+    (d / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: d\n---\nSee [notes](references/notes.md).\n",
+        encoding="utf-8",
+    )
+    w = window([str(root)])
+
+    def codes() -> set[str]:
+        return {w.problems_model.diagnostic(r).code for r in range(w.problems_model.rowCount())}
+
+    qtbot.waitUntil(lambda: "SP501" in codes(), timeout=10000)
+    (d / "references").mkdir()
+    (d / "references" / "notes.md").write_text("notes\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: "SP501" not in codes(), timeout=15000)
+    # and F5 trusts nothing cached
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=10000):
+        w.reload()
+    assert "SP501" not in codes()

@@ -525,6 +525,10 @@ class LiveCatalog:
         self.ignore_codes = ignore_codes
         self.ignore_paths = tuple(ignore_paths)
         self.cache = cache or DocumentCache()
+        # Full rebuilds may use worker processes (the GUI passes "forkserver": its process has
+        # threads); incremental refreshes evaluate the few changed skills in-process.
+        self.workers = 1
+        self.start_method = "fork"
         self._lock = threading.RLock()
         self._catalog = catalog
         self._index: _Index | None = None
@@ -549,6 +553,8 @@ class LiveCatalog:
             cache=self.cache,
             ignore_codes=self.ignore_codes,
             ignore_paths=self.ignore_paths,
+            workers=self.workers,
+            start_method=self.start_method,
         )
 
     def roots_to_watch(self) -> list[str]:

@@ -324,7 +324,8 @@ class MainWindow(QMainWindow):
     # --- loading --------------------------------------------------------------------------------------
 
     def reload(self) -> None:
-        self.service.request(self.profile, self.roots, self.project)
+        """Rescan from scratch (F5): nothing cached is trusted."""
+        self.service.request(self.profile, self.roots, self.project, full=True)
 
     def _on_busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
@@ -559,7 +560,7 @@ class MainWindow(QMainWindow):
     def _on_profile_changed(self, _index: int) -> None:
         self.profile = self.profile_combo.currentData()
         self.settings.setValue("profile", self.profile)
-        self.reload()
+        self.service.request(self.profile, self.roots, self.project)
 
     # --- roots, files, editor ----------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ class LoadRequest:
     project: str
     changed: tuple[str, ...] = ()
     generation: int = 0
+    full: bool = False  # a reload asked for by the user: start from a cold cache
 
 
 @dataclass(frozen=True)
@@ -43,24 +44,32 @@ class _Worker(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._cache: Any = None
+        self._live: Any = None  # core.watch.LiveCatalog: owns the cache, rebuilds what changed
+        self._key: tuple[str, tuple[str, ...], str] | None = None
 
     @Slot(object)
     def load(self, request: LoadRequest) -> None:
         from skillprism.core.profiles import ProfileError, load_profile
-        from skillprism.core.resolve import DocumentCache, build_catalog
+        from skillprism.core.resolve import DocumentCache
+        from skillprism.core.watch import LiveCatalog
 
         start = time.perf_counter()
         try:
-            if self._cache is None:
-                self._cache = DocumentCache()
-            if request.changed:
-                self._cache.forget(request.changed)
-                self._cache.forget(os.path.join(p, "SKILL.md") for p in request.changed)
             profile = load_profile(request.profile)
-            catalog = build_catalog(
-                profile, list(request.paths) or None, project=request.project, cache=self._cache
-            )
+            key = (request.profile, request.paths, request.project)
+            live = self._live
+            if request.full or live is None or key != self._key or profile != live.profile:
+                # The document cache survives a profile switch; a user's reload starts cold.
+                cache = live.cache if live is not None and not request.full else DocumentCache()
+                live = LiveCatalog(
+                    profile, list(request.paths) or None, project=request.project, cache=cache
+                )
+                live.workers = min(os.cpu_count() or 1, 4)
+                live.start_method = "forkserver"  # this process has threads: never fork it
+                self._live, self._key = live, key
+                catalog = live.catalog
+            else:
+                catalog = live.refresh(request.changed)
         except ProfileError as err:
             self.sig_failed.emit(str(err), request.generation)
             return
@@ -114,12 +123,18 @@ class CatalogService(QObject):
         ).start()
 
     def request(
-        self, profile: str, paths: list[str], project: str, changed: tuple[str, ...] = ()
+        self,
+        profile: str,
+        paths: list[str],
+        project: str,
+        changed: tuple[str, ...] = (),
+        *,
+        full: bool = False,
     ) -> int:
         self._generation += 1
         self.sig_busy.emit(True)
         self._sig_request.emit(
-            LoadRequest(profile, tuple(paths), project, changed, self._generation)
+            LoadRequest(profile, tuple(paths), project, changed, self._generation, full)
         )
         return self._generation
 

@@ -389,3 +389,33 @@ def test_a_skill_in_error_state_is_still_listed_and_activatable(tmp_path: Path, 
     assert "<name>odd</name>" in capsys.readouterr().out
     assert main(["activate", "odd", str(root)]) == 0
     assert "Do it." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--budget-fraction", "nan"],
+        ["--budget-fraction", "-1"],
+        ["--budget-fraction", "inf"],
+        ["--budget-fraction", "2"],
+        ["--budget-chars", "-5"],
+        ["--budget-chars", "0"],
+    ],
+)
+def test_prompt_rejects_impossible_budgets(tmp_path: Path, args: list[str]) -> None:
+    skill(tmp_path / "skills", "alpha", "A.")
+    assert main(["prompt", *args, str(tmp_path / "skills")]) == 2
+
+
+def test_prompt_usage_file_must_have_the_documented_shape(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    skill(tmp_path / "skills", "alpha", "A.")
+    for body in (
+        '{"usage": {"a": 1}, "pins": 5}',
+        '{"usage": {"a": 1}, "pins": "abc"}',
+        '{"a": "x"}',
+    ):
+        (tmp_path / "u.json").write_text(body)
+        assert main(["prompt", "--usage", str(tmp_path / "u.json"), str(tmp_path / "skills")]) == 2
+    assert main(["prompt", "--usage", "/dev/zero", str(tmp_path / "skills")]) == 2
+    (tmp_path / "u.json").write_text('{"usage": {"alpha": 3}, "pins": ["alpha"]}')
+    assert main(["prompt", "--usage", str(tmp_path / "u.json"), str(tmp_path / "skills")]) == 0

@@ -315,29 +315,46 @@ def _budget_settings(args: argparse.Namespace, profile, project: str):  # type: 
     """BudgetSettings from the command line, then the runtime's own settings files and variables
     folded in (reported as applied; unreadable ones reported on stderr)."""
     import json
+    import math
 
     from skillprism.core.disclose import OVERRIDES, BudgetSettings
+    from skillprism.core.document import read_bytes_safely
     from skillprism.core.runtime_settings import apply_runtime_settings
 
     if args.context_window < 0:
         raise _UsageError("--context-window must be 0 (unknown) or more")
+    fraction = getattr(args, "budget_fraction", None)
+    if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
+        raise _UsageError("--budget-fraction must be a number above 0 and at most 1")
+    fixed = getattr(args, "budget_chars", None)
+    if fixed is not None and fixed <= 0:
+        raise _UsageError("--budget-chars must be a positive number of characters")
     usage: dict[str, float] = {}
     pins: set[str] = set()
-    if args.usage:
+    if getattr(args, "usage", None):
+        raw, _st, problem = read_bytes_safely(args.usage, 4 * 1024 * 1024)
+        if problem is not None or raw is None:
+            raise _UsageError(
+                f"--usage {args.usage}: {problem.message if problem else 'unreadable'}"
+            )
         try:
-            with open(args.usage, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError) as err:
-            raise _UsageError(f"--usage {args.usage}: {err}") from None
+            data = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as err:
+            raise _UsageError(f"--usage {args.usage}: not JSON: {err}") from None
+        shape = '{"skill-name": count, ...} or {"usage": {...}, "pins": ["skill-name", ...]}'
         counts = data.get("usage", data) if isinstance(data, dict) else None
-        if not isinstance(counts, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool)
-            for v in counts.values()
-            if v is not None
+        raw_pins = data.get("pins", []) if isinstance(data, dict) and "usage" in data else []
+        if (
+            not isinstance(counts, dict)
+            or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in counts.values()
+            )
+            or not (isinstance(raw_pins, list) and all(isinstance(p, str) for p in raw_pins))
         ):
-            raise _UsageError(f'--usage {args.usage}: expected {{"skill-name": count, ...}}')
-        usage = {str(k): float(v) for k, v in counts.items() if v is not None and k != "pins"}
-        pins = {str(p) for p in data.get("pins", [])} if isinstance(data, dict) else set()
+            raise _UsageError(f"--usage {args.usage}: expected {shape}")
+        usage = {str(k): float(v) for k, v in counts.items()}
+        pins = set(raw_pins)
     overrides = {}
     for item in args.override or []:
         name, _, mode = item.partition("=")

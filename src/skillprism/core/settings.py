@@ -52,6 +52,8 @@ def load_project_settings(project: str) -> ProjectSettings:
                 data = data.get(key, {}) if isinstance(data, dict) else {}
             if not data:
                 continue
+            if not isinstance(data, dict):
+                raise SettingsError(f"{path}: [tool.skillprism] must be a table of settings")
         where = path if not section else f"{path} [tool.skillprism]"
         known = {"profiles", "roots", "ignore_codes", "ignore_paths"}
         extra = sorted(set(data) - known)

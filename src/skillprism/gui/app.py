@@ -159,7 +159,11 @@ def run_gui(
     if screenshot:
 
         def grab() -> None:
-            window.grab().save(screenshot, "PNG")
+            if not window.grab().save(screenshot, "PNG"):
+                print(
+                    f"{APP_NAME}: could not write the screenshot to {screenshot}", file=sys.stderr
+                )
+                outcome["code"] = 2
             app.quit()
 
         def done(_catalog: object) -> None:

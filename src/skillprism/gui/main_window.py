@@ -44,7 +44,9 @@ from skillprism.gui.source_view import SourceView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
 
 MAX_RECENT = 10
-TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".xml", ".html", ".rst"}
+# Files the editor may open. Nothing a desktop would run or render with scripts (.html, .svg, .xml
+# open in a browser by default), and no scripts: those are shown in the Files tab only.
+TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".rst"}
 
 
 class MainWindow(QMainWindow):

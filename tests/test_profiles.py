@@ -523,3 +523,35 @@ def test_walk_order_and_tie_rule_decide_ranks(tree: tuple[Path, Path]) -> None:
     }
     # Codex walks down from the project root: the root comes first.
     assert codex[str(project / ".agents/skills")] < codex[str(cwd / ".agents/skills")]
+
+
+@pytest.mark.parametrize(
+    ("table", "extra"),
+    [
+        ("tier1", 'entry = "- {nam}"'),
+        ("tier1", 'entry = "- {name!z}"'),
+        ("tier1", 'header = "{"'),
+        ("tier2", 'wrapper = "{nme}"'),
+        ("tier2", 'model_refusal = "no {skill}"'),
+        ("precedence", 'warning = "{nope} wins"'),
+        ("tier1.budget", 'warning = "{dropped:>5} gone"'),
+    ],
+)
+def test_broken_templates_fail_when_the_profile_loads(tmp_path, table, extra) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.toml"
+    path.write_text(f'schema = 1\nname = "bad"\n[{table}]\n{extra}\n', encoding="utf-8")
+    with pytest.raises(ProfileError) as err:
+        load_profile_file(path)
+    assert (str(path) in str(err.value) and table.split(".")[-1] in str(err.value)) or "key" in str(
+        err.value
+    )
+
+
+@pytest.mark.parametrize("root", ["{projct}/.x/skills", "{env:HOME/.x", "{home/.x}"])
+def test_broken_root_templates_fail_when_the_profile_loads(tmp_path, root) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        f'schema = 1\nname = "bad"\n[[roots]]\nscope = "x"\npath = "{root}"\n', encoding="utf-8"
+    )
+    with pytest.raises(ProfileError, match=r"roots\[0\]\.path"):
+        load_profile_file(path)

@@ -7,6 +7,7 @@ Parsed from the profile's `[tier1]`, `[tier1.budget]`, `[tier2]` and `[settings]
 
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -132,6 +133,33 @@ class _Table(Protocol):
     def check_unknown(self) -> None: ...
 
 
+def check_template(t: _Table, key: str, text: str, fields: tuple[str, ...]) -> str:
+    """`text` if it is a valid template using only `fields` (`{name}` style, `{{` for a brace);
+    else a ProfileError naming the key, so a broken user profile fails when loaded, not later."""
+    try:
+        parts = list(string.Formatter().parse(text))
+    except ValueError as err:
+        raise t.fail(
+            key, f"broken template: {err} (write {{{{ and }}}} for literal braces)"
+        ) from None
+    for _literal, field_name, spec, conversion in parts:
+        if field_name is None:
+            continue
+        if field_name not in fields or spec or conversion:
+            raise t.fail(
+                key,
+                f"unknown placeholder {{{field_name}}}; allowed: "
+                + ", ".join(f"{{{f}}}" for f in fields),
+            )
+    return text
+
+
+ENTRY_FIELDS = ("name", "description", "location", "scope", "path")
+WRAPPER_FIELDS = ("name", "body", "base_dir", "resources", "args")
+MESSAGE_FIELDS = ("name", "base_dir", "args")
+BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit")
+
+
 def _string_map(t: _Table, key: str, allowed: tuple[str, ...] = ()) -> dict[str, str]:
     raw = t.get(key, dict, {})
     out = {}
@@ -153,6 +181,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
             raise t1.fail(f"styles.{style}", f"expected a table of {', '.join(STYLE_KEYS)}")
         if not all(isinstance(v, str) for v in raw.values()):
             raise t1.fail(f"styles.{style}", "every value must be a string")
+        for k in ("header", "footer", "entry", "entry_name_only"):
+            if k in raw:
+                check_template(t1, f"styles.{style}.{k}", raw[k], ENTRY_FIELDS)
         styles[style] = dict(raw)
     d1 = Tier1Spec()
     db = BudgetSpec()
@@ -163,7 +194,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         chars_per_token=float(b.get("chars_per_token", (int, float), db.chars_per_token)),
         fallback_chars=b.get("fallback_chars", int, db.fallback_chars),
         entry_cap_chars=b.get("entry_cap_chars", int, db.entry_cap_chars),
-        warning=b.get("warning", str, db.warning),
+        warning=check_template(
+            b, "warning", b.get("warning", str, db.warning), BUDGET_WARNING_FIELDS
+        ),
         tie_order=b.get("tie_order", str, db.tie_order),
         count_frame=b.get("count_frame", bool, db.count_frame),
     )
@@ -171,10 +204,12 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
     tier1 = Tier1Spec(
-        header=t1.get("header", str, d1.header),
-        footer=t1.get("footer", str, d1.footer),
-        entry=t1.get("entry", str, d1.entry),
-        entry_name_only=t1.get("entry_name_only", str, d1.entry_name_only),
+        header=check_template(t1, "header", t1.get("header", str, d1.header), ENTRY_FIELDS),
+        footer=check_template(t1, "footer", t1.get("footer", str, d1.footer), ENTRY_FIELDS),
+        entry=check_template(t1, "entry", t1.get("entry", str, d1.entry), ENTRY_FIELDS),
+        entry_name_only=check_template(
+            t1, "entry_name_only", t1.get("entry_name_only", str, d1.entry_name_only), ENTRY_FIELDS
+        ),
         separator=t1.get("separator", str, d1.separator),
         escape=t1.get("escape", str, d1.escape, ESCAPES),
         empty=t1.get("empty", str, d1.empty, EMPTY),
@@ -194,18 +229,27 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     d2 = Tier2Spec()
     tier2 = Tier2Spec(
         mechanism=t2.get("mechanism", str, d2.mechanism),
-        user_command=t2.get("user_command", str, d2.user_command),
+        user_command=check_template(
+            t2, "user_command", t2.get("user_command", str, d2.user_command), MESSAGE_FIELDS
+        ),
         strip_frontmatter=t2.get("strip_frontmatter", bool, d2.strip_frontmatter),
         trim_body=t2.get("trim_body", bool, d2.trim_body),
-        wrapper=t2.get("wrapper", str, d2.wrapper),
+        wrapper=check_template(t2, "wrapper", t2.get("wrapper", str, d2.wrapper), WRAPPER_FIELDS),
         arguments=t2.get("arguments", bool, d2.arguments),
         indexed=t2.get("indexed", bool, d2.indexed),
         positional=t2.get("positional", bool, d2.positional),
         named=t2.get("named", bool, d2.named),
         append_when_absent=t2.get("append_when_absent", str, d2.append_when_absent),
-        variables=_string_map(t2, "variables"),
-        model_refusal=t2.get("model_refusal", str, d2.model_refusal),
-        user_refusal=t2.get("user_refusal", str, d2.user_refusal),
+        variables={
+            k: check_template(t2, f"variables.{k}", v, MESSAGE_FIELDS)
+            for k, v in _string_map(t2, "variables").items()
+        },
+        model_refusal=check_template(
+            t2, "model_refusal", t2.get("model_refusal", str, d2.model_refusal), MESSAGE_FIELDS
+        ),
+        user_refusal=check_template(
+            t2, "user_refusal", t2.get("user_refusal", str, d2.user_refusal), MESSAGE_FIELDS
+        ),
         consent=t2.get("consent", str, d2.consent, CONSENT),
         fork_field=t2.get("fork_field", str, d2.fork_field),
         compaction_keep_tokens=t2.get("compaction_keep_tokens", int, d2.compaction_keep_tokens),

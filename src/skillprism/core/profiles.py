@@ -7,6 +7,7 @@ as a `ProfileError` naming the file and the key.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skillprism.core.codes import ACTIONS, RULES
-from skillprism.core.disclosure_spec import DisclosureSpec, parse_disclosure
+from skillprism.core.disclosure_spec import DisclosureSpec, check_template, parse_disclosure
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
 
 SCHEMA = 1
@@ -36,6 +37,9 @@ FIELD_TYPES = (
     "any",
 )
 YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
+
+
+_ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
 
 
 class ProfileError(Exception):
@@ -222,6 +226,13 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
             raise top.fail(f"roots[{i}]", "expected a table ([[roots]])")
         r = _Reader(raw, where, f"roots[{i}].")
         root_path = r.get("path", str)
+        bad = [f for f in re.findall(r"\{([^{}]*)\}", root_path) if not _ROOT_FIELD.fullmatch(f)]
+        if bad or root_path.count("{") != root_path.count("}"):
+            raise r.fail(
+                "path",
+                f"unknown placeholder {{{bad[0] if bad else ''}}}; allowed: "
+                "{project}, {home}, {env:VAR} or {env:VAR:default}, and a leading ~",
+            )
         roots.append(
             RootTemplate(
                 scope=r.get("scope", str),
@@ -238,7 +249,9 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
 
     prec = top.table("precedence")
     tie_rule = prec.get("rule", str, "first-wins", TIE_RULES)
-    shadow_warning = prec.get("warning", str, "")
+    shadow_warning = check_template(
+        prec, "warning", prec.get("warning", str, ""), ("name", "winner", "loser")
+    )
     prec.check_unknown()
 
     fm = top.table("frontmatter")

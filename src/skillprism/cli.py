@@ -1,5 +1,5 @@
-"""Command-line front end on the core: `check` (and, as they land, prompt, activate, resource,
-watch, report, self-test). No subcommand opens the desktop window. Headless commands never import Qt."""
+"""Command-line front end on the core: check, prompt, activate, resource, watch, report and gui.
+No subcommand opens the desktop window. Headless commands never import Qt."""
 
 from __future__ import annotations
 
@@ -226,7 +226,9 @@ class _UsageError(Exception):
     """A problem with the command line or its inputs: exit 2 with the message."""
 
 
-def _load_catalogs(args: argparse.Namespace, *, workers: int = 1) -> tuple[list, str]:  # type: ignore[type-arg]
+def _load_catalogs(
+    args: argparse.Namespace, *, workers: int = 1, report_missing: bool = False
+) -> tuple[list, str]:  # type: ignore[type-arg]
     """The catalogs the command works on (one per profile) and the project folder, following the
     shared PATH / --profile / --project / settings-file rules of `check`."""
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
@@ -276,6 +278,12 @@ def _load_catalogs(args: argparse.Namespace, *, workers: int = 1) -> tuple[list,
         )
         for profile in profiles
     ]
+    if not report_missing:
+        # A PATH that does not exist is a usage error for every command but `check`, which
+        # reports it (SP310) with its other findings and then exits 2 as well.
+        missing = [d.message for c in catalogs for d in c.diagnostics if d.code == "SP310"]
+        if missing:
+            raise _UsageError(missing[0])
     return catalogs, project
 
 
@@ -294,7 +302,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(name)
         return EXIT_OK
     try:
-        catalogs, _project = _load_catalogs(args, workers=min(os.cpu_count() or 1, 4))
+        catalogs, _project = _load_catalogs(
+            args, workers=min(os.cpu_count() or 1, 4), report_missing=True
+        )
     except _UsageError as err:
         return _error(str(err))
     if args.format == "json":

@@ -270,10 +270,6 @@ class Tier1Model:
             return len(item.pre) + keep + len(item.post)
         return len(self._cut(item, keep))
 
-    def _texts(self, item: _Prepared, keep: int) -> tuple[str, str]:
-        """(full entry with the description cut to `keep` chars, name-only entry)."""
-        return self._cut(item, keep), item.name_text
-
     def tokens(self, text: str) -> int:
         n = self._token_cache.get(text)
         if n is None:

@@ -134,7 +134,7 @@ def run_gui(
     QGuiApplication.setApplicationVersion(__version__)
     QGuiApplication.setDesktopFileName(APP_ID)
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    settings = QSettings(ORGANIZATION, "SkillPrism")
+    settings = QSettings(ORGANIZATION, APP_NAME)
     if palette:
         app.setStyle(QStyleFactory.create("Fusion"))
         app.setPalette(dark_palette() if palette == "dark" else light_palette())

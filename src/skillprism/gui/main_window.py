@@ -387,8 +387,13 @@ class MainWindow(QMainWindow):
     def _watch_paths(self) -> list[str]:
         if self.catalog is None:
             return []
-        paths = [r.path for r in self.catalog.roots if r.exists and os.path.isdir(r.path)]
-        paths += [p for p in self.roots if os.path.isdir(p)]
+        # Missing roots too: the watcher waits on their nearest existing parent, so a skills folder
+        # created later (e.g. ~/.claude/skills) appears without a reload.
+        paths = [r.path for r in self.catalog.roots]
+        paths += [
+            p if os.path.isdir(p) or not os.path.exists(p) else os.path.dirname(p)
+            for p in self.roots
+        ]
         return paths
 
     def _update_watch_label(self) -> None:
@@ -478,8 +483,6 @@ class MainWindow(QMainWindow):
 
     def _show_nothing(self) -> None:
         self.selected_key = ""
-        bg = "#1e1f22" if self.dark else "#ffffff"
-        del bg
         text = (
             "Select a skill on the left to see its frontmatter, rendered instructions, source "
             "and files."

@@ -241,6 +241,23 @@ def _guard(reference: str) -> tuple[str, ...]:
     return tuple(s for s in re.split(r"[/\\]", used) if s not in ("", "."))
 
 
+# A path of plain segments (each starting with a letter, digit or '_'): nothing the guard refuses
+# can hide in it, so the common case skips the decoding and folding rounds.
+_PLAIN_REFERENCE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*")
+
+
+def reference_form_problem(reference: str) -> tuple[str, str, str] | None:
+    """The tier-3 guard's verdict on a reference's form alone, touching nothing on disk: None when
+    acceptable, else (rule, message, hint). `check` uses it so that it and `resource` agree."""
+    if _PLAIN_REFERENCE.fullmatch(reference):
+        return None
+    try:
+        _guard(reference)
+    except _Refused as refused:
+        return refused.rule_name, refused.message, refused.hint
+    return None
+
+
 # --- containment: resolve below the real skill folder, following links by hand ---------------------
 
 

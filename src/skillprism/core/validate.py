@@ -21,6 +21,7 @@ import yaml
 
 from skillprism.core.document import Finding, SkillDocument
 from skillprism.core.profiles import Profile
+from skillprism.core.tier3 import reference_form_problem
 from skillprism.core.yamlread import LOADER, YamlResult, fallback_fields
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
@@ -595,9 +596,15 @@ def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
         or (_SCHEME.match(target) and not _WINDOWS_ABS.match(target))
     ):
         return None
-    target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    target = target.split("#", 1)[0].split("?", 1)[0]
     if not target:
         return None
+    # The same form checks `skillprism resource` applies ('..' segments, encoded escapes, drive
+    # and UNC forms, look-alikes), so check and tier 3 never disagree about one link.
+    problem = reference_form_problem(target)
+    if problem is not None:
+        return problem
+    target = unquote(target)
     if target.startswith("/") or _WINDOWS_ABS.match(target) or target.startswith("\\"):
         return (
             "reference-absolute",

@@ -738,7 +738,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop the watcher and the worker threads (idempotent)."""
-        self.watch.stop()
+        self.watch.close()
         self.service.shutdown()
         self.matrix.shutdown()
 

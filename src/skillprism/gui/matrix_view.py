@@ -242,4 +242,4 @@ class MatrixView(QWidget):
 
     def shutdown(self) -> None:
         self._thread.quit()
-        self._thread.wait(5000)
+        self._thread.wait(60_000)  # a running QThread must never be destroyed

@@ -150,7 +150,7 @@ class CatalogService(QObject):
 
     def shutdown(self) -> None:
         self._thread.quit()
-        self._thread.wait(5000)
+        self._thread.wait(60_000)  # a running QThread must never be destroyed
 
 
 class WatchBridge(QObject):
@@ -172,6 +172,9 @@ class WatchBridge(QObject):
         self.reason = ""
         self._paths: tuple[str, ...] = ()
         self._sig_started.connect(self._on_started)
+        self._start_thread: threading.Thread | None = None
+        self._pending: Any = None
+        self._closed = False
 
     def watch(self, paths: list[str]) -> None:
         wanted = tuple(sorted(set(paths)))
@@ -183,23 +186,27 @@ class WatchBridge(QObject):
             return
         self._token += 1
         self._set_mode("starting", "setting up the file watch")
-        threading.Thread(
+        self._start_thread = threading.Thread(
             target=self._start,
             args=(wanted, self._token),
             daemon=True,
             name="skillprism-watch-start",
-        ).start()
+        )
+        self._start_thread.start()
 
     def _start(self, paths: tuple[str, ...], token: int) -> None:
         try:
             from skillprism.core.watch import SkillWatcher
 
             watcher = SkillWatcher(list(paths), self.sig_changed.emit)
+            self._pending = watcher  # so close() can stop it if it is never handed over
             watcher.start()
         except Exception as err:  # never let a watch failure take the window down
-            self._sig_started.emit(f"cannot watch: {err}", token)
+            if not self._closed:
+                self._sig_started.emit(f"cannot watch: {err}", token)
             return
-        self._sig_started.emit(watcher, token)
+        if not self._closed:
+            self._sig_started.emit(watcher, token)
 
     def _on_started(self, watcher: Any, token: int) -> None:
         if isinstance(watcher, str):
@@ -209,7 +216,7 @@ class WatchBridge(QObject):
         if token != self._token:  # superseded while starting
             threading.Thread(target=watcher.stop, daemon=True).start()
             return
-        self._watcher = watcher
+        self._watcher, self._pending = watcher, None
         self._set_mode(watcher.mode, watcher.reason)
         # Anything saved while the watch was being set up produced no event: catch up once.
         self.sig_changed.emit(list(self._paths))
@@ -217,6 +224,18 @@ class WatchBridge(QObject):
     def _set_mode(self, mode: str, reason: str) -> None:
         self.mode, self.reason = mode, reason
         self.sig_state.emit(mode, reason)
+
+    def close(self) -> None:
+        """Stop for good: wait for a watch still being set up (so no thread signals this object
+        after it is gone) and stop whatever it started."""
+        self._closed = True
+        self.stop()
+        thread = self._start_thread
+        if thread is not None and thread.is_alive():
+            thread.join(timeout=30)
+        pending, self._pending = self._pending, None
+        if pending is not None and pending is not self._watcher:
+            pending.stop()
 
     def stop(self) -> None:
         self._token += 1

@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_prompt.py
 	$(PY) bench/bench_watch.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_gui.py
+	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_budget_view.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

@@ -315,3 +315,31 @@ def test_creating_a_referenced_file_clears_the_finding(window, qtbot, tmp_path) 
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=10000):
         w.reload()
     assert "SP501" not in codes()
+
+
+def test_export_report_writes_html_and_markdown(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    w = window([str(demo_skills_dir())])
+    for name in ("r.html", "r.md"):
+        out = tmp_path / name
+        with qtbot.waitSignal(w.sig_report_written, timeout=20000) as blocker:
+            w.export_report(str(out))
+        assert blocker.args == [str(out), ""]
+        text = out.read_text(encoding="utf-8")
+        assert "changelog-writer" in text and "<script" not in text
+
+
+def test_reference_links_in_previews_follow_tier3(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    d = skill(root, "alpha")
+    (d / "references").mkdir()
+    (d / "references" / "notes.md").write_text("Some notes.\n", encoding="utf-8")
+    w = window([str(root)])
+    w.select_skill(str(d / "SKILL.md"))
+    w._on_link(QUrl("references/notes.md"))
+    assert w.tabs.currentWidget() is w.files_view
+    text = w.files_view.toPlainText()
+    assert "Some notes." in text and "tokens" in text
+    w._on_link(QUrl("../../etc/passwd"))
+    assert "would refuse" in w.files_view.toPlainText()
+    w._on_link(QUrl("references/missing.md"))
+    assert "would refuse" in w.files_view.toPlainText()

@@ -6,6 +6,7 @@ import html
 import os
 import shlex
 import subprocess
+import threading
 import time
 from typing import Any
 
@@ -54,6 +55,8 @@ class MainWindow(QMainWindow):
     """A new Catalog is shown (tree, problems and preview are up to date)."""
     sig_scan_failed = Signal(str)
     """Building the catalog failed; the message says why."""
+    sig_report_written = Signal(str, str)
+    """An exported report is written (path, "") or failed (path, error)."""
 
     def __init__(
         self, *, roots: list[str], profile: str, project: str, dark: bool, settings: QSettings
@@ -82,6 +85,7 @@ class MainWindow(QMainWindow):
         self.watch.sig_state.connect(lambda _m, _r: self._update_watch_label())
         self.live = True  # watch the folders for changes (off for one-shot screenshots)
         self._reload_timer.timeout.connect(self._reload_changed)
+        self.sig_report_written.connect(self._on_report_written)
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -258,6 +262,12 @@ class MainWindow(QMainWindow):
         )
         self.act_reload = act("&Reload", self.reload, QKeySequence.StandardKey.Refresh)
         self.act_reload.setShortcuts([QKeySequence("F5"), QKeySequence.StandardKey.Refresh])
+        self.act_export = act(
+            "&Export Report…",
+            self.export_report,
+            "Ctrl+Shift+E",
+            "Write a review report (HTML or Markdown) of this skill set",
+        )
         self.act_quit = act("&Quit", self.close, QKeySequence.StandardKey.Quit)
         self.act_find = act(
             "&Find", lambda: self.filter_edit.setFocus(), QKeySequence.StandardKey.Find
@@ -306,6 +316,8 @@ class MainWindow(QMainWindow):
         m_file.addSeparator()
         for a in (self.act_add_root, self.act_remove_root, self.act_reload):
             m_file.addAction(a)
+        m_file.addSeparator()
+        m_file.addAction(self.act_export)
         m_file.addSeparator()
         m_file.addAction(self.act_quit)
         m_edit = mb.addMenu("&Edit")
@@ -670,6 +682,61 @@ class MainWindow(QMainWindow):
                 )
         else:
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def export_report(self, path: str = "") -> None:
+        """Write the review report for the runtime shown (format from the extension), off the GUI
+        thread; the status bar says when it is written or why not."""
+        if self.catalog is None:
+            return
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(
+                self,
+                "Export Report",
+                "skillprism-report.html",
+                "HTML report (*.html);;Markdown for a pull request (*.md)",
+            )
+        if not path:
+            return
+        if not path.lower().endswith((".html", ".htm", ".md")):
+            path += ".html"
+        catalog = self.catalog
+        settings = self.budget.settings()
+
+        def work() -> None:
+            import tempfile
+
+            from skillprism.core.compare import build_matrix
+            from skillprism.core.disclose import Tier1Model
+            from skillprism.render.report import report_html, report_markdown
+
+            try:
+                make = report_markdown if path.lower().endswith(".md") else report_html
+                text = make(
+                    [catalog],
+                    build_matrix([catalog], settings),
+                    [Tier1Model(catalog).compute(settings)],
+                    generated=time.strftime("%Y-%m-%d %H:%M"),
+                    paths=self.roots,
+                    project=self.project,
+                )
+                folder = os.path.dirname(os.path.abspath(path))
+                with tempfile.NamedTemporaryFile(
+                    "w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp"
+                ) as fh:
+                    fh.write(text)
+                os.replace(fh.name, path)
+                self.sig_report_written.emit(path, "")
+            except Exception as err:  # report why, never crash the window
+                self.sig_report_written.emit(path, str(err))
+
+        self.statusBar().showMessage(f"Writing {path}…")
+        threading.Thread(target=work, daemon=True, name="skillprism-report").start()
+
+    def _on_report_written(self, path: str, error: str) -> None:
+        if error:
+            QMessageBox.warning(self, APP_NAME, f"Could not write the report {path}:\n{error}")
+        else:
+            self.statusBar().showMessage(f"Report written to {path}", 8000)
 
     def set_editor_command(self) -> None:
         current = self.settings.value("editor", "", str)

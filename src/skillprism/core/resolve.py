@@ -644,7 +644,9 @@ class _Evaluator:
         self.profile_key = hash(repr(profile))
         self.cache = cache
         self.start_method = start_method
-        self.workers = workers if workers > 1 and _start_method_available(start_method) else 1
+        # Whether processes can be had is asked only when a pool is needed: importing
+        # multiprocessing costs more than checking a small set takes.
+        self.workers = max(workers, 1)
         self.pending: list[tuple[str, str]] = []
         self.seen = 0
         self.pool: object | None = None
@@ -661,6 +663,11 @@ class _Evaluator:
     def _submit(self) -> None:
         if self.pool is None:
             import multiprocessing
+
+            if not _start_method_available(self.start_method):
+                self.workers = 1  # evaluate here instead
+                self.pending.clear()
+                return
 
             try:
                 ctx = multiprocessing.get_context(self.start_method)

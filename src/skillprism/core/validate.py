@@ -21,7 +21,6 @@ import yaml
 
 from skillprism.core.document import Finding, SkillDocument
 from skillprism.core.profiles import Profile
-from skillprism.core.tier3 import reference_form_problem
 from skillprism.core.yamlread import LOADER, YamlResult, fallback_fields
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
@@ -601,6 +600,8 @@ def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
         return None
     # The same form checks `skillprism resource` applies ('..' segments, encoded escapes, drive
     # and UNC forms, look-alikes), so check and tier 3 never disagree about one link.
+    from skillprism.core.tier3 import reference_form_problem  # imported on first use: startup
+
     problem = reference_form_problem(target)
     if problem is not None:
         return problem

@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
@@ -42,6 +41,7 @@ from PySide6.QtWidgets import (
 from skillprism.core.catalog import Catalog
 from skillprism.core.disclose import OVERRIDES, BudgetSettings, Tier1Model, Tier1Result
 from skillprism.gui.icons import state_icon
+from skillprism.gui.table_model import RowsTableModel
 
 CONTEXT_PRESETS = (
     ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k (Claude)", 200_000),
@@ -57,7 +57,7 @@ _OUTCOME_STYLE = {
 }
 
 
-class OutcomeModel(QAbstractTableModel):
+class OutcomeModel(RowsTableModel):
     """Per skill: outcome, characters and tokens in the listing, and why."""
 
     COLUMNS = ("Skill", "Outcome", "Chars", "Tokens", "Override", "Usage", "Why")
@@ -77,19 +77,6 @@ class OutcomeModel(QAbstractTableModel):
 
     def entry(self, row: int) -> Any:
         return self._rows[row]
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole

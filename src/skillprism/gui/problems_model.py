@@ -6,7 +6,6 @@ import os
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -17,6 +16,7 @@ from skillprism.core.catalog import Catalog
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.gui.filtering import change_filter
 from skillprism.gui.icons import state_icon
+from skillprism.gui.table_model import RowsTableModel
 
 SKILL_KEY_ROLE = Qt.ItemDataRole.UserRole + 11
 LINE_ROLE = Qt.ItemDataRole.UserRole + 12
@@ -27,7 +27,7 @@ _ICON = {"error": "error", "warning": "warning", "info": "info"}
 _RANK = {"error": 0, "warning": 1, "info": 2}
 
 
-class ProblemsModel(QAbstractTableModel):
+class ProblemsModel(RowsTableModel):
     COLUMNS = ("Severity", "Code", "Message", "Skill", "Location")
 
     def __init__(self, parent: Any = None) -> None:
@@ -48,19 +48,6 @@ class ProblemsModel(QAbstractTableModel):
 
     def diagnostic(self, row: int) -> Diagnostic:
         return self._rows[row][0]
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section] if 0 <= section < len(self.COLUMNS) else None
-        return None
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole

@@ -57,22 +57,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "(text), or the listing with each skill's budget outcome (json).",
     )
     _add_selection_args(prompt, repeat_profile=False)
-    prompt.add_argument(
-        "--context-window",
-        type=int,
-        default=200_000,
-        metavar="N",
-        help="model context window in tokens (default 200000; 0 = unknown)",
-    )
-    prompt.add_argument(
-        "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
-    )
-    prompt.add_argument(
-        "--budget-fraction",
-        type=float,
-        metavar="F",
-        help="listing budget as a fraction of the context window",
-    )
+    _add_budget_args(prompt)
     prompt.add_argument(
         "--usage",
         metavar="FILE",
@@ -160,22 +145,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_selection_args(rep, repeat_profile=True)
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="report file to write")
     rep.add_argument("--fail-on", choices=("error", "warning"), default="error")
-    rep.add_argument(
-        "--context-window",
-        type=int,
-        default=200_000,
-        metavar="N",
-        help="model context window in tokens (default 200000; 0 = unknown)",
-    )
-    rep.add_argument(
-        "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
-    )
-    rep.add_argument(
-        "--budget-fraction",
-        type=float,
-        metavar="F",
-        help="listing budget as a fraction of the context window",
-    )
+    _add_budget_args(rep)
     rep.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
     rep.add_argument("--title", default="Skill Prism report", metavar="TEXT")
     rep.set_defaults(usage=None, override=None, allowlist=None)
@@ -215,6 +185,26 @@ def _add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool
         )
     parser.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
     parser.add_argument("--max-depth", type=int, default=10, metavar="N")
+
+
+def _add_budget_args(parser: argparse.ArgumentParser) -> None:
+    """The tier-1 budget inputs `prompt` and `report` share."""
+    parser.add_argument(
+        "--context-window",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="model context window in tokens (default 200000; 0 = unknown)",
+    )
+    parser.add_argument(
+        "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
+    )
+    parser.add_argument(
+        "--budget-fraction",
+        type=float,
+        metavar="F",
+        help="listing budget as a fraction of the context window",
+    )
 
 
 def _error(message: str) -> int:

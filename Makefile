@@ -3,14 +3,19 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench package clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,package]'
+	touch $(PACKAGE_STAMP)
 
 run: $(STAMP)
 	$(VENV)/bin/skillprism
@@ -35,6 +40,10 @@ bench: $(STAMP)
 	$(PY) bench/bench_watch.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_gui.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_budget_view.py
+
+# The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
+package: $(PACKAGE_STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) packaging/build.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

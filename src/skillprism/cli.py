@@ -1,4 +1,5 @@
-"""Command-line front end on the core: check, prompt, activate, resource, watch, report and gui.
+"""Command-line front end on the core: check, prompt, activate, resource, watch, report, gui and
+self-test.
 No subcommand opens the desktop window. Headless commands never import Qt."""
 
 from __future__ import annotations
@@ -163,6 +164,24 @@ def _build_parser() -> argparse.ArgumentParser:
         "--screenshot",
         metavar="FILE",
         help="render the window at 1440x900 to FILE (PNG) once scanned, then exit",
+    )
+    gui.add_argument(
+        "--exit-when-ready",
+        action="store_true",
+        help="quit once the window shows the first scan, printing a line (start-up benchmarks)",
+    )
+
+    selftest = sub.add_parser(
+        "self-test",
+        help="check that this installation works (offscreen window, profiles, watcher)",
+        description="Check that this installation works, without a screen and without touching "
+        "your settings or skills: bundled data, every profile, the tokenizer, rendering, the "
+        "main window on the demo set and a file-watch round trip in a temporary folder. "
+        "Exit status 0 when every check passes, 1 otherwise.",
+    )
+    selftest.add_argument("--screenshot", metavar="FILE", help="also save the window as a PNG")
+    selftest.add_argument(
+        "--verbose", action="store_true", help="print a traceback for unexpected failures"
     )
     return parser
 
@@ -829,7 +848,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_gui(args: argparse.Namespace) -> int:
     from skillprism.gui.app import run_gui
 
-    return run_gui(list(args.paths), args.profile, args.palette, args.screenshot)
+    return run_gui(
+        list(args.paths), args.profile, args.palette, args.screenshot, args.exit_when_ready
+    )
+
+
+def cmd_self_test(args: argparse.Namespace) -> int:
+    from skillprism.gui.app import qt_or_explain
+
+    if not qt_or_explain():
+        return EXIT_FINDINGS
+    from skillprism.gui.selftest import run_self_test
+
+    return run_self_test(screenshot=args.screenshot or "", verbose=args.verbose)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -854,10 +885,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_watch(args)
         if args.command == "report":
             return cmd_report(args)
+        if args.command == "self-test":
+            return cmd_self_test(args)
         return cmd_gui(
             args
             if args.command == "gui"
-            else argparse.Namespace(paths=[], profile=None, palette=None, screenshot=None)
+            else argparse.Namespace(
+                paths=[], profile=None, palette=None, screenshot=None, exit_when_ready=False
+            )
         )
     except KeyboardInterrupt:
         return 130

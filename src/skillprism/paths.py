@@ -31,6 +31,13 @@ def shipped_profiles_dir() -> Path:
     return resources_dir() / "profiles"
 
 
+def app_icon_path() -> Path:
+    """The SVG master of the application icon (packaging generates every raster size from it)."""
+    from skillprism import APP_ID
+
+    return resources_dir() / "icons" / f"{APP_ID}.svg"
+
+
 def demo_skills_dir() -> Path:
     return _data_dir("skills")
 

@@ -15,7 +15,7 @@ QT_APT_LINE = (
 )
 
 
-def _qt_or_explain() -> bool:
+def qt_or_explain() -> bool:
     """Import Qt, or print what is missing and how to install it (no traceback)."""
     try:
         from PySide6 import QtGui, QtWidgets  # noqa: F401
@@ -120,20 +120,67 @@ def choose_start_roots(saved: list[str], profile: str, project: str) -> list[str
     return [str(demo_skills_dir())]
 
 
-def run_gui(
-    paths: list[str], profile: str | None, palette: str | None, screenshot: str | None
-) -> int:
-    if not _display_or_explain(bool(screenshot)) or not _qt_or_explain():
-        return 2
-    from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtGui import QGuiApplication
-    from PySide6.QtWidgets import QApplication, QStyleFactory
+def set_application_identity() -> None:
+    """Name the app for the desktop before QApplication exists.
 
-    QGuiApplication.setApplicationName(APP_NAME)
+    The application id is the desktop file's name (Wayland app_id through setDesktopFileName) and
+    the X11 window class, which Qt takes from the application name; people see the display name.
+    QSettings are opened with explicit names, so the id does not move the user's settings."""
+    from PySide6.QtGui import QGuiApplication
+
+    QGuiApplication.setApplicationName(APP_ID)
+    QGuiApplication.setApplicationDisplayName(APP_NAME)
     QGuiApplication.setOrganizationName(ORGANIZATION)
     QGuiApplication.setApplicationVersion(__version__)
     QGuiApplication.setDesktopFileName(APP_ID)
+
+
+# Messages Qt platform plugins print that say nothing to a user (the offscreen plugin cannot
+# propagate size hints to a window manager it does not have).
+_PLATFORM_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
+def quiet_platform_noise() -> None:
+    """Drop the platform plugins' meaningless warnings; pass every other Qt message on."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if message in _PLATFORM_NOISE:
+            return
+        if kind != QtMsgType.QtDebugMsg:
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(handler)
+
+
+def make_application():  # type: ignore[no-untyped-def]
+    """The QApplication (created once), with the app's identity and icon."""
+    from PySide6.QtWidgets import QApplication
+
+    from skillprism.gui.icons import app_icon
+
+    set_application_identity()
+    quiet_platform_noise()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def run_gui(
+    paths: list[str],
+    profile: str | None,
+    palette: str | None,
+    screenshot: str | None,
+    exit_when_ready: bool = False,
+) -> int:
+    """Open the window. `screenshot`: write a PNG once the first scan is shown, then quit.
+    `exit_when_ready`: print a line once the first scan is shown, then quit (start-up benchmark)."""
+    if not _display_or_explain(bool(screenshot)) or not qt_or_explain():
+        return 2
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QStyleFactory
+
+    app = make_application()
     settings = QSettings(ORGANIZATION, APP_NAME)
     if palette:
         app.setStyle(QStyleFactory.create("Fusion"))
@@ -148,7 +195,7 @@ def run_gui(
         roots = choose_start_roots(settings.value("roots", [], list), profile, project)
     dark = app.palette().color(app.palette().ColorRole.Window).lightness() < 128
     window = MainWindow(roots=roots, profile=profile, project=project, dark=dark, settings=settings)
-    if screenshot:
+    if screenshot or exit_when_ready:
         window.live = False  # one picture: no file watch to set up
         window.resize(1440, 900)
     else:
@@ -179,6 +226,22 @@ def run_gui(
 
         window.sig_catalog_applied.connect(done)
         window.sig_scan_failed.connect(failed)
+    elif exit_when_ready:
+
+        def ready(catalog: object) -> None:
+            print(f"{APP_NAME}: window ready ({len(catalog.skills)} skills)", flush=True)  # type: ignore[attr-defined]
+            app.quit()
+
+        def not_ready(message: str) -> None:
+            print(f"{APP_NAME}: scan failed: {message}", file=sys.stderr, flush=True)
+            outcome["code"] = 1
+            app.quit()
+
+        window.sig_catalog_applied.connect(ready)
+        window.sig_scan_failed.connect(not_ready)
     QTimer.singleShot(0, window.reload)  # the window appears first; the scan runs in the background
     code = app.exec()
-    return outcome["code"] if screenshot else code
+    if screenshot or exit_when_ready:
+        window.shutdown()
+        return outcome["code"]
+    return code

@@ -85,3 +85,12 @@ def state_icon(kind: str, dpr: float = 2.0) -> QIcon:
     for size in (16, 20, 24, 32):
         icon.addPixmap(_paint(kind if kind in _STYLE else "info", size, dpr))
     return icon
+
+
+def app_icon() -> QIcon:
+    """The application icon, drawn from the SVG master that the packaged icons are made from
+    (a null icon if the file is missing: the window still opens)."""
+    from skillprism.paths import app_icon_path
+
+    path = app_icon_path()
+    return QIcon(str(path)) if path.is_file() else QIcon()

@@ -20,6 +20,7 @@ import shutil
 import stat
 import struct
 import subprocess
+import sys
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,51 +30,13 @@ PACKAGE = "skillprism"
 MAINTAINER = "Skill Prism maintainers <maintainers@skillprism.invalid>"
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "src"))
 
 # Debian 12's package for each library the bundle is known to need, used when the build machine
 # does not have the library installed (so dpkg cannot say). A library missing from both stops the
-# build: after a Qt or Python upgrade, add its package here.
-SONAME_PACKAGES = {
-    "libEGL.so.1": "libegl1",
-    "libGL.so.1": "libgl1",
-    "libOpenGL.so.0": "libopengl0",
-    "libX11-xcb.so.1": "libx11-xcb1",
-    "libX11.so.6": "libx11-6",
-    "libbrotlidec.so.1": "libbrotli1",
-    "libbz2.so.1.0": "libbz2-1.0",
-    "libcrypto.so.3": "libssl3",
-    "libdbus-1.so.3": "libdbus-1-3",
-    "libffi.so.8": "libffi8",
-    "libfontconfig.so.1": "libfontconfig1",
-    "libfreetype.so.6": "libfreetype6",
-    "libglib-2.0.so.0": "libglib2.0-0",
-    "libgssapi_krb5.so.2": "libgssapi-krb5-2",
-    "libgthread-2.0.so.0": "libglib2.0-0",
-    "liblzma.so.5": "liblzma5",
-    "libssl.so.3": "libssl3",
-    "libwayland-client.so.0": "libwayland-client0",
-    "libwayland-cursor.so.0": "libwayland-cursor0",
-    "libwayland-egl.so.1": "libwayland-egl1",
-    "libxcb-cursor.so.0": "libxcb-cursor0",
-    "libxcb-glx.so.0": "libxcb-glx0",
-    "libxcb-icccm.so.4": "libxcb-icccm4",
-    "libxcb-image.so.0": "libxcb-image0",
-    "libxcb-keysyms.so.1": "libxcb-keysyms1",
-    "libxcb-randr.so.0": "libxcb-randr0",
-    "libxcb-render-util.so.0": "libxcb-render-util0",
-    "libxcb-render.so.0": "libxcb-render0",
-    "libxcb-shape.so.0": "libxcb-shape0",
-    "libxcb-shm.so.0": "libxcb-shm0",
-    "libxcb-sync.so.1": "libxcb-sync1",
-    "libxcb-util.so.1": "libxcb-util1",
-    "libxcb-xfixes.so.0": "libxcb-xfixes0",
-    "libxcb-xkb.so.1": "libxcb-xkb1",
-    "libxcb.so.1": "libxcb1",
-    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
-    "libxkbcommon.so.0": "libxkbcommon0",
-    "libz.so.1": "zlib1g",
-    "libzstd.so.1": "libzstd1",
-}
+# build: after a Qt or Python upgrade, add its package to the table.
+from skillprism.system_libraries import SONAME_PACKAGES  # noqa: E402
+
 # Needed at run time but not as a library: Qt draws text with a system font.
 EXTRA_DEPENDS = ("fonts-dejavu-core",)
 # Part of every Debian system (Essential or the C library): never listed.
@@ -193,7 +156,8 @@ def compute_depends(app_dir: Path) -> list[str]:
     if unknown:
         raise SystemExit(
             "make package: no Debian package known for " + ", ".join(unknown) + ": install the "
-            "library on the build machine or add it to SONAME_PACKAGES in " + __file__
+            "library on the build machine or add it to SONAME_PACKAGES in "
+            "src/skillprism/system_libraries.py"
         )
     depends = [f"libc6 (>= {_glibc_floor(files)})"]
     depends += sorted((packages | set(EXTRA_DEPENDS)) - IMPLIED)

@@ -122,3 +122,28 @@ def test_gui_exit_when_ready_reports_the_first_scan(tmp_path: Path) -> None:
     result = _cli("gui", "--exit-when-ready", home=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{APP_NAME}: window ready (11 skills)"
+
+
+def test_missing_x11_libraries_are_named_before_qt_aborts(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    from skillprism import system_libraries
+    from skillprism.gui import app
+
+    monkeypatch.setattr(app.sys, "platform", "linux")
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setattr(system_libraries, "loadable", lambda soname: soname != "libxcb-icccm.so.4")
+    assert app.run_gui([], None, None, None) == 2
+    err = capsys.readouterr().err
+    assert "missing: libxcb-icccm.so.4." in err
+    assert "sudo apt-get install libxcb-icccm4" in err
+    # Offscreen needs none of them.
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert app._x11_libraries_or_explain()
+
+
+def test_every_x11_library_has_a_package() -> None:
+    from skillprism.system_libraries import SONAME_PACKAGES, XCB_PLATFORM_LIBRARIES, loadable
+
+    assert set(XCB_PLATFORM_LIBRARIES) <= set(SONAME_PACKAGES)
+    assert loadable("libc.so.6") and not loadable("libskillprism-nonexistent.so.9")

@@ -29,6 +29,31 @@ def qt_or_explain() -> bool:
     return True
 
 
+def _x11_libraries_or_explain() -> bool:
+    """On X11, check the libraries of Qt's X11 platform plugin first: without one, Qt aborts with
+    a message that does not say what to install."""
+    if sys.platform != "linux" or (os.environ.get("QT_QPA_PLATFORM") or "xcb") != "xcb":
+        return True
+    if os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("QT_QPA_PLATFORM"):
+        return True  # Qt picks its Wayland plugin
+    from skillprism.system_libraries import (
+        XCB_PLATFORM_LIBRARIES,
+        install_hint,
+        missing_libraries,
+    )
+
+    missing = missing_libraries(XCB_PLATFORM_LIBRARIES)
+    if not missing:
+        return True
+    print(
+        f"{APP_NAME}: cannot open a window on X11: these libraries are missing: "
+        f"{', '.join(missing)}.\nOn Debian or Ubuntu, install them with:\n  "
+        f"{install_hint(missing)}\n(`skillprism check` works without them.)",
+        file=sys.stderr,
+    )
+    return False
+
+
 def _display_or_explain(screenshot: bool) -> bool:
     if os.environ.get("QT_QPA_PLATFORM") or sys.platform != "linux":
         return True
@@ -175,7 +200,9 @@ def run_gui(
 ) -> int:
     """Open the window. `screenshot`: write a PNG once the first scan is shown, then quit.
     `exit_when_ready`: print a line once the first scan is shown, then quit (start-up benchmark)."""
-    if not _display_or_explain(bool(screenshot)) or not qt_or_explain():
+    if not _display_or_explain(bool(screenshot) or exit_when_ready) or not qt_or_explain():
+        return 2
+    if not _x11_libraries_or_explain():
         return 2
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QStyleFactory

@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_watch.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_gui.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_budget_view.py
+	test ! -x dist/skillprism/skillprism || $(PY) bench/bench_package.py
 
 # The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
 package: $(PACKAGE_STAMP)

@@ -181,6 +181,7 @@ class SelfTest:
         return f"{counter.name} counts offline ({tokens} tokens in a sample sentence)"
 
     def check_render(self) -> str:
+        from skillprism.render.code_html import lexer_name
         from skillprism.render.markdown_html import render_markdown
 
         sample = "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```\n"
@@ -189,7 +190,16 @@ class SelfTest:
             raise SelfTestFailure("Markdown tables did not render: the extension is missing")
         if "print" not in out or "<span" not in out:
             raise SelfTestFailure("fenced code was not highlighted: Pygments lexers are missing")
-        return "Markdown (tables, fenced code, toc) and Pygments highlighting render"
+        # Skills ship scripts and data in many languages: Pygments finds lexers by name at run
+        # time, which a frozen build loses unless they are bundled.
+        samples = ("run.sh", "tool.py", "config.yaml", "data.json", "app.ts", "query.sql", "x.rb")
+        plain = [name for name in samples if lexer_name(filename=name) == "text"]
+        if plain:
+            raise SelfTestFailure("no Pygments lexer for " + ", ".join(plain))
+        return (
+            "Markdown (tables, fenced code, toc) and Pygments highlighting render "
+            f"({len(samples)} file types highlighted)"
+        )
 
     def check_processes(self) -> str:
         """Large sets are checked in worker processes started through a fork server, which in a

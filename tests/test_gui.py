@@ -343,3 +343,19 @@ def test_reference_links_in_previews_follow_tier3(window, tmp_path) -> None:  # 
     assert "would refuse" in w.files_view.toPlainText()
     w._on_link(QUrl("references/missing.md"))
     assert "would refuse" in w.files_view.toPlainText()
+
+
+def test_problems_panel_says_why_it_is_empty(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "clean"
+    skill(root, "tidy")
+    w = window([str(root)])
+    assert w.problems.model().rowCount() == 0
+    assert w._problems_placeholder().startswith("No problems: every skill here passes")
+    with_problem = tmp_path / "messy"
+    skill(with_problem, "Messy Name")
+    w2 = window([str(with_problem)])
+    assert w2.problems.model().rowCount() > 0
+    w2.problem_filter.setText("no such finding anywhere")
+    assert w2.problems.model().rowCount() == 0
+    assert w2._problems_placeholder() == "No problems match the filter."
+    assert not w2.problems.grab().isNull()  # paints the placeholder without error

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -239,8 +241,10 @@ class BudgetView(QWidget):
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
-        self.table.setColumnWidth(0, 200)
-        self.table.setColumnWidth(1, 150)
+        self.table.setWordWrap(False)  # one line per skill; the full reason is in the tooltip
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        for column, width in enumerate((190, 120, 64, 64, 70, 64)):
+            self.table.setColumnWidth(column, width)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._menu)
         self.table.doubleClicked.connect(
@@ -262,17 +266,33 @@ class BudgetView(QWidget):
             controls.addWidget(widget)
         controls.addStretch(1)
         controls.addWidget(self.copy_button)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
-        split.addWidget(self.text)
-        split.setSizes([300, 200])
+        # Table over listing on the left, the verdict and runtime messages on the right: a
+        # bottom dock is wide and short, so the table keeps its height.
+        lists = QSplitter(Qt.Orientation.Vertical)
+        lists.addWidget(self.table)
+        lists.addWidget(self.text)
+        lists.setStretchFactor(0, 3)  # the table grows first; the listing keeps a few lines
+        lists.setStretchFactor(1, 1)
+        lists.setSizes([300, 80])
         self.table.setMinimumHeight(60)
         self.text.setMinimumHeight(40)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary.setContentsMargins(6, 0, 6, 0)
+        summary_scroll = QScrollArea()
+        summary_scroll.setWidget(self.summary)
+        summary_scroll.setWidgetResizable(True)
+        summary_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        summary_scroll.setMinimumWidth(220)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(lists)
+        split.addWidget(summary_scroll)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])  # proportions until the splitter is laid out
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(controls)
         layout.addWidget(self.bar)
-        layout.addWidget(self.summary)
         layout.addWidget(split, 1)
 
     # --- data -------------------------------------------------------------------------------------

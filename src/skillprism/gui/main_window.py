@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QSplitter,
-    QTableView,
     QTabWidget,
     QToolBar,
     QTreeView,
@@ -42,6 +41,7 @@ from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFilter, ProblemsModel
 from skillprism.gui.service import CatalogService, LoadResult, WatchBridge
 from skillprism.gui.source_view import SourceView
+from skillprism.gui.table_view import PlaceholderTableView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
 
 MAX_RECENT = 10
@@ -146,7 +146,7 @@ class MainWindow(QMainWindow):
         self.problems_model = ProblemsModel(self)
         self.problems_proxy = ProblemsFilter(self)
         self.problems_proxy.setSourceModel(self.problems_model)
-        self.problems = QTableView()
+        self.problems = PlaceholderTableView(self._problems_placeholder)
         self.problems.setModel(self.problems_proxy)
         self.problems.setSortingEnabled(True)
         self.problems.sortByColumn(0, Qt.SortOrder.AscendingOrder)
@@ -210,8 +210,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.matrix_dock)
         self.tabifyDockWidget(self.budget_dock, self.matrix_dock)
         self.problems_dock.raise_()
-        # The centre (previews) gets most of the height; saved window state overrides this.
-        self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
+        self._docks_placed = False  # sized once the window is first shown (or restored)
 
         sb = self.statusBar()
         self.counts_label = QLabel("No skills loaded")
@@ -336,6 +335,13 @@ class MainWindow(QMainWindow):
         self._refresh_recent_menu()
 
     # --- loading --------------------------------------------------------------------------------------
+
+    def _problems_placeholder(self) -> str:
+        if self.catalog is None:
+            return "Scanning…"
+        if self.problems_model.rowCount() == 0:
+            return "No problems: every skill here passes this runtime's checks."
+        return "No problems match the filter."
 
     def reload(self) -> None:
         """Rescan from scratch (F5): nothing cached is trusted."""
@@ -785,13 +791,24 @@ class MainWindow(QMainWindow):
             )
             event.acceptProposedAction()
 
+    def fit_docks(self) -> None:
+        """The bottom docks get about a third of the height (the budget table and listing need
+        room); the previews keep the rest."""
+        self._docks_placed = True
+        self.resizeDocks([self.problems_dock], [self.height() * 36 // 100], Qt.Orientation.Vertical)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not self._docks_placed:  # docks only take a size once laid out: after this event
+            QTimer.singleShot(0, self.fit_docks)
+
     def restore_state(self) -> None:
         geometry = self.settings.value("geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         state = self.settings.value("window_state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        if isinstance(state, QByteArray) and self.restoreState(state):
+            self._docks_placed = True  # the user's own dock sizes
         splitter = self.settings.value("splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)

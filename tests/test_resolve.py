@@ -143,3 +143,29 @@ def test_env_templates_expand_once_and_cannot_loop(tmp_path: Path) -> None:
     )
     assert expand_template("{env:NOPE:~/.codex}/skills", "/p", "/h", {}) == "/h/.codex/skills"
     assert expand_template("{project}/.a/{home}", "/p", "/h", {}) == "/p/.a/h"
+
+
+def test_overlapping_builds_leave_the_collector_as_it_was(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import gc
+    import threading
+
+    from skillprism.core import resolve
+
+    assert gc.isenabled()
+    entered = threading.Event()
+    release = threading.Event()
+
+    def slow_build() -> None:
+        with resolve._collector_paused():
+            entered.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=slow_build)
+    thread.start()
+    entered.wait(10)
+    with resolve._collector_paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other build still runs
+    release.set()
+    thread.join()
+    assert gc.isenabled()

@@ -65,11 +65,34 @@ class SkillDocument:
         return cached
 
 
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
 def read_bytes_safely(
-    path: str, cap: int = MAX_FILE_BYTES
+    path: str, cap: int = MAX_FILE_BYTES, *, regular: bool = False
 ) -> tuple[bytes | None, os.stat_result | None, Finding | None]:
     """Read a regular file of at most `cap` bytes. FIFOs, devices and sockets are never opened, so
-    nothing can block; the descriptor is re-checked after opening against a swap in between."""
+    nothing can block; the descriptor is re-checked after opening against a swap in between.
+
+    `regular` says the caller's directory listing (its d_type) already showed a regular file that
+    is not a symlink: the stat before opening is then skipped. Only something swapped in since the
+    listing can then be opened, and harmlessly: the open refuses to follow a symlink (O_NOFOLLOW,
+    which falls back to the checked route), never blocks (O_NONBLOCK), and the descriptor's fstat
+    decides as always, so anything but a regular file is still never read."""
+    if regular and _O_NOFOLLOW:
+        try:
+            fd = os.open(path, _OPEN_FLAGS | _O_NOFOLLOW)
+        except OSError:
+            pass  # a symlink now (ELOOP), gone, unreadable...: the checked route below says which
+        else:
+            return _read_open(fd, cap, None)
     try:
         st = os.stat(path)
     except OSError as err:
@@ -103,10 +126,8 @@ def read_bytes_safely(
                 hint="keep SKILL.md small; move detail into references/",
             ),
         )
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as err:
         return (
             None,
@@ -117,10 +138,28 @@ def read_bytes_safely(
                 hint="fix the permissions",
             ),
         )
+    return _read_open(fd, cap, st)
+
+
+def _read_open(
+    fd: int, cap: int, st: os.stat_result | None
+) -> tuple[bytes | None, os.stat_result | None, Finding | None]:
+    """Read the file open on `fd` (closing it) if fstat shows a regular file of at most `cap`
+    bytes; `st` is the path's stat, if taken, reported should fstat fail."""
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None, st, Finding("not-regular-file", "not a regular file; it is never read")
+        if st.st_size > cap:
+            return (
+                None,
+                st,
+                Finding(
+                    "file-too-large",
+                    f"file is {st.st_size:,} bytes; files over {cap:,} bytes are not read",
+                    hint="keep SKILL.md small; move detail into references/",
+                ),
+            )
         # One read of the size fstat reports plus one byte settles the usual case (a short read of
         # a regular file means end of file). A file that grew since fstat is read on, capped.
         want = min(st.st_size, cap) + 1
@@ -148,11 +187,12 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def parse_document(path: str, data: bytes | None = None) -> SkillDocument:
-    """Read and split the skill file at `path` (or the given `data`)."""
+def parse_document(path: str, data: bytes | None = None, *, regular: bool = False) -> SkillDocument:
+    """Read and split the skill file at `path` (or the given `data`); `regular` as for
+    `read_bytes_safely`."""
     doc = SkillDocument(path=path)
     if data is None:
-        data, st, problem = read_bytes_safely(path)
+        data, st, problem = read_bytes_safely(path, regular=regular)
         if st is not None:
             doc.size, doc.mtime_ns = st.st_size, st.st_mtime_ns
         if problem is not None:
@@ -160,7 +200,8 @@ def parse_document(path: str, data: bytes | None = None) -> SkillDocument:
             return doc
     assert data is not None
     doc.size = doc.size or len(data)
-    if not data.strip():
+    # `not data.strip()` without copying the file (bytes.isspace is the same ASCII white space).
+    if not data or data.isspace():
         doc.findings.append(
             Finding(
                 "empty-file",
@@ -261,7 +302,40 @@ def _head_decides(head: list[str]) -> bool:
     return head[first].rstrip() != "---" or any(x.rstrip() == "---" for x in head[first + 1 :])
 
 
+def _split_usual(doc: SkillDocument, text: str) -> bool:
+    """`_split` for the usual file: '---' exactly on the first line, a closing line of exactly
+    '---', a frontmatter of allowed size. Found by string search instead of splitting lines; False
+    (nothing set) for anything else, which `_split` then handles line by line."""
+    if not text.startswith("---\n"):
+        return False
+    at = 3  # each candidate is a line starting with '---': the "\n" before it is at `at`
+    while True:
+        at = text.find("\n---", at)
+        if at < 0:
+            return False  # unclosed: the general route reports it
+        end = text.find("\n", at + 4)
+        line = text[at + 1 :] if end < 0 else text[at + 1 : end]
+        if line.rstrip() == "---":
+            break
+        at += 1
+    if line != "---" or at - 4 > MAX_FRONTMATTER_CHARS:
+        return False  # trailing white space, or too large: reported by the general route
+    close = text.count("\n", 0, at + 1)  # 0-based line index of the closing line
+    doc.frontmatter_first_line = 2
+    doc.body = "" if end < 0 else text[end + 1 :]
+    doc.body_first_line = close + 2
+    doc.has_frontmatter = True
+    doc.frontmatter_text = text[4:at] if at > 3 else ""
+    return True
+
+
 def _split(doc: SkillDocument, text: str) -> None:
+    if not _split_usual(doc, text):
+        _split_lines(doc, text)
+
+
+def _split_lines(doc: SkillDocument, text: str) -> None:
+    """Split `text` line by line: the general route, which also reports every irregularity."""
     # Split only the head when it decides the frontmatter: the body stays one piece instead of
     # being cut into every line and joined again (a tenth of a large check's time).
     lines = text.split("\n", _HEAD_LINES)

@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import bisect
+import contextlib
 import fnmatch
+import gc
 import glob
 import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
@@ -296,6 +300,8 @@ def _locate_explicit(
     the nearest parent that looks like one of the profile's roots (e.g. `.claude/skills`), or any
     folder named like a root's last component (`skills`), else the folder given."""
     parts = found.parts
+    if len(parts) <= 2:  # directly below the folder given: it is the root (the usual case)
+        return _Located(found, start_root, parts)
     last_names = {s[-1] for s in profile.root_suffixes}
     for k in range(len(parts) - 2, 0, -1):
         prefix = parts[:k]
@@ -363,7 +369,66 @@ def build_catalog(
 
     `ignore_codes` drop diagnostics before states are decided; `ignore_paths` (globs relative to
     `project`) drop skill files before precedence, as if they were not there. `workers` > 1 reads
-    and evaluates large sets in that many processes (headless use; the cache is then not filled)."""
+    and evaluates large sets in that many processes, this one included (headless use; the cache is
+    then not filled)."""
+    # A catalog is tens of thousands of small, acyclic containers made in one go (entries,
+    # diagnostics, frontmatter maps, paths). The cyclic collector would walk all of them again
+    # and again as they pile up, for nothing to free: pause it for the build (a tenth of a
+    # 5,000-skill check), and collect as usual afterwards.
+    with _collector_paused():
+        return _build_catalog(
+            profile,
+            paths,
+            project=project,
+            home=home,
+            env=env,
+            max_depth=max_depth,
+            cache=cache,
+            ignore_codes=ignore_codes,
+            ignore_paths=ignore_paths,
+            workers=workers,
+            start_method=start_method,
+        )
+
+
+_gc_lock = threading.Lock()
+_gc_holders = 0  # builds running now; the GUI builds in threads, sometimes several at once
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic collector while any build runs; the last build to finish restores it
+    (a per-build save and restore would leave it off when two builds overlap)."""
+    global _gc_holders, _gc_was_enabled
+    with _gc_lock:
+        if _gc_holders == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holders += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+def _build_catalog(
+    profile: Profile,
+    paths: Sequence[str] | None = None,
+    *,
+    project: str | None = None,
+    home: str | None = None,
+    env: Mapping[str, str] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    cache: DocumentCache | None = None,
+    ignore_codes: frozenset[str] = frozenset(),
+    ignore_paths: Sequence[str] = (),
+    workers: int = 1,
+    start_method: str = "fork",
+) -> Catalog:
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
@@ -411,7 +476,10 @@ def build_catalog(
                     on_file=evaluator.add,
                 )
                 prefix = (os.path.basename(absolute),)
-                files = [FoundFile(f.path, start, prefix + f.parts, f.real) for f in result.files]
+                files = [
+                    FoundFile(f.path, start, prefix + f.parts, f.real, f.regular)
+                    for f in result.files
+                ]
             else:
                 root = RootInfo(absolute, "path", profile.layout, index * 1000, True)
                 result = search(
@@ -492,17 +560,24 @@ def _resolve(
             unique[loc.found.path] = loc
     drafts: list[dict] = []
     # Sorted, so the folders below one skill folder are one run found by bisection (not O(n^2)).
-    skill_dirs = sorted({os.path.dirname(loc.found.path) for loc in unique.values()})
-    evaluations = evaluator.results([(loc.found.path, loc.found.real) for loc in unique.values()])
+    dir_of = {path: os.path.dirname(path) for path in unique}
+    skill_dirs = sorted(set(dir_of.values()))
+    evaluations = evaluator.results(
+        [(loc.found.path, loc.found.real, loc.found.regular) for loc in unique.values()]
+    )
     for loc in unique.values():
         path = loc.found.path
-        skill_dir = os.path.dirname(path)
+        skill_dir = dir_of[path]
         ev, real = evaluations[path]
-        diags = [
-            d
-            for d in (diagnostic(profile, f, path) for f in ev.findings)
-            if d is not None and d.code not in ignore_codes
-        ]
+        diags = (
+            [
+                d
+                for d in (diagnostic(profile, f, path) for f in ev.findings)
+                if d is not None and d.code not in ignore_codes
+            ]
+            if ev.findings  # most skills have none: skip building the generators
+            else []
+        )
         below = skill_dir + os.sep
         nested = []
         i = bisect.bisect_left(skill_dirs, below)
@@ -536,7 +611,7 @@ def _resolve(
                     hint=_layout_hint(profile, loc),
                 ),
             )
-        elif any(
+        elif diags and any(
             d.severity is Severity.ERROR and profile.action(_rule_of(d)).action == "skip"
             for d in diags
         ):
@@ -577,7 +652,11 @@ def _resolve(
     for d in drafts:
         if not d["status"]:
             # error outranks shadowed, which outranks warning (DESIGN.md: the first that applies).
-            worst = max((x.severity.rank for x in d["diagnostics"]), default=0)
+            worst = (
+                max((x.severity.rank for x in d["diagnostics"]), default=0)
+                if d["diagnostics"]
+                else 0
+            )
             if worst == 3:
                 d["status"] = "error"
             elif d["shadowed_by"]:
@@ -590,6 +669,10 @@ def _resolve(
         profile=profile, roots=tuple(roots), skills=tuple(skills), diagnostics=tuple(root_diags)
     )
 
+
+# A skill file to evaluate: its path, its real path if known ("" if not) and whether the scan saw
+# a regular file (see FoundFile).
+_Item = tuple[str, str, bool]
 
 # Below this many skills a process pool costs more (fork, pickling) than it saves.
 PARALLEL_MIN_SKILLS = 400
@@ -606,11 +689,11 @@ def _real_path(path: str, known: str = "") -> str:
 
 
 def _evaluate_one(
-    item: tuple[str, str], profile: Profile, cache: DocumentCache | None
+    item: _Item, profile: Profile, cache: DocumentCache | None
 ) -> tuple[Evaluation, str, tuple[int, int] | None]:
-    path, known_real = item
+    path, known_real, regular = item
     # Worker processes parse directly: a cache that dies with the process would only add a stat.
-    doc = cache.get(path) if cache is not None else parse_document(path)
+    doc = cache.get(path) if cache is not None else parse_document(path, regular=regular)
     evaluation = evaluate(doc, profile, os.path.basename(os.path.dirname(path)))
     stamp = (doc.mtime_ns, doc.size) if doc.mtime_ns else None
     return evaluation, _real_path(path, known_real), stamp
@@ -622,7 +705,7 @@ def _pool_init(profile: Profile) -> None:
 
 
 def _pool_evaluate(
-    paths: list[tuple[str, str]],
+    paths: list[_Item],
 ) -> list[tuple[Evaluation, str, tuple[int, int] | None]]:
     assert _pool_profile is not None
     return [_evaluate_one(p, _pool_profile, None) for p in paths]
@@ -631,11 +714,17 @@ def _pool_evaluate(
 class _Evaluator:
     """Parses and evaluates skill files. Large sets (`workers` > 1) go to worker processes in
     batches *while the search is still running*, so reading, YAML and body checks overlap the
-    folder walk and use every core; small sets evaluate in-process. Unchanged files reuse their
-    stored evaluation either way. The CLI forks; the GUI, whose process has threads, asks for a
-    fork server (forking a threaded process can deadlock the child)."""
+    folder walk; small sets evaluate in-process. Unchanged files reuse their stored evaluation
+    either way. The CLI forks; the GUI, whose process has threads, asks for a fork server (forking
+    a threaded process can deadlock the child).
+
+    The workers are never handed more than a few batches ahead: once the search is done this
+    process takes the batches still waiting and evaluates them itself, alongside the workers,
+    instead of idling until they are through. So the pool has one process fewer than `workers`
+    (and than there are cores): the walk, and then this process, keep the last one busy."""
 
     BATCH = 100
+    AHEAD = 1  # batches handed to each worker process beyond the one it is on
 
     def __init__(
         self, profile: Profile, cache: DocumentCache, workers: int, start_method: str = "fork"
@@ -647,52 +736,79 @@ class _Evaluator:
         # Whether processes can be had is asked only when a pool is needed: importing
         # multiprocessing costs more than checking a small set takes.
         self.workers = max(workers, 1)
-        self.pending: list[tuple[str, str]] = []
+        self.processes = 0
+        self.pending: list[_Item] = []
+        self.waiting: deque[list[_Item]] = deque()  # batches not yet handed to the pool
         self.seen = 0
         self.pool: object | None = None
-        self.jobs: list[tuple[list[tuple[str, str]], object]] = []
+        self.jobs: list[tuple[list[_Item], object]] = []
+        self.in_flight: list[object] = []  # handed to the pool and not ready yet
 
     def add(self, found: FoundFile) -> None:
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
-        self.pending.append((found.path, found.real))
+        self.pending.append((found.path, found.real, found.regular))
         self.seen += 1
         if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
             self._submit()
 
     def _submit(self) -> None:
-        if self.pool is None:
-            import multiprocessing
+        if self.pool is None and not self._start_pool():
+            return
+        self.waiting.append(self.pending)
+        self.pending = []
+        self._feed()
 
-            if not _start_method_available(self.start_method):
-                self.workers = 1  # evaluate here instead
-                self.pending.clear()
-                return
+    def _start_pool(self) -> bool:
+        import multiprocessing
 
-            try:
-                ctx = multiprocessing.get_context(self.start_method)
-                if self.start_method == "forkserver":
-                    ctx.set_forkserver_preload(["skillprism.core.resolve"])
-                self.pool = ctx.Pool(self.workers, initializer=_pool_init, initargs=(self.profile,))
-            except (OSError, ValueError):
-                self.workers = 1  # no processes to be had: evaluate here instead
-                self.pending.clear()
-                return
-        batch, self.pending = self.pending, []
-        self.jobs.append((batch, self.pool.apply_async(_pool_evaluate, (batch,))))  # type: ignore[attr-defined]
+        if not _start_method_available(self.start_method):
+            self.workers = 1  # evaluate here instead
+            self.pending.clear()
+            return False
+        self.processes = max(1, min(self.workers, os.cpu_count() or 1) - 1)
+        try:
+            ctx = multiprocessing.get_context(self.start_method)
+            if self.start_method == "forkserver":
+                ctx.set_forkserver_preload(["skillprism.core.resolve"])
+            self.pool = ctx.Pool(self.processes, initializer=_pool_init, initargs=(self.profile,))
+        except (OSError, ValueError):
+            self.workers = 1  # no processes to be had: evaluate here instead
+            self.pending.clear()
+            return False
+        return True
 
-    def results(self, items: list[tuple[str, str]]) -> dict[str, tuple[Evaluation, str]]:
+    def _feed(self) -> None:
+        """Hand waiting batches to the pool while it has fewer than AHEAD + 1 per process."""
+        self.in_flight = [job for job in self.in_flight if not job.ready()]  # type: ignore[attr-defined]
+        while self.waiting and len(self.in_flight) < self.processes * (self.AHEAD + 1):
+            batch = self.waiting.popleft()
+            job = self.pool.apply_async(_pool_evaluate, (batch,))  # type: ignore[attr-defined]
+            self.jobs.append((batch, job))
+            self.in_flight.append(job)
+
+    def results(self, items: list[_Item]) -> dict[str, tuple[Evaluation, str]]:
         done: dict[str, tuple[Evaluation, str]] = {}
         if self.pool is not None:
-            if self.pending:
-                self._submit()
             try:
-                for batch, job in self.jobs:
-                    for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
-                        done[item[0]] = (ev, real)
-                        self.cache.store_evaluation(item[0], self.profile_key, stamp, ev, real)
-            except Exception:  # a worker died: whatever is missing is evaluated here
-                pass
+                if self.pending:
+                    self._submit()
+                # Share the batches the pool has not been handed yet: take the last one here
+                # while the workers work through theirs, until none is left.
+                while self.waiting:
+                    self._feed()
+                    if self.waiting:
+                        for item in self.waiting.pop():
+                            ev, real, stamp = _evaluate_one(item, self.profile, None)
+                            done[item[0]] = (ev, real)
+                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev, real)
+                try:
+                    for batch, job in self.jobs:
+                        for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
+                            done[item[0]] = (ev, real)
+                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev, real)
+                except Exception:  # a worker died: whatever is missing is evaluated here
+                    pass
             finally:
                 # Every result is in (or a worker failed): stop the workers now rather than
                 # waiting for them to wind down.

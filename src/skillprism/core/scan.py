@@ -33,6 +33,8 @@ class FoundFile:
     # The real path, joined from the folder's known real path without a syscall; "" when the file
     # itself is a symlink and `os.path.realpath` must decide.
     real: str = ""
+    # The listing (d_type) showed a regular file, not a symlink: reading may skip its stat.
+    regular: bool = False
 
 
 @dataclass(slots=True)
@@ -100,6 +102,11 @@ def search(
         subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
         archives: list[str] = []
         in_skill = False
+        # Per folder, not per entry: what os.path.join(real_folder, name) would add, whether
+        # subfolders are still within the depth bound, whether archives are looked for here.
+        real_prefix = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep
+        too_deep = len(parts) + 1 > max_depth
+        shallow = len(parts) <= 1
         for entry in entries:
             name = entry.name
             try:
@@ -112,7 +119,7 @@ def search(
             if is_dir:
                 if name in ignored:
                     continue
-                if len(parts) + 1 > max_depth:
+                if too_deep:
                     depth_cut.append(entry.path)
                     continue
                 if is_link:
@@ -120,7 +127,7 @@ def search(
                     inside = real_child.rstrip(os.sep) + os.sep
                     loops = any(rf == real_child or rf.startswith(inside) for rf in chain)
                 else:
-                    real_child, loops = os.path.join(real_folder, name), False
+                    real_child, loops = real_prefix + name, False
                 if loops:
                     result.notes.append(
                         (
@@ -136,12 +143,16 @@ def search(
                 subdirs.append((entry.path, (*parts, name), real_child, (*chain, real_child)))
             elif len(name) == 8 and name.lower() == SKILL_FILE_LOWER:
                 in_skill = True
-                real = "" if is_link else os.path.join(real_folder, name)
-                found = FoundFile(entry.path, start, (*parts, name), real)
+                real = "" if is_link else real_prefix + name
+                try:
+                    regular = not is_link and entry.is_file(follow_symlinks=False)
+                except OSError:
+                    regular = False
+                found = FoundFile(entry.path, start, (*parts, name), real, regular)
                 result.files.append(found)
                 if on_file is not None:
                     on_file(found)
-            elif len(parts) <= 1 and name.lower().endswith(ARCHIVE_SUFFIXES):
+            elif shallow and name.lower().endswith(ARCHIVE_SUFFIXES):
                 archives.append(entry.path)
         # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
         if archives and not in_skill:

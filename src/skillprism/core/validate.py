@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-import yaml
-
 from skillprism.core.document import Finding, SkillDocument
 from skillprism.core.profiles import Profile
-from skillprism.core.yamlread import LOADER, YamlResult, fallback_fields
+from skillprism.core.yamlread import YamlResult, fallback_fields
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
+_ASCII_NAME = re.compile(r"[a-z0-9-]*")
 _HEADING = re.compile(r"^\s{0,3}#")
 
 
@@ -273,7 +272,12 @@ def _name_charset(ev: Evaluation, p: Profile, name: str, line: int, col: int) ->
         )
     lowered = name.lower()
     if p.name_charset == "ascii-lower":
-        bad = sorted({c for c in lowered if not _ASCII_NAME_CHARS.match(c)})
+        # The usual all-good name is settled by one match instead of one per character.
+        bad = (
+            []
+            if _ASCII_NAME.fullmatch(lowered)
+            else sorted({c for c in lowered if not _ASCII_NAME_CHARS.match(c)})
+        )
     else:
         bad = sorted({c for c in lowered if not (c.isalnum() or c == "-")})
     if bad:
@@ -587,8 +591,17 @@ def body_references(body: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
-    """Classify one link target: None when fine or not a file reference, else (rule, message, hint)."""
+# A reference's form is judged from its text alone, and the same targets ("references/api.md")
+# recur in skill after skill: judge each distinct text once per process (bounded).
+_Problem = tuple[str, str, str]
+_Form = tuple[_Problem | None, tuple[str, ...], str, _Problem | None]
+
+
+@functools.lru_cache(maxsize=4096)
+def _reference_form(target: str) -> _Form | None:
+    """None when `target` is fine or not a file reference; else (problem, parts, shown, deep):
+    a problem found from the text alone, or the path segments below the skill folder, the target
+    as shown in messages and the verdict should the file exist (too deep, or None)."""
     if (
         not target
         or target.startswith("#")
@@ -604,23 +617,55 @@ def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
 
     problem = reference_form_problem(target)
     if problem is not None:
-        return problem
+        return problem, (), target, None
     target = unquote(target)
     if target.startswith("/") or _WINDOWS_ABS.match(target) or target.startswith("\\"):
         return (
-            "reference-absolute",
-            f"absolute reference '{target}'",
-            "refer to files relative to the skill folder, e.g. references/guide.md",
+            (
+                "reference-absolute",
+                f"absolute reference '{target}'",
+                "refer to files relative to the skill folder, e.g. references/guide.md",
+            ),
+            (),
+            target,
+            None,
         )
     norm = posixpath.normpath(target.replace("\\", "/"))
     if norm == ".." or norm.startswith("../"):
         return (
-            "reference-escapes",
-            f"reference '{target}' leaves the skill folder",
-            "copy the file into the skill folder and link it relatively",
+            (
+                "reference-escapes",
+                f"reference '{target}' leaves the skill folder",
+                "copy the file into the skill folder and link it relatively",
+            ),
+            (),
+            target,
+            None,
         )
-    parts = norm.split("/")
-    full = os.path.join(skill_dir, *parts)
+    deep = None
+    if norm.count("/") > 1:
+        deep = (
+            "reference-deep",
+            f"reference '{target}' is {norm.count('/')} folders deep",
+            "keep references one level deep, e.g. references/file.md",
+        )
+    return None, tuple(norm.split("/")), target, deep
+
+
+def check_reference(
+    skill_dir: str, target: str, links: dict[str, bool] | None = None
+) -> tuple[str, str, str] | None:
+    """Classify one link target: None when fine or not a file reference, else (rule, message, hint).
+
+    `links`, when given, remembers which folders below `skill_dir` are symlinks, for the other
+    links of the same skill (its `references/` folder is on the way to most of them)."""
+    form = _reference_form(target)
+    if form is None:
+        return None
+    problem, parts, target, deep = form
+    if problem is not None:
+        return problem
+    full = os.path.join(skill_dir, os.sep.join(parts))  # no part is absolute or empty
     try:
         last = os.lstat(full)
     except (OSError, ValueError):
@@ -637,7 +682,13 @@ def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
         if linked:
             break
         cur = os.path.join(cur, part)
-        linked = os.path.islink(cur)
+        if links is None:
+            linked = os.path.islink(cur)
+        else:
+            known = links.get(cur)
+            if known is None:
+                known = links[cur] = os.path.islink(cur)
+            linked = known
     if linked:
         real_dir = os.path.realpath(skill_dir)
         real = os.path.realpath(full)
@@ -647,18 +698,50 @@ def check_reference(skill_dir: str, target: str) -> tuple[str, str, str] | None:
                 f"reference '{target}' resolves outside the skill folder (symlink)",
                 "replace the symlink with the file itself",
             )
-    if norm.count("/") > 1:
-        return (
-            "reference-deep",
-            f"reference '{target}' is {norm.count('/')} folders deep",
-            "keep references one level deep, e.g. references/file.md",
-        )
-    return None
+    return deep
+
+
+# Beyond this many ']' in a body, _quick_targets lets the regexes scan it instead.
+_QUICK_BRACKETS = 64
+
+
+def _quick_targets(body: str) -> set[str]:
+    """`set(_QUICK_LINK.findall(body))`, plus `_QUICK_REF_DEF.findall(body)` when the body holds
+    ']:'. A body has a few ']' at most, and str.find jumps to each (memchr) several times faster
+    than the regex engine and `in` walk the whole text; so the link pattern is matched only where
+    ']' is, skipping what the previous match consumed, exactly as findall would. A body full of
+    ']' goes to the regexes."""
+    quick: set[str] = set()
+    has_ref_mark = False
+    end = 0  # where findall would resume after the last match
+    seen = 0
+    find = body.find
+    i = find("]")
+    while i >= 0:
+        seen += 1
+        if seen > _QUICK_BRACKETS:
+            quick = set(_QUICK_LINK.findall(body))
+            has_ref_mark = "]:" in body
+            break
+        after = body[i + 1 : i + 2]
+        if after == "(":
+            if i >= end:
+                m = _QUICK_LINK.match(body, i)
+                if m is not None:
+                    quick.add(m.group(1))
+                    end = m.end()
+        elif after == ":":
+            has_ref_mark = True
+        i = find("]", i + 1)
+    if has_ref_mark:
+        quick.update(_QUICK_REF_DEF.findall(body))
+    return quick
 
 
 def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
     body = doc.body
-    if not body.strip():
+    # Same test as `not body.strip()` without copying the body: isspace stops at the first letter.
+    if not body or body.isspace():
         if doc.has_frontmatter:
             ev.findings.append(
                 Finding(
@@ -697,16 +780,15 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
     # Almost every link is fine, and only a broken one needs a line number. So check the targets
     # of a cheap superset scan first (same capture as _LINK / _REF_DEF, anchored at "](" and "]:")
     # and run the exact, position-tracking body_references only when one of them is a problem.
-    quick = set(_QUICK_LINK.findall(body))
-    if "]:" in body:
-        quick.update(_QUICK_REF_DEF.findall(body))
-    seen = {t: check_reference(skill_dir, t) for t in quick}
+    quick = _quick_targets(body)
+    links: dict[str, bool] = {}
+    seen = {t: check_reference(skill_dir, t, links) for t in quick}
     # A backtick inside a target means inline code may cut it differently: take the exact path.
     if not any(seen.values()) and not any("`" in t for t in quick):
         return
     for target, i, col in body_references(body):
         if target not in seen:
-            seen[target] = check_reference(skill_dir, target)
+            seen[target] = check_reference(skill_dir, target, links)
         problem = seen[target]
         if problem:
             rule, message, hint = problem
@@ -797,11 +879,6 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
 # YAML reads '&', '*' or '!' as anchor, alias or tag only at the start of a node: at a line start,
 # after white space, or after a flow '[', '{' or ','. "git:*" or "R&D" are plain text.
 _TOKEN_START_SIGIL = re.compile(r"(?:^|[\s\[{,])[&*!](?=\S)", re.M)
-_STRICTYAML_REFUSES = {
-    yaml.AnchorToken: "anchors (&)",
-    yaml.AliasToken: "aliases (*)",
-    yaml.TagToken: "tags (!)",
-}
 
 
 def _refval_strictyaml_tokens(doc: SkillDocument) -> list[Finding]:
@@ -813,9 +890,19 @@ def _refval_strictyaml_tokens(doc: SkillDocument) -> list[Finding]:
         text
     ):
         return []
+    # PyYAML is imported here, on first need, as in yamlread: most checks never need it.
+    import yaml
+
+    from skillprism.core.yamlread import LOADER
+
+    refuses = {
+        yaml.AnchorToken: "anchors (&)",
+        yaml.AliasToken: "aliases (*)",
+        yaml.TagToken: "tags (!)",
+    }
     try:
         for token in yaml.scan(text, Loader=LOADER):
-            what = _STRICTYAML_REFUSES.get(type(token))
+            what = refuses.get(type(token))
             if what:
                 return [
                     Finding(

@@ -484,8 +484,8 @@ class _Evaluations:
     def __init__(self, profile: Profile, cache: DocumentCache, done: dict) -> None:  # type: ignore[type-arg]
         self.profile, self.cache, self.done = profile, cache, done
 
-    def results(self, items: list[tuple[str, str]]) -> dict[str, tuple[Evaluation, str]]:
-        for path, real in items:
+    def results(self, items: list[tuple[str, str, bool]]) -> dict[str, tuple[Evaluation, str]]:
+        for path, real, _regular in items:  # (path, real path, regular file): see resolve._Item
             if path not in self.done:
                 self.done[path] = _evaluate(path, self.profile, self.cache, real)
         return self.done

@@ -6,6 +6,10 @@ plain Python values from the nodes itself, so that:
 - alias expansion, nesting depth and node count are bounded (a "billion laughs" costs nothing);
 - every key keeps its 1-based position in the file, for diagnostics;
 - scalars are typed the way the profile's runtime types them (`string`, `core` or `yaml11`).
+
+Ordinary frontmatter (`key: scalar` lines, one nested map) is read by a strict line grammar
+instead, with exactly the same result (`read_simple`); PyYAML is imported only when something
+else needs it.
 """
 
 from __future__ import annotations
@@ -14,52 +18,77 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-_CLoader = getattr(yaml, "CSafeLoader", None)
-LOADER: type = _CLoader or yaml.SafeLoader
-HAS_LIBYAML = _CLoader is not None
-
 # Plain scalars are left untagged: typing them is the profile's business (see _Builder.scalar),
 # and PyYAML's YAML 1.1 guess for every scalar would cost time on every file for nothing.
 _PLAIN = "tag:skillprism,2026:plain"
 
-
-class _TypingFreeResolver(yaml.resolver.BaseResolver):
-    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-        if kind is yaml.ScalarNode and implicit[0]:
-            return _PLAIN
-        return super().resolve(kind, value, implicit)
-
-
-if _CLoader is not None:
-
-    class _ComposeLoader(yaml.cyaml.CParser, yaml.constructor.SafeConstructor, _TypingFreeResolver):  # type: ignore[misc]
-        def __init__(self, stream: str) -> None:
-            yaml.cyaml.CParser.__init__(self, stream)
-            yaml.constructor.SafeConstructor.__init__(self)
-            _TypingFreeResolver.__init__(self)
-
-else:
-
-    class _ComposeLoader(  # type: ignore[no-redef]
-        yaml.reader.Reader,
-        yaml.scanner.Scanner,
-        yaml.parser.Parser,
-        yaml.composer.Composer,
-        yaml.constructor.SafeConstructor,
-        _TypingFreeResolver,
-    ):
-        def __init__(self, stream: str) -> None:
-            yaml.reader.Reader.__init__(self, stream)
-            yaml.scanner.Scanner.__init__(self)
-            yaml.parser.Parser.__init__(self)
-            yaml.composer.Composer.__init__(self)
-            yaml.constructor.SafeConstructor.__init__(self)
-            _TypingFreeResolver.__init__(self)
+# PyYAML is imported on first use (`_load_pyyaml`), not with this module: the fast path below
+# reads ordinary frontmatter without it, and importing it (its reader compiles a large Unicode
+# regex) is a tenth of a check's start-up. Until then these names are unset; `LOADER` and
+# `HAS_LIBYAML` load it when asked for (module __getattr__).
+yaml: Any = None
+LOADER: type
+HAS_LIBYAML: bool
+_ComposeLoader: type
+_YAML11_RESOLVER: Any
 
 
-_YAML11_RESOLVER = yaml.resolver.Resolver()
+def __getattr__(name: str) -> Any:
+    if name in ("LOADER", "HAS_LIBYAML"):
+        _load_pyyaml()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _load_pyyaml() -> None:
+    """Import PyYAML and make the loaders built on it (once)."""
+    global yaml, LOADER, HAS_LIBYAML, _ComposeLoader, _YAML11_RESOLVER
+    if yaml is not None:
+        return
+    import yaml as pyyaml
+
+    c_loader = getattr(pyyaml, "CSafeLoader", None)
+
+    class _TypingFreeResolver(pyyaml.resolver.BaseResolver):  # type: ignore[misc]
+        def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+            if kind is pyyaml.ScalarNode and implicit[0]:
+                return _PLAIN
+            return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
+
+    if c_loader is not None:
+
+        class _Compose(
+            pyyaml.cyaml.CParser, pyyaml.constructor.SafeConstructor, _TypingFreeResolver
+        ):  # type: ignore[misc]
+            def __init__(self, stream: str) -> None:
+                pyyaml.cyaml.CParser.__init__(self, stream)
+                pyyaml.constructor.SafeConstructor.__init__(self)
+                _TypingFreeResolver.__init__(self)
+
+    else:
+
+        class _Compose(  # type: ignore[no-redef]
+            pyyaml.reader.Reader,
+            pyyaml.scanner.Scanner,
+            pyyaml.parser.Parser,
+            pyyaml.composer.Composer,
+            pyyaml.constructor.SafeConstructor,
+            _TypingFreeResolver,
+        ):
+            def __init__(self, stream: str) -> None:
+                pyyaml.reader.Reader.__init__(self, stream)
+                pyyaml.scanner.Scanner.__init__(self)
+                pyyaml.parser.Parser.__init__(self)
+                pyyaml.composer.Composer.__init__(self)
+                pyyaml.constructor.SafeConstructor.__init__(self)
+                _TypingFreeResolver.__init__(self)
+
+    LOADER = c_loader or pyyaml.SafeLoader
+    HAS_LIBYAML = c_loader is not None
+    _ComposeLoader = _Compose
+    _YAML11_RESOLVER = pyyaml.resolver.Resolver()
+    yaml = pyyaml  # last: it marks the others as set
+
 
 MAX_DEPTH = 40
 MAX_NODES = 20_000
@@ -151,7 +180,10 @@ class _Builder:
         self.first_line = first_line
         self.nodes = 0
         self.result = YamlResult()
-        self._yaml11 = yaml.constructor.SafeConstructor() if typing == "yaml11" else None
+        self._yaml11 = None
+        if typing == "yaml11":
+            _load_pyyaml()
+            self._yaml11 = yaml.constructor.SafeConstructor()
 
     def pos(self, mark: Any) -> tuple[int, int]:
         return (self.first_line + mark.line, mark.column + 1)
@@ -259,6 +291,13 @@ class _Builder:
         # '' and the pure-Python one with None, hence the truthiness test).
         if node.style or node.tag == _STR_TAG:
             return value
+        return self.plain(value, node)
+
+    def plain(self, value: str, node: Any = None) -> Any:
+        """A plain scalar typed the profile's way; `node` is its composed node, if there is one
+        (the fast path has none: its plain scalars are untagged)."""
+        if self.typing == "string":
+            return value
         if self.typing == "core":
             if _CORE_NULL.match(value):
                 return None
@@ -278,6 +317,8 @@ class _Builder:
                 )
             return value
         try:  # yaml11: PyYAML's own safe typing of one scalar (bool yes/no, dates, sexagesimal ...)
+            if node is None:
+                node = yaml.ScalarNode(_PLAIN, value, style=None)
             if node.tag == _PLAIN:
                 node.tag = _YAML11_RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
             return self._yaml11.construct_object(node, deep=False)  # type: ignore[union-attr]
@@ -324,6 +365,15 @@ def _prescan(text: str, first_line: int) -> YamlIssue | None:
 
 def read_yaml(text: str, first_line: int, typing: str = "core") -> YamlResult:
     """Read frontmatter `text` whose first line is line `first_line` (1-based) of the file."""
+    simple = read_simple(text, first_line, typing)
+    if simple is not None:
+        return simple
+    return read_composed(text, first_line, typing)
+
+
+def read_composed(text: str, first_line: int, typing: str = "core") -> YamlResult:
+    """`read_yaml` by the general route: PyYAML composes the nodes, `_Builder` types them."""
+    _load_pyyaml()
     builder = _Builder(typing, first_line)
     result = builder.result
     try:
@@ -365,6 +415,164 @@ def read_yaml(text: str, first_line: int, typing: str = "core") -> YamlResult:
         )
         result.failed = True
     return result
+
+
+# --- the fast path for simple frontmatter ---------------------------------------------------------
+#
+# Almost every SKILL.md frontmatter is a handful of `key: value` lines, perhaps with one nested
+# `metadata:` map. Composing that with libyaml costs more than reading and checking the rest of the
+# file, so such text is read here by a strict line grammar instead. The grammar is a subset of YAML
+# on which both readers agree exactly (values, types, key and value positions, duplicate-key
+# issues); tests/test_perf_yaml_fast.py checks that on generated input. Anything outside it (flow
+# collections, block scalars, multi-line values, anchors, tags, tabs, uncommon escapes, line
+# breaks other than LF, deeper nesting, ...) returns None and takes the general route.
+
+# Characters YAML reads as plain printable text on one line. Everything else (tabs, CR, NEL,
+# U+2028/9, a BOM, control characters, non-characters) means: take the general route.
+# Spelled as the (short) list of what is not allowed: the equivalent negated class of allowed
+# ranges up to U+10FFFF takes milliseconds to compile, on every start.
+_NOT_SIMPLE_CHAR = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
+)
+# One `key: value` line. Groups: 1 indent, 2 key, 3 double-quoted body, 4 single-quoted body,
+# 5 plain scalar; none of 3-5 means an empty value (null, or a nested map on the lines below).
+# A plain scalar may not start with an indicator, and ends before ' #' (a comment) or ': '.
+_SIMPLE_LINE = re.compile(
+    r"( *)([A-Za-z_][A-Za-z0-9_-]*):"
+    r"(?: +\"([^\"\\]*+(?:\\[0abtnvfre \"/\\N_LP][^\"\\]*+)*+)\""
+    r"| +'([^']*+(?:''[^']*+)*+)'"
+    r"| +([^ \-?:,\[\]{}#&*!|>'\"%@`](?:[^ :#]++|:(?! |$)| ++(?=[^ #])|#)*+)"
+    r"|)"
+    r"(?: +#.*| *)"
+)
+_DQ_ESCAPE = re.compile(r"\\(.)")
+_DQ_ESCAPES = {
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
+# Beyond this many lines the general route's node bound could apply: let it decide.
+SIMPLE_MAX_LINES = 2000
+
+
+def _unescape(m: re.Match[str]) -> str:
+    return _DQ_ESCAPES[m.group(1)]
+
+
+def read_simple(text: str, first_line: int, typing: str = "core") -> YamlResult | None:
+    """`read_yaml` for frontmatter of top-level `key: scalar` lines and one level of nested
+    `key: scalar` maps under an empty `key:`; None for anything else. Scalars are plain (one line),
+    single-quoted or double-quoted (one line, single-character escapes); comments and blank lines
+    may appear anywhere."""
+    if text.isascii():  # the usual case: cheaper than the regex (isascii is a flag lookup)
+        if not text.replace("\n", " ").isprintable():
+            return None
+    elif _NOT_SIMPLE_CHAR.search(text) is not None:
+        return None
+    lines = text.split("\n")
+    if len(lines) > SIMPLE_MAX_LINES:
+        return None
+    string_typing = typing == "string"
+    result = YamlResult()
+    key_positions = result.key_positions
+    value_positions = result.value_positions
+    issues = result.issues
+    builder: _Builder | None = None
+    top: dict[Any, Any] = {}
+    out = top  # the map the next line belongs to
+    parent: tuple[str, ...] = ()
+    open_key = ""  # a top-level key with an empty value, whose nested map may follow
+    open_at = (0, 0)
+    child_indent = 0
+    for index, line in enumerate(lines):
+        if not line or line[0] == "#" or (line[0] == " " and line.lstrip(" ")[:1] in ("", "#")):
+            continue  # blank or comment
+        m = _SIMPLE_LINE.fullmatch(line)
+        if m is None:
+            return None
+        indent, key, dq, sq, plain = m.groups()
+        if not string_typing and _MAY_TYPE.match(key):
+            return None  # a key such as `on:` or `null:` that a schema types
+        line_no = first_line + index
+        if indent:
+            if open_key:  # the first line of the nested map under `open_key`
+                child_indent = len(indent)
+                parent = (open_key,)
+                out = {}
+                top[open_key] = out
+                value_positions[parent] = (line_no, child_indent + 1)
+                open_key = ""
+            elif not parent or len(indent) != child_indent:
+                return None  # a continuation line, or deeper nesting
+        else:
+            if open_key:  # the previous key's value was empty: null (or '' as a string)
+                top[open_key] = _typed_plain("", typing, builder)
+                value_positions[(open_key,)] = open_at
+                open_key = ""
+            out, parent = top, ()
+        key_path = (*parent, key)
+        if key in out:
+            first = key_positions.get(key_path, (0, 0))
+            issues.append(
+                YamlIssue(
+                    "duplicate-key",
+                    f"duplicate key '{key}' (first at line {first[0]}); the last value wins "
+                    "in PyYAML, js-yaml and strictyaml refuse the file",
+                    line_no,
+                    len(indent) + 1,
+                    f"keep one '{key}:' line",
+                )
+            )
+        key_positions[key_path] = (line_no, len(indent) + 1)
+        if dq is not None:
+            out[key] = _DQ_ESCAPE.sub(_unescape, dq) if "\\" in dq else dq
+            value_positions[key_path] = (line_no, m.start(3))
+        elif sq is not None:
+            out[key] = sq.replace("''", "'")
+            value_positions[key_path] = (line_no, m.start(4))
+        elif plain is not None:
+            if string_typing or (_MAY_TYPE.match(plain) is None and plain[0] not in "<="):
+                out[key] = plain
+            else:
+                if builder is None:
+                    builder = _Builder(typing, first_line)
+                out[key] = _typed_plain(plain, typing, builder)
+            value_positions[key_path] = (line_no, m.start(5) + 1)
+        elif parent:
+            return None  # an empty value inside the nested map: leave it to the general route
+        else:
+            # Null, unless indented lines follow: then it is the nested map they hold. Either way
+            # the key keeps its place in the map now, as it does in the composed node.
+            out[key] = None
+            open_key, open_at = key, (line_no, m.end(2) + 2)
+    if open_key:
+        top[open_key] = _typed_plain("", typing, builder)
+        value_positions[(open_key,)] = open_at
+    if not top:
+        return None  # no keys at all: empty or comment-only text reads as {} the general way
+    result.data = top
+    return result
+
+
+def _typed_plain(value: str, typing: str, builder: _Builder | None) -> Any:
+    """An untagged plain scalar typed exactly as `_Builder.scalar` types it."""
+    if typing == "string":
+        return value
+    return (builder or _Builder(typing, 1)).plain(value)
 
 
 # Trailing blanks are stripped in Python: a lazy `(.*?)[ \t]*$` is quadratic on long blank runs.

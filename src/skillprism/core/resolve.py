@@ -350,47 +350,6 @@ def _has_skill_file(folder: str) -> bool:
         return False
 
 
-def build_catalog(
-    profile: Profile,
-    paths: Sequence[str] | None = None,
-    *,
-    project: str | None = None,
-    home: str | None = None,
-    env: Mapping[str, str] | None = None,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    cache: DocumentCache | None = None,
-    ignore_codes: frozenset[str] = frozenset(),
-    ignore_paths: Sequence[str] = (),
-    workers: int = 1,
-    start_method: str = "fork",
-) -> Catalog:
-    """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
-    or, without paths, the profile's own roots for `project` and `home`.
-
-    `ignore_codes` drop diagnostics before states are decided; `ignore_paths` (globs relative to
-    `project`) drop skill files before precedence, as if they were not there. `workers` > 1 reads
-    and evaluates large sets in that many processes, this one included (headless use; the cache is
-    then not filled)."""
-    # A catalog is tens of thousands of small, acyclic containers made in one go (entries,
-    # diagnostics, frontmatter maps, paths). The cyclic collector would walk all of them again
-    # and again as they pile up, for nothing to free: pause it for the build (a tenth of a
-    # 5,000-skill check), and collect as usual afterwards.
-    with _collector_paused():
-        return _build_catalog(
-            profile,
-            paths,
-            project=project,
-            home=home,
-            env=env,
-            max_depth=max_depth,
-            cache=cache,
-            ignore_codes=ignore_codes,
-            ignore_paths=ignore_paths,
-            workers=workers,
-            start_method=start_method,
-        )
-
-
 _gc_lock = threading.Lock()
 _gc_holders = 0  # builds running now; the GUI builds in threads, sometimes several at once
 _gc_was_enabled = False
@@ -415,7 +374,12 @@ def _collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _build_catalog(
+# A catalog is tens of thousands of small, acyclic containers made in one go (entries,
+# diagnostics, frontmatter maps, paths). The cyclic collector would walk all of them again
+# and again as they pile up, for nothing to free: pause it for the build (a tenth of a
+# 5,000-skill check), and collect as usual afterwards.
+@_collector_paused()  # a fresh pause per call
+def build_catalog(
     profile: Profile,
     paths: Sequence[str] | None = None,
     *,
@@ -429,6 +393,13 @@ def _build_catalog(
     workers: int = 1,
     start_method: str = "fork",
 ) -> Catalog:
+    """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
+    or, without paths, the profile's own roots for `project` and `home`.
+
+    `ignore_codes` drop diagnostics before states are decided; `ignore_paths` (globs relative to
+    `project`) drop skill files before precedence, as if they were not there. `workers` > 1 reads
+    and evaluates large sets in that many processes, this one included (headless use; the cache is
+    then not filled)."""
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()

@@ -35,10 +35,8 @@ sys.path.insert(0, str(ROOT / "src"))
 # Debian 12's package for each library the bundle is known to need, used when the build machine
 # does not have the library installed (so dpkg cannot say). A library missing from both stops the
 # build: after a Qt or Python upgrade, add its package to the table.
-from skillprism.system_libraries import SONAME_PACKAGES  # noqa: E402
+from skillprism.system_libraries import EXTRA_PACKAGES, SONAME_PACKAGES  # noqa: E402
 
-# Needed at run time but not as a library: Qt draws text with a system font.
-EXTRA_DEPENDS = ("fonts-dejavu-core",)
 # Part of every Debian system (Essential or the C library): never listed.
 IMPLIED = frozenset({"libc6", "libgcc-s1", "libstdc++6", "zlib1g"})
 
@@ -160,7 +158,7 @@ def compute_depends(app_dir: Path) -> list[str]:
             "src/skillprism/system_libraries.py"
         )
     depends = [f"libc6 (>= {_glibc_floor(files)})"]
-    depends += sorted((packages | set(EXTRA_DEPENDS)) - IMPLIED)
+    depends += sorted((packages | set(EXTRA_PACKAGES)) - IMPLIED)
     return depends
 
 

@@ -147,3 +147,23 @@ def test_every_x11_library_has_a_package() -> None:
 
     assert set(XCB_PLATFORM_LIBRARIES) <= set(SONAME_PACKAGES)
     assert loadable("libc.so.6") and not loadable("libskillprism-nonexistent.so.9")
+
+
+def test_missing_qt_names_every_package_qt_needs(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import builtins
+
+    from skillprism.gui import app
+
+    real_import = builtins.__import__
+
+    def no_qt(name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if name.startswith("PySide6"):
+            raise ImportError("libEGL.so.1: cannot open shared object file")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_qt)
+    assert not app.qt_or_explain()
+    err = capsys.readouterr().err
+    assert "libEGL.so.1: cannot open shared object file" in err
+    for package in ("libegl1", "libxcb-cursor0", "libglib2.0-0", "fonts-dejavu-core"):
+        assert package in err

@@ -78,6 +78,16 @@ XCB_PLATFORM_LIBRARIES: tuple[str, ...] = (
 )
 
 
+# Libraries the rest of Qt needs (QtCore's event loop, D-Bus), beside the X11 plugin's.
+QT_RUNTIME_LIBRARIES: tuple[str, ...] = (
+    *XCB_PLATFORM_LIBRARIES,
+    "libglib-2.0.so.0",
+    "libdbus-1.so.3",
+)
+# Needed at run time but not as a library: Qt draws text with a system font.
+EXTRA_PACKAGES: tuple[str, ...] = ("fonts-dejavu-core",)
+
+
 def loadable(soname: str) -> bool:
     """Whether the dynamic linker finds `soname` (loading a system library runs no code of
     ours; it stays loaded, as Qt would load it next anyway)."""
@@ -92,6 +102,7 @@ def missing_libraries(sonames: tuple[str, ...]) -> list[str]:
     return [soname for soname in sonames if not loadable(soname)]
 
 
-def install_hint(sonames: list[str]) -> str:
-    packages = sorted({SONAME_PACKAGES.get(s, s) for s in sonames})
+def install_hint(sonames: list[str] | tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
+    """The apt-get line that installs the packages holding `sonames` (plus `extra`)."""
+    packages = sorted({SONAME_PACKAGES.get(s, s) for s in sonames} | set(extra))
     return "sudo apt-get install " + " ".join(packages)

@@ -8,21 +8,22 @@ import sys
 
 from skillprism import APP_ID, APP_NAME, ORGANIZATION, __version__
 
-QT_APT_LINE = (
-    "sudo apt-get install libgl1 libegl1 libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 "
-    "libfontconfig1 libfreetype6 libdbus-1-3 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 "
-    "libxcb-image0 libxcb-render-util0 libxcb-shape0 fonts-dejavu-core"
-)
-
 
 def qt_or_explain() -> bool:
     """Import Qt, or print what is missing and how to install it (no traceback)."""
     try:
         from PySide6 import QtGui, QtWidgets  # noqa: F401
     except ImportError as err:
+        from skillprism.system_libraries import (
+            EXTRA_PACKAGES,
+            QT_RUNTIME_LIBRARIES,
+            install_hint,
+        )
+
         print(
             f"{APP_NAME}: the Qt libraries could not be loaded ({err}).\n"
-            f"On Debian or Ubuntu, install the system libraries Qt needs with:\n  {QT_APT_LINE}",
+            "On Debian or Ubuntu, install the system libraries Qt needs with:\n  "
+            f"{install_hint(QT_RUNTIME_LIBRARIES, EXTRA_PACKAGES)}",
             file=sys.stderr,
         )
         return False

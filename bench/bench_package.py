@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "packaging"))
 
 from _bytecode import ensure_bytecode  # noqa: E402
-
 from build import folder_size  # noqa: E402  # the measure `make package` checks its target with
 
 SIZE_TARGET_MB = 200

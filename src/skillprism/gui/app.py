@@ -72,6 +72,77 @@ def _display_or_explain(screenshot: bool) -> bool:
     return False
 
 
+def _uses_xcb() -> bool:
+    """Whether Qt will pick its X11 platform plugin here."""
+    if sys.platform != "linux":
+        return False
+    platform = os.environ.get("QT_QPA_PLATFORM")
+    if platform:
+        return platform.split(":", 1)[0] == "xcb"
+    return not os.environ.get("WAYLAND_DISPLAY")
+
+
+def x_server_problem(display: str, timeout: float = 2.0) -> str:
+    """Why no X server answers at `display` ('' when one does). Only the socket is tried: Qt's
+    own failure is an abort with a message that does not say which display was meant."""
+    import re
+    import socket
+
+    m = re.fullmatch(r"(?P<host>[^:]*):(?P<number>\d+)(?:\.\d+)?", display)
+    if m is None:
+        return f"DISPLAY={display!r} is not a display name such as ':0'"
+    host, number = m.group("host"), int(m.group("number"))
+    try:
+        if host in ("", "unix"):
+            path = f"/tmp/.X11-unix/X{number}"
+            last: OSError | None = None
+            for address in (path, "\0" + path):  # the file socket, then Linux's abstract one
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(timeout)
+                    try:
+                        sock.connect(address)
+                        return ""
+                    except OSError as err:
+                        last = err
+            raise last or OSError("no socket")
+        with socket.create_connection((host, 6000 + number), timeout=timeout):
+            return ""
+    except OSError as err:
+        return f"no X server answers at DISPLAY={display} ({err.strerror or err})"
+
+
+def _x_server_or_explain() -> bool:
+    display = os.environ.get("DISPLAY", "")
+    if not display or not _uses_xcb():
+        return True
+    problem = x_server_problem(display)
+    if problem:
+        print(
+            f"{APP_NAME}: cannot open a window: {problem}. Start the desktop session (or Xvfb) "
+            "first, or use `skillprism check` headless.",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def _inputs_or_explain(paths: list[str], profile: str | None) -> bool:
+    """The folders and the profile named on the command line, checked before any window: each
+    problem is one line on stderr, not an empty window or a scan failure."""
+    from skillprism.core.profiles import ProfileError, load_profile
+    from skillprism.core.scan import path_problem
+
+    problems = [p for p in (path_problem(path) for path in paths) if p]
+    if profile:
+        try:
+            load_profile(profile)
+        except ProfileError as err:
+            problems.append(str(err))
+    for problem in problems:
+        print(f"{APP_NAME}: {problem}", file=sys.stderr)
+    return not problems
+
+
 def dark_palette():  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QColor, QPalette
 
@@ -184,7 +255,9 @@ def make_application():  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QApplication
 
     from skillprism.gui.icons import app_icon
+    from skillprism.gui.none_guard import guard_none
 
+    guard_none()  # before the first window: a leaking binding must not get to abort the app
     set_application_identity()
     quiet_platform_noise()
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -201,9 +274,11 @@ def run_gui(
 ) -> int:
     """Open the window. `screenshot`: write a PNG once the first scan is shown, then quit.
     `exit_when_ready`: print a line once the first scan is shown, then quit (start-up benchmark)."""
+    if not _inputs_or_explain(paths, profile):
+        return 2
     if not _display_or_explain(bool(screenshot) or exit_when_ready) or not qt_or_explain():
         return 2
-    if not _x11_libraries_or_explain():
+    if not _x11_libraries_or_explain() or not _x_server_or_explain():
         return 2
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QStyleFactory

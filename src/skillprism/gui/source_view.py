@@ -129,6 +129,10 @@ class SourceView(QPlainTextEdit):
         for d in sorted(diagnostics, key=lambda d: self._SEVERITY_ORDER[d.severity.value]):
             if d.line and d.line not in self._marks:
                 self._marks[d.line] = (d.severity.value, f"{d.code} {d.message}")
+        # Drop the old underlines first: each holds a text cursor that the document would
+        # otherwise update on every block it removes and inserts (quadratic on long files).
+        self._diag_selections = []
+        self.setExtraSelections([])
         self.setPlainText(text)
         selections = []
         colors = {"error": "#d23b3b", "warning": "#d08a00", "info": "#2f7fd6"}

@@ -242,6 +242,7 @@ def _load_catalogs(
     shared PATH / --profile / --project / settings-file rules of `check`."""
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
     from skillprism.core.resolve import DocumentCache, build_catalog
+    from skillprism.core.scan import path_problem
     from skillprism.core.settings import SettingsError, load_project_settings
 
     max_depth = getattr(args, "max_depth", 10)
@@ -273,6 +274,11 @@ def _load_catalogs(
     except ProfileError as err:
         raise _UsageError(str(err)) from None
     paths = args.paths or list(settings.roots)
+    for path in paths:
+        # A missing PATH is reported by the scan itself (SP310); an unreadable one stops here.
+        problem = path_problem(path) if os.path.lexists(path) else ""
+        if problem:
+            raise _UsageError(problem)
     cache = DocumentCache()
     catalogs = [
         build_catalog(
@@ -649,6 +655,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import threading
     import time
 
+    from skillprism.core.catalog import skill_changes
+    from skillprism.core.check_output import display_path
     from skillprism.core.settings import SettingsError, load_project_settings
     from skillprism.core.watch import LiveCatalog, SkillWatcher
 
@@ -670,30 +678,57 @@ def cmd_watch(args: argparse.Namespace) -> int:
     )
     out_lock = threading.Lock()
     done = threading.Event()
+    shown = {"catalog": catalog}  # the catalog the last line described
 
     def counts(cat) -> tuple[int, int]:  # type: ignore[no-untyped-def]
         return len(cat.skills), sum(1 for d in cat.all_diagnostics() if d.severity.rank == 3)
 
+    def entries(old, new) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+        changed, removed = skill_changes(old, new)
+        out: list[dict] = [  # type: ignore[type-arg]
+            {
+                "path": s.path,
+                "name": s.qualified_name or s.name,
+                "status": s.status,
+                "codes": sorted({d.code for d in s.diagnostics}),
+            }
+            for s in changed
+        ]
+        out.extend({"path": key, "status": "removed"} for key in removed)
+        return out
+
+    def describe(entry: dict) -> str:  # type: ignore[type-arg]
+        where = display_path(entry["path"])
+        if entry["status"] == "removed":
+            return f"  removed: {where}"
+        codes = f" [{', '.join(entry['codes'])}]" if entry["codes"] else ""
+        name = display_path(entry["name"]) or "(no name)"
+        return f"  {entry['status']}: {name} at {where}{codes}"
+
     def emit(record: dict) -> None:  # type: ignore[type-arg]
         if args.format == "json":
-            line = json.dumps(record)
-        elif record.get("initial"):
-            line = (
-                f"watching {record['skills']} skill(s), {record['errors']} error(s); "
-                f"scan {record['elapsed_ms']:.0f} ms ({record['mode']}"
-                + (f": {record['reason']})" if record.get("reason") else ")")
-            )
+            text = json.dumps(record)
         else:
-            shown = ", ".join(record["changed"][:3]) + (
-                f" (+{len(record['changed']) - 3} more)" if len(record["changed"]) > 3 else ""
-            )
-            line = (
-                f"updated in {record['elapsed_ms']:.0f} ms: {record['skills']} skill(s), "
-                f"{record['errors']} error(s) <- {shown}"
-            )
+            if record.get("initial"):
+                head = (
+                    f"watching {record['skills']} skill(s), {record['errors']} error(s); "
+                    f"scan {record['elapsed_ms']:.0f} ms ({record['mode']}"
+                    + (f": {record['reason']})" if record.get("reason") else ")")
+                )
+            else:
+                paths = [display_path(p) for p in record["changed"]]
+                files = ", ".join(paths[:3]) + (
+                    f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
+                )
+                head = (
+                    f"updated in {record['elapsed_ms']:.0f} ms: {record['skills']} skill(s), "
+                    f"{record['errors']} error(s) <- {files}"
+                    + ("" if record["entries"] else "; no skill changed")
+                )
+            text = "\n".join([head, *(describe(e) for e in record["entries"])])
         with out_lock:
             try:
-                print(line, flush=True)
+                print(text, flush=True)
             except (BrokenPipeError, ValueError):
                 done.set()
 
@@ -704,16 +739,17 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print(f"skillprism: watch: refresh failed: {err}", file=sys.stderr, flush=True)
             return
         skills, errors = counts(cat)
-        emit(
-            {
-                "changed": paths,
-                "skills": skills,
-                "errors": errors,
-                "elapsed_ms": round((time.monotonic() - watcher.batch_started) * 1000, 1),
-                "mode": watcher.mode,
-                "refresh": live.last_refresh,
-            }
-        )
+        record = {
+            "changed": paths,
+            "skills": skills,
+            "errors": errors,
+            "elapsed_ms": round((time.monotonic() - watcher.batch_started) * 1000, 1),
+            "mode": watcher.mode,
+            "refresh": live.last_refresh,
+            "entries": entries(shown["catalog"], cat),
+        }
+        shown["catalog"] = cat
+        emit(record)
 
     watcher = SkillWatcher(
         live.roots_to_watch(),
@@ -735,6 +771,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         }
         if watcher.reason:
             record["reason"] = watcher.reason
+        record["entries"] = entries(None, catalog)
         emit(record)
         while not done.wait(0.5):
             pass

@@ -89,3 +89,14 @@ class Catalog:
         for s in self.skills:
             out.extend(s.diagnostics)
         return out
+
+
+def skill_changes(old: Catalog | None, new: Catalog) -> tuple[list[SkillEntry], list[str]]:
+    """What a refresh changed: the skills of `new` that are new or differ from their entry in
+    `old` in any way (state, name, findings, ...), in `new`'s order, and the keys of the skills of
+    `old` that `new` no longer has. Without `old`, every skill of `new` counts as changed."""
+    before = old.by_key() if old is not None else {}
+    changed = [s for s in new.skills if before.get(s.key) != s]
+    now = {s.key for s in new.skills}
+    removed = [key for key in before if key not in now]
+    return changed, removed

@@ -161,6 +161,14 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "The YAML is invalid, and the runtime's line-based fallback recovers name and description.",
     ),
     (
+        "SP122",
+        "internal-error",
+        "error",
+        "Skill Prism could not evaluate this file",
+        "Checking this skill file raised an unexpected error in Skill Prism itself. Only this skill "
+        "is affected: every other skill is checked as usual. Please report it with the file.",
+    ),
+    (
         "SP190",
         "refval-rejects-file",
         "info",
@@ -423,6 +431,14 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "info",
         "Resource listing cut by a bound",
         "The skill folder holds more files than are listed.",
+    ),
+    (
+        "SP313",
+        "folder-unreadable",
+        "warning",
+        "Folder cannot be listed",
+        "A folder below a skills root cannot be listed (permissions, I/O error); the runtime cannot "
+        "see the skills inside it either.",
     ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (

@@ -30,6 +30,15 @@ class Finding:
     hint: str = ""
 
 
+FileStamp = tuple[int, int, int, int, int]
+
+
+def file_stamp(st: os.stat_result) -> FileStamp:
+    """What tells one state of a file from another for caching: a content change moves mtime and
+    size, a permission change only ctime and mode, a rename-save the inode."""
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_mode)
+
+
 @dataclass(slots=True)
 class SkillDocument:
     """One skill file as read from disk. `text` is None when the file could not be read as text."""
@@ -37,6 +46,7 @@ class SkillDocument:
     path: str
     size: int = 0
     mtime_ns: int = 0
+    stamp: FileStamp | None = None  # of the file read (None when it could not be stat'ed)
     text: str | None = None
     has_frontmatter: bool = False
     frontmatter_text: str = ""
@@ -194,7 +204,7 @@ def parse_document(path: str, data: bytes | None = None, *, regular: bool = Fals
     if data is None:
         data, st, problem = read_bytes_safely(path, regular=regular)
         if st is not None:
-            doc.size, doc.mtime_ns = st.st_size, st.st_mtime_ns
+            doc.size, doc.mtime_ns, doc.stamp = st.st_size, st.st_mtime_ns, file_stamp(st)
         if problem is not None:
             doc.findings.append(problem)
             return doc

@@ -9,6 +9,7 @@ import fnmatch
 import gc
 import glob
 import json
+import logging
 import os
 import re
 import sys
@@ -20,10 +21,12 @@ from dataclasses import dataclass
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
-from skillprism.core.document import Finding, SkillDocument, parse_document
+from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.profiles import Profile
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
 from skillprism.core.validate import Evaluation, evaluate
+
+log = logging.getLogger(__name__)
 
 _SEVERITY_OF_ACTION = {
     "skip": Severity.ERROR,
@@ -34,52 +37,46 @@ _SEVERITY_OF_ACTION = {
 
 
 class DocumentCache:
-    """Parsed documents, and profile evaluations of them, keyed by path and reused while size and
-    mtime are unchanged: a rescan after one file changed re-parses and re-evaluates only that file,
-    including when the first scan ran in worker processes."""
+    """Parsed documents, and profile evaluations of them, keyed by path and reused while the file's
+    stamp (inode, mtime, ctime, size, mode: see `file_stamp`) is unchanged: a rescan after one file
+    changed re-parses and re-evaluates only that file, including when the first scan ran in worker
+    processes, and a permission change is seen like an edit."""
 
     def __init__(self) -> None:
-        self._docs: dict[str, tuple[int, int, SkillDocument]] = {}
-        self._evaluations: dict[tuple[str, int], tuple[tuple[int, int], Evaluation, str]] = {}
+        self._docs: dict[str, tuple[FileStamp, SkillDocument]] = {}
+        self._evaluations: dict[tuple[str, int], tuple[FileStamp, Evaluation]] = {}
+
+    @staticmethod
+    def _stamp(path: str) -> FileStamp | None:
+        try:
+            return file_stamp(os.stat(path))
+        except OSError:
+            return None
 
     def get(self, path: str) -> SkillDocument:
-        try:
-            st = os.stat(path)
-            stamp = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            stamp = None
+        stamp = self._stamp(path)
         if stamp is not None:
             cached = self._docs.get(path)
-            if cached is not None and cached[:2] == stamp:
-                return cached[2]
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
         doc = parse_document(path)
-        if stamp is not None and doc.mtime_ns == stamp[0]:
-            self._docs[path] = (*stamp, doc)
+        if stamp is not None and doc.stamp == stamp:
+            self._docs[path] = (stamp, doc)
         return doc
 
-    def evaluation(self, path: str, profile_key: int) -> tuple[Evaluation, str] | None:
-        """A stored evaluation of `path` under the profile, if the file is unchanged since."""
+    def evaluation(self, path: str, profile_key: int) -> Evaluation | None:
+        """A stored evaluation of `path` under the profile, if the file is unchanged since. (Not
+        its real path: links on the way to an unchanged file may have changed.)"""
         cached = self._evaluations.get((path, profile_key))
-        if cached is None:
+        if cached is None or self._stamp(path) != cached[0]:
             return None
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        if (st.st_mtime_ns, st.st_size) != cached[0]:
-            return None
-        return cached[1], cached[2]
+        return cached[1]
 
     def store_evaluation(
-        self,
-        path: str,
-        profile_key: int,
-        stamp: tuple[int, int] | None,
-        evaluation: Evaluation,
-        real: str,
+        self, path: str, profile_key: int, stamp: FileStamp | None, evaluation: Evaluation
     ) -> None:
-        if stamp is not None and stamp[0]:
-            self._evaluations[(path, profile_key)] = (stamp, evaluation, real)
+        if stamp is not None:
+            self._evaluations[(path, profile_key)] = (stamp, evaluation)
 
     def forget(self, paths: Iterable[str]) -> None:
         for p in paths:
@@ -115,6 +112,8 @@ def diagnostic(
 # under <runtime>" would be wrong for a folder that does not exist.
 _RULE_EFFECTS = {
     "path-not-found": "nothing is scanned for this path",
+    "folder-unreadable": "skills inside it are not seen (the runtime cannot list it either)",
+    "internal-error": "this skill's result is unknown; every other skill is checked as usual",
     "scan-truncated": "skills beyond the bound are not seen",
     "symlink-problem": "the link is not followed",
     "archive-beside-skills": "the archive is not loaded",
@@ -509,6 +508,10 @@ def _path_ignored(path: str, base: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(rel, pat) for pat in patterns)
 
 
+def _load_order(loc: _Located) -> tuple[int, list[str]]:
+    return loc.root.rank, loc.found.path.split(os.sep)
+
+
 def _resolve(
     profile: Profile,
     roots: list[RootInfo],
@@ -517,7 +520,10 @@ def _resolve(
     evaluator: _Evaluator,
     ignore_codes: frozenset[str] = frozenset(),
 ) -> Catalog:
-    located.sort(key=lambda loc: (loc.root.rank, loc.parts))
+    # The load order: by rank, then by the path's folders. A total order, so that a name clash is
+    # decided the same way whatever order the files arrived in (a fresh scan, or a live refresh
+    # re-resolving a few of them).
+    located.sort(key=_load_order)
     # One entry per path as found: the same file reached from two overlapping roots counts once.
     # A root that would discover the file beats one that would not (Codex skips `.system` below
     # `$CODEX_HOME/skills` but scans it as a root of its own).
@@ -659,14 +665,38 @@ def _real_path(path: str, known: str = "") -> str:
         return path
 
 
+def evaluate_file(
+    path: str, profile: Profile, cache: DocumentCache | None = None, *, regular: bool = False
+) -> tuple[Evaluation, FileStamp | None]:
+    """Parse (through `cache`, if given) and evaluate one skill file, with the stamp of the file
+    read. An unexpected error in Skill Prism itself stays here: it becomes an `internal-error`
+    finding on this one skill, and every other skill is checked as usual."""
+    try:
+        doc = cache.get(path) if cache is not None else parse_document(path, regular=regular)
+        return evaluate(doc, profile, os.path.basename(os.path.dirname(path))), doc.stamp
+    except Exception as err:  # one bad skill must never take the whole set down
+        log.warning("evaluating %s failed", path, exc_info=True)
+        detail = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+        return (
+            Evaluation(
+                findings=[
+                    Finding(
+                        "internal-error",
+                        f"Skill Prism failed while checking this file ({detail[:200]})",
+                        hint="please report this file to Skill Prism; other skills are unaffected",
+                    )
+                ]
+            ),
+            None,
+        )
+
+
 def _evaluate_one(
     item: _Item, profile: Profile, cache: DocumentCache | None
-) -> tuple[Evaluation, str, tuple[int, int] | None]:
+) -> tuple[Evaluation, str, FileStamp | None]:
     path, known_real, regular = item
     # Worker processes parse directly: a cache that dies with the process would only add a stat.
-    doc = cache.get(path) if cache is not None else parse_document(path, regular=regular)
-    evaluation = evaluate(doc, profile, os.path.basename(os.path.dirname(path)))
-    stamp = (doc.mtime_ns, doc.size) if doc.mtime_ns else None
+    evaluation, stamp = evaluate_file(path, profile, cache, regular=regular)
     return evaluation, _real_path(path, known_real), stamp
 
 
@@ -677,7 +707,7 @@ def _pool_init(profile: Profile) -> None:
 
 def _pool_evaluate(
     paths: list[_Item],
-) -> list[tuple[Evaluation, str, tuple[int, int] | None]]:
+) -> list[tuple[Evaluation, str, FileStamp | None]]:
     assert _pool_profile is not None
     return [_evaluate_one(p, _pool_profile, None) for p in paths]
 
@@ -772,12 +802,12 @@ class _Evaluator:
                         for item in self.waiting.pop():
                             ev, real, stamp = _evaluate_one(item, self.profile, None)
                             done[item[0]] = (ev, real)
-                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev, real)
+                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev)
                 try:
                     for batch, job in self.jobs:
                         for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
                             done[item[0]] = (ev, real)
-                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev, real)
+                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev)
                 except Exception:  # a worker died: whatever is missing is evaluated here
                     pass
             finally:
@@ -792,11 +822,11 @@ class _Evaluator:
                 continue
             stored = self.cache.evaluation(path, self.profile_key)
             if stored is not None:
-                done[path] = stored
+                done[path] = (stored, _real_path(path, item[1]))
                 continue
             ev, real, stamp = _evaluate_one(item, self.profile, self.cache)
             done[path] = (ev, real)
-            self.cache.store_evaluation(path, self.profile_key, stamp, ev, real)
+            self.cache.store_evaluation(path, self.profile_key, stamp, ev)
         return done
 
 

@@ -10,6 +10,8 @@ import os
 import stat
 from dataclasses import dataclass
 
+from skillprism.core.containment import Refused, walk_inside
+
 GROUPS = ("scripts", "references", "assets")
 DEFAULT_LIMIT = 2000
 DEFAULT_DEPTH = 8
@@ -44,17 +46,12 @@ def _group_of(rel_path: str) -> str:
     return head if head in GROUPS and "/" in rel_path else "other"
 
 
-def _inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root + os.sep)
-
-
 def list_resources(
     skill_dir: str, *, limit: int = DEFAULT_LIMIT, max_depth: int = DEFAULT_DEPTH
 ) -> ResourceListing:
     """Files below `skill_dir` except its skill file, sorted, at most `limit` of them. Symlinked
     folders are not entered (their target may be anywhere); symlinked files are listed and marked
     when their target leaves the skill folder."""
-    real_root = os.path.realpath(skill_dir)
     items: list[Resource] = []
     truncated = False
     stack: list[tuple[str, str, int]] = [(skill_dir, "", 0)]
@@ -80,12 +77,17 @@ def list_resources(
                 continue
             size, escapes = 0, False
             try:
-                st = os.stat(entry.path) if is_link else entry.stat(follow_symlinks=False)
+                if is_link:
+                    # Resolved by hand below the skill folder: a link leading outside is shown as
+                    # such and its target is never stat'ed (its size is nobody's business here).
+                    st = walk_inside(skill_dir, tuple(rel.split("/")))[1]
+                else:
+                    st = entry.stat(follow_symlinks=False)
                 size = st.st_size if stat.S_ISREG(st.st_mode) else 0
+            except Refused as refused:
+                escapes = refused.rule_name == "reference-escapes"
             except OSError:
                 pass
-            if is_link:
-                escapes = not _inside(os.path.realpath(entry.path), real_root)
             items.append(Resource(rel, size, _group_of(rel), is_link, escapes))
             if len(items) >= limit:
                 truncated = True

@@ -44,6 +44,31 @@ class ScanResult:
     dirs_visited: int = 0
 
 
+def unreadable_folder(err: OSError) -> Finding:
+    """The finding for a folder that cannot be listed, naming the OS error."""
+    return Finding(
+        "folder-unreadable",
+        f"cannot list the folder: {err.strerror or err}",
+        hint="make the folder readable and searchable (chmod u+rx), or remove it",
+    )
+
+
+def path_problem(path: str) -> str:
+    """Why a PATH named by the user cannot be used ('' when it can): it does not exist, or it
+    cannot be listed (a folder) or opened (a file). Never blocks: a FIFO is opened non-blocking."""
+    if not os.path.lexists(path):
+        return f"{path}: no such file or folder"
+    try:
+        if os.path.isdir(path):
+            with os.scandir(path):
+                pass
+        else:
+            os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+    except OSError as err:
+        return f"{path}: cannot read: {err.strerror or err}"
+    return ""
+
+
 def _dir_id(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -97,7 +122,8 @@ def search(
                 # Unsorted: a resource folder of 20,000 files is not worth sorting; subfolders
                 # (the walk order) and the results are sorted instead.
                 entries = list(it)
-        except OSError:
+        except OSError as err:
+            result.notes.append((folder, unreadable_folder(err)))
             continue
         subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
         archives: list[str] = []

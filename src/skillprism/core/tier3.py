@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
 from skillprism.core.codes import rule
+from skillprism.core.containment import Refused, walk_inside
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.document import read_bytes_safely
 from skillprism.core.resources import Resource, ResourceListing, list_resources
@@ -33,7 +34,6 @@ DEFAULT_MAX_BYTES = 256 * 1024
 READ_CEILING = 8 * 1024 * 1024
 MAX_REFERENCE_CHARS = 4096
 MAX_DECODE_ROUNDS = 3
-MAX_SYMLINK_HOPS = 40
 BINARY_SNIFF_BYTES = 8192
 SKILL_URL_SCHEME = "skill://"
 
@@ -107,15 +107,6 @@ class ResourceResult:
         )
 
 
-class _Refused(Exception):
-    """Internal: carries a refusal out of the guard chain."""
-
-    def __init__(self, rule_name: str, message: str, hint: str = "", effect: str = "") -> None:
-        super().__init__(message)
-        self.rule_name, self.message, self.hint = rule_name, message, hint
-        self.effect = effect or "the runtime refuses it; nothing is opened"
-
-
 def _diagnostic(rule_name: str, message: str, path: str, hint: str, effect: str) -> Diagnostic:
     info = rule(rule_name)
     return Diagnostic(
@@ -155,7 +146,7 @@ def _decodings(reference: str) -> tuple[str, list[str]]:
         current = decoded
     else:
         if unquote(current) != current:
-            raise _Refused(
+            raise Refused(
                 "reference-invalid",
                 f"reference '{reference}' is percent-encoded more than {MAX_DECODE_ROUNDS} times",
                 "write the path plainly, e.g. references/guide.md",
@@ -167,45 +158,41 @@ def _check_form(form: str, reference: str, how: str = "") -> None:
     """Refuse one form (raw, decoded or Unicode-folded) of a reference that is not a plain relative
     path. `how` says how the form was derived, for the message (e.g. " (after percent-decoding)")."""
     if "\x00" in form:
-        raise _Refused(
+        raise Refused(
             "reference-invalid",
             f"reference {reference!r} contains a NUL byte{how}",
             "remove the NUL (or %00) from the path",
         )
     if _CONTROL.search(form):
-        raise _Refused(
+        raise Refused(
             "reference-invalid",
             f"reference {reference!r} contains control characters{how}",
             "file names in skills should be plain printable text",
         )
     absolute_hint = "refer to files relative to the skill folder, e.g. references/guide.md"
     if form.startswith(("\\\\", "//", "\\/", "/\\")):
-        raise _Refused(
-            "reference-absolute", f"UNC / network path '{reference}'{how}", absolute_hint
-        )
+        raise Refused("reference-absolute", f"UNC / network path '{reference}'{how}", absolute_hint)
     if form.startswith(("/", "\\")):
-        raise _Refused("reference-absolute", f"absolute path '{reference}'{how}", absolute_hint)
+        raise Refused("reference-absolute", f"absolute path '{reference}'{how}", absolute_hint)
     if _DRIVE.match(form):
-        raise _Refused(
-            "reference-absolute", f"Windows drive path '{reference}'{how}", absolute_hint
-        )
+        raise Refused("reference-absolute", f"Windows drive path '{reference}'{how}", absolute_hint)
     segments = re.split(r"[/\\]", form)
     if segments[0].startswith("~"):
-        raise _Refused(
+        raise Refused(
             "reference-absolute",
             f"home-relative path '{reference}'{how}: '~' is never expanded",
             absolute_hint,
         )
     for seg in segments:
         if seg == "..":
-            raise _Refused(
+            raise Refused(
                 "reference-escapes",
                 f"reference '{reference}' contains a '..' segment{how}",
                 "refer to files inside the skill folder without '..'",
             )
         # Windows drops trailing dots and spaces: '...' and '.. ' name the parent there.
         if seg.count(".") >= 2 and not seg.strip(". "):
-            raise _Refused(
+            raise Refused(
                 "reference-escapes",
                 f"reference '{reference}' has the segment '{seg}', which Windows reads as '..'{how}",
                 "rename the file or folder",
@@ -213,11 +200,11 @@ def _check_form(form: str, reference: str, how: str = "") -> None:
 
 
 def _guard(reference: str) -> tuple[str, ...]:
-    """The path segments of a reference, or _Refused. Touches nothing on disk."""
+    """The path segments of a reference, or Refused. Touches nothing on disk."""
     if not reference or not reference.strip():
-        raise _Refused("reference-invalid", "empty reference", "name a file in the skill folder")
+        raise Refused("reference-invalid", "empty reference", "name a file in the skill folder")
     if len(reference) > MAX_REFERENCE_CHARS:
-        raise _Refused(
+        raise Refused(
             "reference-invalid",
             f"reference is {len(reference):,} characters long",
             "use a short path relative to the skill folder",
@@ -226,7 +213,7 @@ def _guard(reference: str) -> tuple[str, ...]:
     _check_form(reference, reference)
     stripped = _strip_url_suffix(reference)
     if not stripped:
-        raise _Refused(
+        raise Refused(
             "reference-invalid",
             f"reference '{reference}' names no file (only a fragment or query)",
             "name a file in the skill folder",
@@ -253,96 +240,9 @@ def reference_form_problem(reference: str) -> tuple[str, str, str] | None:
         return None
     try:
         _guard(reference)
-    except _Refused as refused:
+    except Refused as refused:
         return refused.rule_name, refused.message, refused.hint
     return None
-
-
-# --- containment: resolve below the real skill folder, following links by hand ---------------------
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _walk(skill_dir: str, segments: tuple[str, ...]) -> tuple[str, os.stat_result]:
-    """Resolve `segments` below the skill folder; the real path and its lstat, or _Refused.
-    Only paths inside the folder are ever lstat'ed or read as links."""
-    real_root = os.path.realpath(skill_dir)
-    given_root = os.path.abspath(skill_dir)
-    try:
-        st = os.lstat(real_root)
-    except OSError as err:
-        raise _Refused(
-            "reference-missing",
-            f"File not found: the skill folder does not exist ({err.strerror or err})",
-            "check the skill folder",
-        ) from None
-    current = real_root
-    pending = list(segments)
-    shown = "/".join(segments)
-    hops = 0
-    while pending:
-        seg = pending.pop(0)
-        if seg in ("", "."):
-            continue
-        if seg == "..":  # only ever from a symlink's target: the request itself has none
-            if current == real_root:
-                raise _Refused(
-                    "reference-escapes",
-                    f"'{shown}' goes through a symlink whose target leaves the skill folder",
-                    "replace the symlink with the file itself",
-                )
-            current = os.path.dirname(current)
-            continue
-        candidate = os.path.join(current, seg)
-        try:
-            st = os.lstat(candidate)
-        except (FileNotFoundError, NotADirectoryError):
-            raise _Refused(
-                "reference-missing",
-                f"File not found: '{shown}'",
-                "create the file or fix the reference",
-            ) from None
-        except OSError as err:
-            raise _Refused(
-                "resource-unreadable",
-                f"cannot reach '{shown}': {err.strerror or err}",
-                "fix the permissions",
-            ) from None
-        if not stat.S_ISLNK(st.st_mode):
-            current = candidate
-            continue
-        hops += 1
-        if hops > MAX_SYMLINK_HOPS:
-            raise _Refused(
-                "resource-unreadable",
-                f"'{shown}' goes through a symlink loop",
-                "break the symlink loop",
-            )
-        try:
-            target = os.readlink(candidate)
-        except OSError as err:
-            raise _Refused(
-                "resource-unreadable",
-                f"cannot read the symlink on the way to '{shown}': {err.strerror or err}",
-            ) from None
-        if os.path.isabs(target) or target.startswith(("/", "\\")) or _DRIVE.match(target):
-            for base in (real_root, given_root):
-                if _inside(target, base):
-                    rest = target[len(base) :]
-                    break
-            else:
-                raise _Refused(
-                    "reference-escapes",
-                    f"'{shown}' goes through a symlink to '{target}', outside the skill folder",
-                    "replace the symlink with the file itself",
-                )
-            current = real_root
-            pending = rest.split(os.sep) + pending
-        else:
-            pending = target.split(os.sep) + pending
-    return current, st
 
 
 # --- reading --------------------------------------------------------------------------------------
@@ -387,8 +287,9 @@ def _listing_text(rel_dir: str, items: list[Resource]) -> str:
     for group, members in groups.items():
         lines.append(f"{group}:")
         lines.extend(
-            f"  {r.rel_path} ({r.size:,} bytes)"
-            + (" [symlink leaving the skill folder: not readable]" if r.escapes else "")
+            f"  {r.rel_path} [symlink leading outside the skill folder: not followed, not readable]"
+            if r.escapes
+            else f"  {r.rel_path} ({r.size:,} bytes)"
             for r in members
         )
     return "\n".join(lines) + "\n"
@@ -421,11 +322,11 @@ def resolve_reference(
     try:
         segments = _guard(reference)
         return _read(base, segments, only_listed, listing, max_bytes, count_tokens)
-    except _Refused as why:
+    except Refused as why:
         return _refuse(base, why)
 
 
-def _refuse(base: ResourceResult, why: _Refused) -> ResourceResult:
+def _refuse(base: ResourceResult, why: Refused) -> ResourceResult:
     prefix = f"{base.skill_name}: " if base.skill_name else ""
     diag = _diagnostic(why.rule_name, prefix + why.message, base.skill_dir, why.hint, why.effect)
     return ResourceResult(
@@ -446,7 +347,7 @@ def _read(
     count_tokens: Callable[[str], int] | None,
 ) -> ResourceResult:
     rel = "/".join(segments)
-    real, st = _walk(base.skill_dir, segments)
+    real, st = walk_inside(base.skill_dir, segments)
     real_root = os.path.realpath(base.skill_dir)
 
     def priced(text: str | None) -> tuple[int, int | None]:
@@ -479,7 +380,7 @@ def _read(
     if only_listed:
         found = listing if listing is not None else list_resources(real_root)
         if rel not in {r.rel_path for r in found.items if not r.escapes}:
-            raise _Refused(
+            raise Refused(
                 "resource-not-listed",
                 f"'{rel}' is not among the {len(found.items):,} files discovered in the skill",
                 "this runtime serves only files present when the skill was discovered; "
@@ -487,7 +388,7 @@ def _read(
                 "the runtime refuses to read it",
             )
     if not stat.S_ISREG(st.st_mode):
-        raise _Refused(
+        raise Refused(
             "resource-unreadable",
             f"'{rel}' is not a regular file (FIFO, socket or device); it is never opened",
             "replace it with an ordinary file",
@@ -523,11 +424,9 @@ def _read(
     data, fst, problem = read_bytes_safely(real, cap=max(max_bytes, READ_CEILING))
     if problem is not None or data is None:
         message = problem.message if problem is not None else "cannot read the file"
-        raise _Refused(
-            "resource-unreadable", f"'{rel}': {message}", problem.hint if problem else ""
-        )
+        raise Refused("resource-unreadable", f"'{rel}': {message}", problem.hint if problem else "")
     if fst is None or (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino):
-        raise _Refused(
+        raise Refused(
             "resource-unreadable",
             f"'{rel}' changed while being read (replaced between check and open)",
             "read it again",
@@ -600,7 +499,7 @@ def resolve_skill_url(
     if not url.lower().startswith(SKILL_URL_SCHEME):
         return _refuse(
             base,
-            _Refused(
+            Refused(
                 "skill-url-invalid",
                 f"'{url}' is not a skill:// URL",
                 "write skill://<name> or skill://<name>/<path>",
@@ -611,7 +510,7 @@ def resolve_skill_url(
     if not name:
         return _refuse(
             base,
-            _Refused(
+            Refused(
                 "skill-url-invalid",
                 f"'{url}' names no skill",
                 "write skill://<name> or skill://<name>/<path>",
@@ -621,7 +520,7 @@ def resolve_skill_url(
         known = ", ".join(sorted(skills)[:8]) or "none"
         return _refuse(
             base,
-            _Refused(
+            Refused(
                 "skill-url-invalid",
                 f"no skill is named exactly '{name}' (known: {known})",
                 "use the skill's name as listed, same case",

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from skillprism.core.document import Finding, SkillDocument
 from skillprism.core.profiles import Profile
-from skillprism.core.yamlread import YamlResult, fallback_fields
+from skillprism.core.yamlread import YamlResult, fallback_fields, type_name
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
 _ASCII_NAME = re.compile(r"[a-z0-9-]*")
@@ -187,7 +187,7 @@ def _name(
         )
         return
     if not isinstance(raw, str) or not raw.strip():
-        what = "empty" if raw in ("", None) else f"a {type(raw).__name__}, not a string"
+        what = "empty" if raw in ("", None) else f"{type_name(raw)}, not a string"
         ev.findings.append(
             Finding("name-not-string", f"'name' is {what}", line, col, f"write name: {dir_name}")
         )
@@ -342,11 +342,7 @@ def _description(
         )
         return
     if not isinstance(raw, str) or not raw.strip():
-        what = (
-            "empty"
-            if raw == "" or (isinstance(raw, str))
-            else f"a {type(raw).__name__}, not a string"
-        )
+        what = "empty" if raw == "" or (isinstance(raw, str)) else f"{type_name(raw)}, not a string"
         ev.findings.append(
             Finding(
                 "description-not-string",
@@ -483,7 +479,7 @@ def _field_type(
                 ev.findings.append(
                     Finding(
                         "metadata-shape",
-                        f"{key}.{sub} is a {type(sub_value).__name__}, not a string",
+                        f"{key}.{sub} is {type_name(sub_value)}, not a string",
                         sl,
                         sc,
                         "quote the value, or join a list into one string",
@@ -533,7 +529,7 @@ def _field_type(
         ev.findings.append(
             Finding(
                 "field-type",
-                f"'{key}' must be {label}, not {type(value).__name__} {value!r}"[:200],
+                f"'{key}' must be {label}, not {type_name(value)} {value!r}"[:200],
                 line,
                 col,
                 f"write '{key}:' as {label}",

@@ -32,9 +32,9 @@ from skillprism.core import resolve as _resolve_mod
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import DocumentCache, build_catalog, profile_roots
+from skillprism.core.resolve import DocumentCache, build_catalog, evaluate_file, profile_roots
 from skillprism.core.scan import ARCHIVE_SUFFIXES, DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile
-from skillprism.core.validate import Evaluation, evaluate
+from skillprism.core.validate import Evaluation
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,7 @@ _NETWORK_FS = frozenset(
 )
 DEFAULT_MAX_DELAY_MS = 500
 _TRUNCATED_CODE = RULES["scan-truncated"].code
+_UNLISTED_CODE = RULES["folder-unreadable"].code
 
 
 def is_noise(path: str, base: str = "") -> bool:
@@ -93,6 +94,14 @@ def _nearest_existing(path: str) -> str:
 
 def _is_under(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _listable(folder: str) -> bool:
+    try:
+        with os.scandir(folder):
+            return True
+    except OSError:
+        return False
 
 
 def _network_fs(paths: Iterable[str]) -> str:
@@ -126,7 +135,8 @@ def _event_filter() -> list[type]:
     from watchdog import events as ev
 
     # Opened / closed-without-write events are left out on purpose: the rebuild reads the skill
-    # files, and those reads must not count as changes.
+    # files, and those reads must not count as changes. Attribute events are in: a chmod can make
+    # a skill file or folder unreadable (or readable again) without touching its content.
     return [
         ev.FileCreatedEvent,
         ev.DirCreatedEvent,
@@ -136,7 +146,12 @@ def _event_filter() -> list[type]:
         ev.DirMovedEvent,
         ev.FileModifiedEvent,
         ev.FileClosedEvent,
+        ev.FileAttribEvent,
+        ev.DirAttribEvent,
     ]
+
+
+_EVENT_TYPES = frozenset({"created", "deleted", "moved", "modified", "closed", "attrib"})
 
 
 class _Handler:
@@ -149,7 +164,7 @@ class _Handler:
 
     # watchdog calls dispatch(event) on its handlers.
     def dispatch(self, event: Any) -> None:
-        if event.event_type not in ("created", "deleted", "moved", "modified", "closed"):
+        if event.event_type not in _EVENT_TYPES:
             return
         if event.is_directory and event.event_type == "modified":
             return  # a child's own event says what changed
@@ -440,6 +455,8 @@ class _Index:
         self.sorted_dirs = sorted(self.dirs)
         # A truncated scan depends on how many folders exist: any change may move the cut.
         self.truncated = any(d.code == _TRUNCATED_CODE for d in catalog.diagnostics)
+        # Folders the scan could not list: a change there may bring their skills back.
+        self.unlisted = frozenset(d.path for d in catalog.diagnostics if d.code == _UNLISTED_CODE)
 
     def update(self, entries: Iterable[SkillEntry]) -> None:
         """Take in re-resolved entries of known skill files (same paths, folders and real paths;
@@ -495,7 +512,7 @@ def _evaluate(
     path: str, profile: Profile, cache: DocumentCache, real: str = ""
 ) -> tuple[Evaluation, str]:
     """Parse (through the cache) and evaluate one skill file, as build_catalog does."""
-    evaluation = evaluate(cache.get(path), profile, os.path.basename(os.path.dirname(path)))
+    evaluation, _stamp = evaluate_file(path, profile, cache)
     return evaluation, real or os.path.realpath(path)
 
 
@@ -617,6 +634,12 @@ class LiveCatalog:
                 drop.extend(index.dirs[d])
             for d in index.below(p):
                 drop.extend(index.dirs[d])
+        # And every other path to the same files (a symlinked alias of a skill folder): the change
+        # is theirs as well, though it was reported under one path only.
+        for path in list(drop):
+            entry = index.files.get(path)
+            if entry is not None:
+                drop.extend(index.by_real.get(entry.real_path, ()))
         self.cache.forget(drop)
 
     def _plan(self, changed: list[str], index: _Index) -> set[str] | None:
@@ -627,6 +650,8 @@ class LiveCatalog:
             return None
         affected: set[str] = set()
         for p in changed:
+            if p in index.unlisted or any(_is_under(p, u) for u in index.unlisted):
+                return None  # a folder the scan could not list may be listable now
             try:
                 st: os.stat_result | None = os.lstat(p)
             except OSError:
@@ -640,8 +665,8 @@ class LiveCatalog:
             if not holders:
                 return None  # outside every known skill: maybe a new skill, root or manifest
             if p in index.dirs:
-                if st is None or not stat.S_ISDIR(st.st_mode):
-                    return None  # the skill folder itself went away
+                if st is None or not stat.S_ISDIR(st.st_mode) or not _listable(p):
+                    return None  # the skill folder went away, or the scan can no longer see in
                 affected.update(index.dirs[p])
                 continue
             name = os.path.basename(p).lower()

@@ -14,6 +14,7 @@ else needs it.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,6 +126,65 @@ _CORE_FLOAT = re.compile(
     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|"
     r"\.nan|\.NaN|\.NAN)$"
 )
+
+
+# Integers whose decimal form Python refuses to build or print (its int max-str-digits guard,
+# 4,300 digits by default) are typed as an infinite float instead: every message, JSON document and
+# view can print that, and it is what a JavaScript runtime's YAML reader makes of them (a Number
+# that overflows to Infinity). Hex and octal scalars are not guarded by Python, hence the bit bound.
+_MAX_INT_DIGITS = 4000
+_MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.32)
+
+
+class HugeInteger(float):
+    """A YAML integer too long for Python to build or print in decimal (its int max-str-digits
+    guard): kept as an infinite float, which every message, JSON document and view can print and
+    which is what a JavaScript runtime's YAML reader makes of it (a Number that overflows to
+    Infinity), while still saying that it was an integer and how long."""
+
+    digits: int
+
+    def __new__(cls, negative: bool, digits: int) -> HugeInteger:
+        obj = super().__new__(cls, -math.inf if negative else math.inf)
+        obj.digits = digits
+        return obj
+
+    def __repr__(self) -> str:
+        return f"<integer of about {self.digits:,} digits>"
+
+    __str__ = __repr__
+
+
+def _huge(text: str) -> HugeInteger:
+    return HugeInteger(text.startswith("-"), len(text.lstrip("+-")))
+
+
+def _bounded_int(value: int) -> int | float:
+    if value.bit_length() <= _MAX_INT_BITS:
+        return value
+    return HugeInteger(value < 0, int(value.bit_length() * 0.30103) + 1)
+
+
+_TYPE_NAMES = {
+    bool: "a boolean",
+    int: "an integer",
+    HugeInteger: "an integer",
+    float: "a float",
+    str: "a string",
+    type(None): "null",
+    list: "a list",
+    dict: "a mapping",
+}
+
+
+def type_name(value: Any) -> str:
+    """What a typed YAML value is, in words with its article ("an integer", "a date", "null")."""
+    kind = type(value)
+    name = _TYPE_NAMES.get(kind)
+    if name is None:
+        name = kind.__name__
+        name = ("an " if name[:1] in "aeiou" else "a ") + name
+    return name
 
 
 @dataclass(slots=True)
@@ -249,7 +309,7 @@ class _Builder:
                 result.issues.append(
                     YamlIssue(
                         "non-string-key",
-                        f"key {key!r} is a {type(key).__name__}, not a string",
+                        f"key {key!r} is {type_name(key)}, not a string",
                         line,
                         col,
                         "write keys as plain words, e.g. name:",
@@ -304,7 +364,11 @@ class _Builder:
             if value in _CORE_BOOL:
                 return _CORE_BOOL[value]
             if _CORE_INT.match(value):
-                return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
+                if value[:2] in ("0o", "0x"):
+                    return _bounded_int(int(value, 0))
+                if len(value) > _MAX_INT_DIGITS:  # int() would refuse it (and cost quadratic time)
+                    return _huge(value)
+                return int(value)
             if _CORE_FLOAT.match(value):
                 return float(
                     value.replace("inf", "Inf")
@@ -321,9 +385,12 @@ class _Builder:
                 node = yaml.ScalarNode(_PLAIN, value, style=None)
             if node.tag == _PLAIN:
                 node.tag = _YAML11_RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
-            return self._yaml11.construct_object(node, deep=False)  # type: ignore[union-attr]
+            if node.tag == _STD + "int" and len(value) > _MAX_INT_DIGITS:
+                return _huge(value.replace("_", ""))  # too long to be worth building
+            typed = self._yaml11.construct_object(node, deep=False)  # type: ignore[union-attr]
         except (yaml.YAMLError, ValueError, OverflowError):
             return value
+        return _bounded_int(typed) if type(typed) is int else typed
 
 
 def _prescan(text: str, first_line: int) -> YamlIssue | None:

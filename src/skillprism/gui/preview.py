@@ -154,12 +154,14 @@ def files_html(skill: SkillEntry, *, dark: bool = False) -> str:
             continue
         parts.append(f"<h3>{group} ({len(items)})</h3><ul>")
         for r in items:
-            flag = (
-                " <b style='color:#d23b3b'>(link leaves the skill folder)</b>" if r.escapes else ""
+            about = (
+                "<b style='color:#d23b3b'>link leading outside the skill folder: not followed</b>"
+                if r.escapes
+                else f"<span style='color:gray'>{r.size:,} bytes</span>"
             )
             parts.append(
                 f"<li><a href='{RESOURCE_SCHEME}:/{html.escape(r.rel_path)}'>"
-                f"{html.escape(r.rel_path)}</a> <span style='color:gray'>{r.size:,} bytes</span>{flag}</li>"
+                f"{html.escape(r.rel_path)}</a> {about}</li>"
             )
         parts.append("</ul>")
     if listing.truncated:

@@ -1,0 +1,109 @@
+"""Containment: resolving a path below a skill folder's real path without ever leaving it.
+
+Every symlink on the way is followed by hand; one whose target leaves the folder (even if a further
+link comes back) is refused, so nothing outside the folder is ever stat'ed through, listed or opened.
+Tier 3 (reading a resource) and the folder listing (the Files tab, `resource NAME DIR`) both resolve
+through here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+MAX_SYMLINK_HOPS = 40
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+class Refused(Exception):
+    """A path that cannot be resolved inside the skill folder: the rule, what and how to fix it."""
+
+    def __init__(self, rule_name: str, message: str, hint: str = "", effect: str = "") -> None:
+        super().__init__(message)
+        self.rule_name, self.message, self.hint = rule_name, message, hint
+        self.effect = effect or "the runtime refuses it; nothing is opened"
+
+
+def inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def walk_inside(skill_dir: str, segments: tuple[str, ...]) -> tuple[str, os.stat_result]:
+    """Resolve `segments` below the skill folder; the real path and its lstat, or Refused.
+    Only paths inside the folder are ever lstat'ed or read as links."""
+    real_root = os.path.realpath(skill_dir)
+    given_root = os.path.abspath(skill_dir)
+    try:
+        st = os.lstat(real_root)
+    except OSError as err:
+        raise Refused(
+            "reference-missing",
+            f"File not found: the skill folder does not exist ({err.strerror or err})",
+            "check the skill folder",
+        ) from None
+    current = real_root
+    pending = list(segments)
+    shown = "/".join(segments)
+    hops = 0
+    while pending:
+        seg = pending.pop(0)
+        if seg in ("", "."):
+            continue
+        if seg == "..":  # only ever from a symlink's target: the request itself has none
+            if current == real_root:
+                raise Refused(
+                    "reference-escapes",
+                    f"'{shown}' goes through a symlink whose target leaves the skill folder",
+                    "replace the symlink with the file itself",
+                )
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, seg)
+        try:
+            st = os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            raise Refused(
+                "reference-missing",
+                f"File not found: '{shown}'",
+                "create the file or fix the reference",
+            ) from None
+        except OSError as err:
+            raise Refused(
+                "resource-unreadable",
+                f"cannot reach '{shown}': {err.strerror or err}",
+                "fix the permissions",
+            ) from None
+        if not stat.S_ISLNK(st.st_mode):
+            current = candidate
+            continue
+        hops += 1
+        if hops > MAX_SYMLINK_HOPS:
+            raise Refused(
+                "resource-unreadable",
+                f"'{shown}' goes through a symlink loop",
+                "break the symlink loop",
+            )
+        try:
+            target = os.readlink(candidate)
+        except OSError as err:
+            raise Refused(
+                "resource-unreadable",
+                f"cannot read the symlink on the way to '{shown}': {err.strerror or err}",
+            ) from None
+        if os.path.isabs(target) or target.startswith(("/", "\\")) or _DRIVE.match(target):
+            for base in (real_root, given_root):
+                if inside(target, base):
+                    rest = target[len(base) :]
+                    break
+            else:
+                raise Refused(
+                    "reference-escapes",
+                    f"'{shown}' goes through a symlink to '{target}', outside the skill folder",
+                    "replace the symlink with the file itself",
+                )
+            current = real_root
+            pending = rest.split(os.sep) + pending
+        else:
+            pending = target.split(os.sep) + pending
+    return current, st

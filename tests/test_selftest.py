@@ -37,7 +37,7 @@ def test_self_test_passes_in_process(qapp, tmp_path: Path) -> None:  # type: ign
     text = out.getvalue()
     for name in CHECKS:
         assert f"ok   {name}" in text, name
-    assert "self-test passed: 9 of 9 checks ok" in text
+    assert "self-test passed: 10 of 10 checks ok" in text
     assert "via native events" in text or "via polling" in text
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -75,6 +75,7 @@ class SelfTest:
             ("tokenizer", self.check_tokenizer),
             ("render", self.check_render),
             ("processes", self.check_processes),
+            ("binding", self.check_binding),
             ("window", self.check_window),
             ("preview", self.check_preview),
             ("watcher", self.check_watcher),
@@ -253,6 +254,21 @@ class SelfTest:
             else:
                 held_since = None
             self._wait(lambda: False, 0.02)
+
+    def check_binding(self) -> str:
+        """The Qt binding does not over-release None (or the app's guard covers it)."""
+        from PySide6 import __version__ as pyside_version
+
+        from skillprism.gui.none_guard import guard_none, none_is_mortal, void_calls_leak_none
+
+        if not none_is_mortal():
+            return f"PySide6 {pyside_version}: None is immortal on this Python"
+        if not void_calls_leak_none():
+            return f"PySide6 {pyside_version}: void calls keep None's reference count"
+        guard_none()
+        if void_calls_leak_none() and sys.getrefcount(None) < 1 << 40:
+            raise SelfTestFailure(f"PySide6 {pyside_version} drops None references, unguarded")
+        return f"PySide6 {pyside_version} drops None references; the app's guard covers it"
 
     def check_window(self) -> str:
         from PySide6.QtCore import QSettings

@@ -972,6 +972,8 @@ def _root_dirs(
         return [("tree", tree.base)]
     if selector.startswith("abs:"):
         template = selector[4:]
+        if template in unchecked:
+            return []
         return [(template, expand(template, tree.project))]
     kind, _, where = selector.partition("@")
     every = kind.endswith("*")
@@ -1032,7 +1034,7 @@ def materialize(case: Case, profile: Profile, base: str, unchecked: Iterable[str
                 continue
             content = entry.content or b""
             if b"{root}" in content:
-                content = content.replace(b"{root}", f"root {index}: {label}".encode())
+                content = content.replace(b"{root}", f"root {index} ({label})".encode())
             with open(path, "wb") as f:
                 f.write(content)
             if entry.candidate:

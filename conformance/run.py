@@ -230,7 +230,10 @@ def compare_case(
         skill = rt[0]
         for fld, sp_value in (("name", spf.name), ("description", spf.description)):
             tally.total[fld] += 1
-            if skill.get(fld) == sp_value:
+            rt_value = skill.get(fld)
+            if fld == "description" and not rt_value and not sp_value:
+                rt_value = sp_value  # no description text: None, "" and a missing key are alike
+            if rt_value == sp_value:
                 tally.agree[fld] += 1
             else:
                 div(cand.rel, fld, show(skill.get(fld)), show(sp_value))
@@ -247,12 +250,13 @@ def compare_case(
                 not any(m.shadowed_by for m in members) and not _kept_both(members)
             ):
                 continue
-            sp_win = sorted(label[m.path] for m in members if m.loaded)
-            rt_win = sorted(label[m.path] for m in members if m.path in listed)
+            sp_win = sorted(m.path for m in members if m.loaded)
+            rt_win = sorted(m.path for m in members if m.path in listed)
             tally.total["clash"] += 1
             if sp_win == rt_win:
                 tally.agree["clash"] += 1
             else:
+                rt_win, sp_win = [label[p] for p in rt_win], [label[p] for p in sp_win]
                 div(
                     f"name {name!r}",
                     "clash",

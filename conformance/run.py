@@ -286,7 +286,7 @@ def _kept_both(members: Sequence[SpFile]) -> bool:
 # --- known divergences --------------------------------------------------------------------------
 
 
-def load_known(path: Path = KNOWN_FILE) -> list[dict[str, str]]:
+def load_known(path: Path = KNOWN_FILE) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -297,14 +297,18 @@ def load_known(path: Path = KNOWN_FILE) -> list[dict[str, str]]:
     return entries
 
 
-def mark_known(divs: Iterable[Divergence], known: Sequence[Mapping[str, str]]) -> list[Divergence]:
+def _globs(value: str | Sequence[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def mark_known(divs: Iterable[Divergence], known: Sequence[Mapping[str, Any]]) -> list[Divergence]:
     out = []
     for d in divs:
         reason = ""
         for k in known:
             if (
                 fnmatch.fnmatchcase(d.runtime, k.get("runtime", "*"))
-                and fnmatch.fnmatchcase(d.case, k.get("case", "*"))
+                and any(fnmatch.fnmatchcase(d.case, c) for c in _globs(k.get("case", "*")))
                 and fnmatch.fnmatchcase(d.field, k.get("field", "*"))
                 and fnmatch.fnmatchcase(d.file, k.get("file", "*"))
             ):

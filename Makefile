@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test lint format bench package clean
+.PHONY: run test lint format bench package clean conformance conformance-quick
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,16 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_gui.py
 	QT_QPA_PLATFORM=offscreen $(PY) bench/bench_budget_view.py
 	test ! -x dist/skillprism/skillprism || $(PY) bench/bench_package.py
+
+# The conformance lab: pinned runtimes (npm / PyPI, cached in conformance/.cache) against the
+# profiles on generated fixtures. LAB_ARGS passes options, e.g. LAB_ARGS="--runtime pi --strict".
+conformance: $(STAMP)
+	$(PY) conformance/install.py
+	$(PY) conformance/run.py $(LAB_ARGS)
+
+conformance-quick: $(STAMP)
+	$(PY) conformance/install.py
+	$(PY) conformance/run.py --quick $(LAB_ARGS)
 
 # The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
 package: $(PACKAGE_STAMP)

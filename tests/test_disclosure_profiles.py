@@ -456,25 +456,15 @@ def test_agentskills_listing_follows_the_guide_sample(tmp_path: Path) -> None:
 
 
 def test_pegasus_oh_my_pi_autopoiesis_two_skills(tmp_path: Path) -> None:
-    root, a, b = two_skills(tmp_path)
+    root, _a, _b = two_skills(tmp_path)
     assert model("pegasus", root).compute().text == (
         "Available skills:\n- alpha: Extract text from PDF files.\n- beta: Review code changes.\n"
         "\nUse the use_skill tool to invoke a skill when relevant."
     )
-    pi = model("oh-my-pi", root).compute().text
-    assert pi.startswith(
-        "The following skills provide specialized instructions for specific tasks.\n"
-        "Use the read tool to load a skill's file when the task matches its description.\n"
-    )
-    assert pi.endswith(
-        "use that absolute path in tool commands.\n\n<available_skills>\n"
-        "  <skill>\n    <name>alpha</name>\n"
-        "    <description>Extract text from PDF files.</description>\n"
-        f"    <location>{a}</location>\n  </skill>\n"
-        "  <skill>\n    <name>beta</name>\n"
-        "    <description>Review code changes.</description>\n"
-        f"    <location>{b}</location>\n  </skill>\n"
-        "</available_skills>"
+    # oh-my-pi 18.2.3: the "# Skills & Rules" block of its system-prompt template, sorted by name.
+    assert model("oh-my-pi", root).compute().text == (
+        "Matching skill → MUST read `skill://<name>` first.\n<skills>\n"
+        "- alpha: Extract text from PDF files.\n- beta: Review code changes.\n</skills>"
     )
     auto = tmp_path / "auto"
     meta = 'metadata:\n  version: "1"\n  tags: [x]\n'

@@ -32,6 +32,7 @@ SHIPPED = (
     "agent-tiers",
     "pegasus",
     "oh-my-pi",
+    "pi",
     "autopoiesis",
 )
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "profiles.md"

@@ -1,0 +1,185 @@
+"""The runtimes the lab drives: which release each pins, where it is installed, how its driver runs.
+
+A driver (`conformance/drivers/<runtime>.<ext>`) reads ONE JSON job on stdin,
+`{"home": ..., "project": ..., "cwd": ..., "env": {...}}`, and prints ONE JSON object,
+`{"runtime", "release", "skills": [{"path", "name", "description"}], "rejected": [{"path",
+"reason"}], "warnings": [...], "tier1": str | null}`. It exits non-zero (message on stderr) only
+when the driver itself fails.
+
+The drivers written here also accept a JSON *array* of jobs and then print an array of results in
+the same order (`batch = True` below): a runtime whose start-up costs seconds runs a hundred
+fixture trees in one process. A runtime that freezes its home folder at import time (oh-my-pi)
+runs one process per job instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LAB = Path(__file__).resolve().parent
+DRIVERS = LAB / "drivers"
+
+
+def cache_dir() -> Path:
+    """Where pinned runtimes are installed: $SKILLPRISM_LAB_CACHE or conformance/.cache."""
+    env = os.environ.get("SKILLPRISM_LAB_CACHE")
+    return Path(env).expanduser().resolve() if env else LAB / ".cache"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str  # the driver's "runtime" value
+    release: str  # the release the lab pins
+    profile: str  # Skill Prism profile compared with it
+    driver: str  # file name under conformance/drivers/
+    kind: str  # "node" | "bun" | "python": how the driver is started
+    npm: dict[str, str] = field(default_factory=dict)  # exact npm pins (package -> version)
+    pypi: dict[str, str] = field(default_factory=dict)  # exact PyPI pins
+    package: str = ""  # the runtime's own package (its folder is passed as SKILLPRISM_LAB_PKG)
+    style: str = ""  # tier-1 style of the profile to compare with ("" = the profile's own)
+    batch: bool = True  # the driver accepts a JSON array of jobs
+    clashes: bool = True  # the runtime resolves name clashes (skills-ref does not: it has no roots)
+    # Root templates of the profile the driver cannot exercise (with why); fixtures skip them.
+    unchecked_roots: dict[str, str] = field(default_factory=dict)
+    npm_omit_optional: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def install_dir(self) -> Path:
+        return cache_dir() / self.name
+
+    @property
+    def package_dir(self) -> Path:
+        if self.pypi:
+            return self.install_dir
+        return self.install_dir / "node_modules" / self.package
+
+    def installed(self) -> bool:
+        """The pinned release is present in the cache (no network needed to run)."""
+        if self.pypi:
+            return _pypi_installed(self)
+        pkg = self.package_dir / "package.json"
+        if not pkg.is_file():
+            return False
+        import json
+
+        try:
+            version = json.loads(pkg.read_text(encoding="utf-8")).get("version")
+        except (OSError, ValueError):
+            return False
+        if version != self.npm.get(self.package):
+            return False
+        return self.kind != "bun" or bun_path(self).is_file()
+
+    def command(self) -> list[str]:
+        """The command that starts the driver (run with the job's cwd)."""
+        driver = str(DRIVERS / self.driver)
+        if self.kind == "node":
+            return ["node", driver]
+        if self.kind == "bun":
+            # --no-install: never fetch a missing module at run time.
+            return [str(bun_path(self)), "--no-install", driver]
+        return [sys.executable, "-I", driver]
+
+    def process_env(self) -> dict[str, str]:
+        """Variables the driver needs besides the job's own (HOME, XDG_*, ... are the job's)."""
+        env = {"SKILLPRISM_LAB_PKG": str(self.package_dir)}
+        if self.kind == "bun":
+            env["BUN_RUNTIME_TRANSPILER_CACHE_PATH"] = str(self.install_dir / ".bun-transpiler")
+            env["NODE_PATH"] = str(self.install_dir / "node_modules")
+        if self.pypi:
+            env["SKILLPRISM_LAB_PYTHONPATH"] = str(self.install_dir / "site")
+        return env
+
+
+def bun_path(rt: Runtime) -> Path:
+    return rt.install_dir / "node_modules" / "@oven" / "bun-linux-x64" / "bin" / "bun"
+
+
+def _pypi_installed(rt: Runtime) -> bool:
+    site = rt.install_dir / "site"
+    for name, version in rt.pypi.items():
+        dist = name.replace("-", "_")
+        if not (site / f"{dist}-{version}.dist-info").is_dir():
+            return False
+    return True
+
+
+RUNTIMES: dict[str, Runtime] = {
+    rt.name: rt
+    for rt in (
+        Runtime(
+            name="gemini-cli",
+            release="0.61.0",
+            profile="gemini-cli",
+            driver="gemini-cli.mjs",
+            kind="node",
+            npm={"@google/gemini-cli-core": "0.61.0"},
+            package="@google/gemini-cli-core",
+            unchecked_roots={
+                "~/.gemini/extensions/*/skills": "extension skills are loaded by the @google/gemini-cli "
+                "extension manager, not by gemini-cli-core's SkillManager",
+            },
+            notes=(
+                "The workspace is trusted (discoverSkills(..., isTrusted=true)).",
+                "Built-in skills (dist/src/skills/builtin) are disabled by name through the "
+                "runtime's own setDisabledSkills (settings skills.disabled), because Skill Prism "
+                "does not model them.",
+            ),
+        ),
+        Runtime(
+            name="pi",
+            release="0.73.1",
+            profile="pi",
+            driver="pi.mjs",
+            kind="node",
+            npm={"@mariozechner/pi-coding-agent": "0.73.1"},
+            package="@mariozechner/pi-coding-agent",
+        ),
+        Runtime(
+            name="oh-my-pi",
+            release="18.2.3",
+            profile="oh-my-pi",
+            driver="oh-my-pi.ts",
+            kind="bun",
+            npm={
+                "@oh-my-pi/pi-coding-agent": "18.2.3",
+                # Its native addon, an optional dependency of pi-natives: the other optional
+                # dependencies (speech, local models, 1 GB) are left out with --omit=optional.
+                "@oh-my-pi/pi-natives-linux-x64": "18.2.3",
+                "@oven/bun-linux-x64": "1.4.2",
+            },
+            package="@oh-my-pi/pi-coding-agent",
+            # bun 1.4.2: the newest bun when 18.2.3 was published (2026-09-20); it asks bun >= 1.3.14.
+            batch=False,  # pi-utils freezes the home folder when it is imported
+            npm_omit_optional=True,
+        ),
+        Runtime(
+            name="skills-ref",
+            release="0.1.1",
+            profile="agentskills",
+            driver="skills-ref.py",
+            kind="python",
+            pypi={"skills-ref": "0.1.1"},
+            package="skills_ref",
+            style="reference",
+            clashes=False,
+            notes=(
+                "skills-ref has no discovery: the driver hands it every folder one level below the "
+                "agentskills profile's roots (the client guide's layout), and it lists them all.",
+            ),
+        ),
+    )
+}
+
+
+def selected(names: list[str] | None) -> list[Runtime]:
+    if not names:
+        return list(RUNTIMES.values())
+    unknown = [n for n in names if n not in RUNTIMES]
+    if unknown:
+        raise SystemExit(f"unknown runtime(s): {', '.join(unknown)}; known: {', '.join(RUNTIMES)}")
+    return [RUNTIMES[n] for n in names]

@@ -106,7 +106,8 @@ def test_claude_code_drops_least_used_descriptions_last_listed_first(tmp_path: P
     for name in ("aaa", "bbb", "ccc", "ddd"):
         skill(root, name, "d" * 100)
     m = model("claude-code", root)
-    full = m.compute().used_chars
+    # Claude Code counts only the entries and the newlines between them (count_frame = false).
+    full = len("\n".join(m.compute().text.splitlines()[3:-1]))
     limit = full - 2 * len(": " + "d" * 100)  # room for exactly two descriptions
     # No usage data: every priority is 0, the last listed loses its description first.
     r = m.compute(BudgetSettings(budget_chars=limit))

@@ -397,10 +397,10 @@ def test_opencode_listing_is_exact_and_sorted_by_name(tmp_path: Path) -> None:
         head + "<available_skills>\n"
         "  <skill>\n    <name>alpha</name>\n"
         "    <description>Extract text from PDF files.</description>\n"
-        f"    <location>file://{a}</location>\n  </skill>\n"
+        f"    <location>{a}</location>\n  </skill>\n"
         "  <skill>\n    <name>beta</name>\n"
         "    <description>Review code changes.</description>\n"
-        f"    <location>file://{b}</location>\n  </skill>\n"
+        f"    <location>{b}</location>\n  </skill>\n"
         "</available_skills>"
     )
 

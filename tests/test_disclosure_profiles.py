@@ -106,7 +106,8 @@ def test_claude_code_drops_least_used_descriptions_last_listed_first(tmp_path: P
     for name in ("aaa", "bbb", "ccc", "ddd"):
         skill(root, name, "d" * 100)
     m = model("claude-code", root)
-    full = m.compute().used_chars
+    # Claude Code counts only the entries and the newlines between them (count_frame = false).
+    full = len("\n".join(m.compute().text.splitlines()[3:-1]))
     limit = full - 2 * len(": " + "d" * 100)  # room for exactly two descriptions
     # No usage data: every priority is 0, the last listed loses its description first.
     r = m.compute(BudgetSettings(budget_chars=limit))
@@ -194,27 +195,18 @@ CODEX_HEAD = (
 )
 
 
-def codex_how_to() -> str:
-    start = DOC.index("- The fixed how-to block (`SKILLS_HOW_TO_USE_WITH_ABSOLUTE_PATHS`")
-    body = DOC.index("  ```\n", start) + len("  ```\n")
-    end = DOC.index("\n  ```", body)
-    return "\n".join(line[2:] for line in DOC[body:end].split("\n"))
-
-
 def test_codex_listing_is_exact(tmp_path: Path) -> None:
     root, a, b = two_skills(tmp_path)
     skill(root, "gamma", "Not honoured by Codex.", "disable-model-invocation: true\n")
     r = model("codex", root).compute()
-    how_to = codex_how_to()
-    assert how_to.startswith("- Discovery: The list above is the skills available in this session")
+    # Codex 0.169.0 (codex debug prompt-input): the entries are followed by the closing tag; the
+    # how-to block moved into the base instructions.
     assert r.text == (
         CODEX_HEAD
         + f"- alpha: Extract text from PDF files. (file: {a})\n"
         + f"- beta: Review code changes. (file: {b})\n"
         + f"- gamma: Not honoured by Codex. (file: {root / 'gamma' / 'SKILL.md'})\n"
-        + "### How to use skills\n"
-        + how_to
-        + "\n\n</skills_instructions>"
+        + "</skills_instructions>"
     )
 
 
@@ -242,9 +234,7 @@ def test_codex_trims_then_omits_with_its_warning(tmp_path: Path) -> None:
     assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
     full = m.compute(BudgetSettings(budget_chars=100_000))
     # Codex budgets only the skill lines (count_frame = false), not its fixed frame.
-    frame = len(CODEX_HEAD) + len(
-        "### How to use skills\n" + codex_how_to() + "\n\n</skills_instructions>"
-    )
+    frame = len(CODEX_HEAD) + len("</skills_instructions>")
     lines = sum(e.chars for e in full.entries) + 2  # three skill lines and the two newlines between
     # Trimming: every description cut to one length, every skill still listed.
     r = m.compute(BudgetSettings(budget_chars=lines - 300))
@@ -407,10 +397,10 @@ def test_opencode_listing_is_exact_and_sorted_by_name(tmp_path: Path) -> None:
         head + "<available_skills>\n"
         "  <skill>\n    <name>alpha</name>\n"
         "    <description>Extract text from PDF files.</description>\n"
-        f"    <location>file://{a}</location>\n  </skill>\n"
+        f"    <location>{a}</location>\n  </skill>\n"
         "  <skill>\n    <name>beta</name>\n"
         "    <description>Review code changes.</description>\n"
-        f"    <location>file://{b}</location>\n  </skill>\n"
+        f"    <location>{b}</location>\n  </skill>\n"
         "</available_skills>"
     )
 

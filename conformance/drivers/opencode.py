@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Conformance driver: OpenCode (npm `opencode-ai` 1.18.33, Bun-compiled binary).
+
+Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
+
+1. `opencode debug skill --pure --print-logs --log-level DEBUG`, offline in a fresh network
+   namespace, HOME / XDG_* in the job's temp home, cwd = the job's cwd, OPENCODE_PURE=1 (no
+   plugin, whether configured or found in a fixture's .opencode/plugin, is loaded). stdout is
+   the JSON list of loaded skills (Skill.all(): name, description, location, content); the log
+   on stderr gives the `duplicate skill name` warnings and `failed to load skill` errors.
+2. Tier 1: the JavaScript of `Skill.fmt` and of the `SystemPrompt.skills` section is cut out
+   of the binary's embedded module graph at run time (never committed) and run on the skills of
+   step 1 with the OpenCode binary's own Bun engine (BUN_BE_BUN=1; node if that fails).
+
+The built-in skill `customize-opencode` (location `<built-in>`) is part of tier 1 but is left
+out of `skills` (it has no SKILL.md); a warning says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from binlab import (
+    PACKAGES,
+    BunImage,
+    LabError,
+    binary_path,
+    byte_offset,
+    called_names,
+    emit,
+    fail,
+    function_source,
+    read_job,
+    run_isolated,
+    run_js,
+)
+
+RUNTIME = "opencode"
+ENV = {
+    "OPENCODE_PURE": "1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_SHARE": "1",
+}
+
+_JS_BUILTINS = {"String", "Array", "Object", "JSON", "Number", "Math", "Error", "Set", "Map"}
+
+
+def debug_skill(job: dict) -> tuple[list[dict], str]:
+    oc = str(binary_path(RUNTIME))
+    proc = run_isolated(
+        [oc, "debug", "skill", "--pure", "--print-logs", "--log-level", "DEBUG"],
+        job,
+        env_extra=ENV,
+        timeout=120,
+    )
+    if proc.returncode != 0:
+        raise LabError(f"opencode debug skill exited {proc.returncode}: {proc.stderr[-1500:]}")
+    start = proc.stdout.find("[")
+    if start < 0:
+        raise LabError(f"opencode debug skill printed no JSON: {proc.stdout[:500]}")
+    return json.loads(proc.stdout[start:]), proc.stderr
+
+
+def parse_log_line(line: str) -> dict[str, str]:
+    """`timestamp=... level=WARN message="duplicate skill name" name=dup ...` -> dict."""
+    try:
+        parts = shlex.split(line)
+    except ValueError:
+        return {}
+    out = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if sep:
+            out[key] = value
+    return out
+
+
+# --- tier 1, from the binary ------------------------------------------------------------------
+
+
+def extract_tier1_code(image: BunImage) -> tuple[str, dict]:
+    """JS that defines `fmt` (Skill.fmt with its helpers) and the SystemPrompt.skills lines."""
+    m = image.find(re.compile(rb"fmt:\(\)=>([\w$]+),Skill:\(\)=>"))
+    if not m:
+        raise LabError("Skill.fmt export not found in the embedded modules")
+    fmt_name = m.group(1).decode()
+    module = image.module_at(m.start())
+    src = module.text(image.blob)
+    fmt_src, fmt_at = function_source(src, fmt_name)
+    deps = []
+    for name in sorted(called_names(fmt_src) - _JS_BUILTINS - {fmt_name}):
+        try:
+            dep_src, _ = function_source(src, name)
+        except LabError:
+            continue  # a method call on a value, not a module-level helper
+        deps.append(dep_src)
+    sp = image.find(
+        re.compile(
+            rb'SystemPrompt\.skills"\)\(function\*\([\w$]+\)\{.{0,300}?return\['
+            rb'("(?:[^"\\]|\\.)*"),("(?:[^"\\]|\\.)*"),[\w$]+\.fmt\([\w$]+,\{verbose:!0\}\)\]'
+            rb"\.join\(`\n`\)"
+        )
+    )
+    if not sp:
+        raise LabError("SystemPrompt.skills not found in the embedded modules")
+    lines = [json.loads(sp.group(1)), json.loads(sp.group(2))]
+    where = {
+        "fmt": f"{module.name} function {fmt_name} at byte {byte_offset(module, src, fmt_at)}",
+        "system_prompt_skills": f"byte {sp.start()}",
+    }
+    code = "\n".join([*deps, fmt_src])
+    return f"const fmt = (() => {{ {code}\n return {fmt_name}; }})();", {
+        "lines": lines,
+        **where,
+    }
+
+
+def tier1(skills: list[dict], warnings: list[str]) -> str | None:
+    oc = binary_path(RUNTIME)
+    image = BunImage(oc)
+    code, info = extract_tier1_code(image)
+    script = (
+        code
+        + "\nconst skills = "
+        + json.dumps(skills, ensure_ascii=False)
+        + ";\nconst lines = "
+        + json.dumps(info["lines"], ensure_ascii=False)
+        + ";\nprocess.stdout.write(JSON.stringify([...lines, fmt(skills, {verbose: true})]"
+        + '.join("\\n")));\n'
+    )
+    try:
+        out = run_js(script, engine=[str(oc)])
+        engine = "the OpenCode binary's Bun (BUN_BE_BUN=1)"
+    except (LabError, OSError, subprocess.TimeoutExpired):
+        out = run_js(script)
+        engine = "node (the OpenCode binary's Bun did not run the script)"
+    warnings.append(
+        f"tier1 rendered by {engine} from Skill.fmt ({info['fmt']}) and SystemPrompt.skills "
+        f"({info['system_prompt_skills']}), skill permission assumed not 'deny'"
+    )
+    return json.loads(out)
+
+
+def main() -> int:
+    try:
+        job = read_job()
+        loaded, log = debug_skill(job)
+        warnings: list[str] = []
+        rejected = []
+        for line in log.splitlines():
+            rec = parse_log_line(line)
+            msg = rec.get("message", "")
+            if msg == "duplicate skill name":
+                warnings.append(
+                    f"duplicate skill name '{rec.get('name')}': {rec.get('duplicate')} replaces "
+                    f"{rec.get('existing')} (last to finish loading wins)"
+                )
+            elif msg == "failed to load skill":
+                rejected.append({"path": rec.get("skill", ""), "reason": rec.get("error", msg)})
+            elif msg == "skill path not found" or (
+                rec.get("level") in ("WARN", "ERROR") and "skill" in msg
+            ):
+                warnings.append(line.strip())
+        skills = []
+        for sk in loaded:
+            if sk.get("location") == "<built-in>":
+                warnings.append(f"built-in skill '{sk['name']}' (no SKILL.md) left out of skills")
+                continue
+            skills.append(
+                {"path": sk["location"], "name": sk["name"], "description": sk.get("description")}
+            )
+        try:
+            text = tier1(loaded, warnings)
+        except (LabError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            warnings.append(f"tier1 not obtained: {exc}")
+            text = None
+        emit(
+            {
+                "runtime": RUNTIME,
+                "release": PACKAGES[RUNTIME].release,
+                "skills": skills,
+                "rejected": rejected,
+                "warnings": warnings,
+                "tier1": text,
+            }
+        )
+        return 0
+    except (LabError, OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
+        return fail(RUNTIME, str(exc))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -278,11 +278,9 @@ class _FileScan:
             line_text = view.line_text(m.start()) if view.line_text else what
             severity = sev
             if self.kind not in ("script",):
-                # In prose a path is often just documentation; it counts when the text acts on it.
-                reads = re.search(patterns.CREDENTIAL_READ.decode(), line_text)
-                severity = sev if reads else INFO
-                if sev is W and reads:
-                    severity = W
+                # In prose a path is often just documentation; it counts when the sentence tells
+                # the agent to act on it (a verb before the path, not negated).
+                severity = sev if _acts_on(line_text, what) else INFO
             elif what.startswith(".env") or what == ".env":
                 severity = W
             if re.search(r"(?i)\.ssh/(?:config|known_hosts)|\.pub\b", line_text) and sev is W:
@@ -410,6 +408,23 @@ class _FileScan:
         self.run_view(view)
 
 
+_READ_VERB = re.compile(patterns.CREDENTIAL_READ.decode())
+_NEGATION = re.compile(r"(?i)\b(?:never|not|n't|no|without)\b")
+
+
+def _acts_on(line: str, what: str) -> bool:
+    at = line.find(what)
+    head = line[: at if at >= 0 else len(line)]
+    for sep in (". ", "; ", "! ", "? "):
+        i = head.rfind(sep)
+        if i >= 0:
+            head = head[i + 2 :]
+    verb = None
+    for verb in _READ_VERB.finditer(head):
+        pass
+    return verb is not None and not _NEGATION.search(head[: verb.start()])
+
+
 def _doc_range(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """Documentation ranges (TEST-NET): treated as public, they stand for real hosts in examples."""
     return any(
@@ -486,9 +501,12 @@ def _scan_text(
                 _python(fs, data[start:end], first_line - 1, limits)
 
 
+_SQUEEZE_NOISE = re.compile(rb"<!--.*?-->|<[^>\n]{0,40}>|&#?[a-z0-9]{2,8};", re.S)
+
+
 def _squeezed(fs: _FileScan, data: bytes, loc: Locator) -> None:
-    """Phrases split letter by letter or by markup inside words: matched with everything but the
-    letters removed, around each place the splitting was seen."""
+    """Phrases split letter by letter or by markup inside words: matched on the letters alone,
+    in a window around each place such splitting was seen, and mapped back letter by letter."""
     r = _EXTRA_RX[_IDX["obfuscated"] - _TEXT_COUNT]
     done = -1
     for n, m in enumerate(r.finditer(data)):
@@ -496,45 +514,40 @@ def _squeezed(fs: _FileScan, data: bytes, loc: Locator) -> None:
             break
         if m.start() < done:
             continue
-        lo = max(0, data.rfind(b"\n", 0, max(0, m.start() - 300)) + 1)
+        lo = data.rfind(b"\n", 0, max(0, m.start() - 300)) + 1
         hi = data.find(b"\n", min(len(data), m.end() + 300))
         hi = len(data) if hi < 0 else hi
         done = hi
-        window = data[lo:hi].lower()
-        window = re.sub(rb"<!--.*?-->|<[^>\n]{0,40}>|&#?[a-z0-9]{2,8};", b"", window)
-        keep = bytes(c for c in window if 97 <= c <= 122)
+        window = _SQUEEZE_NOISE.sub(lambda x: b" " * len(x.group()), data[lo:hi].lower())
+        where = [i for i, c in enumerate(window) if 97 <= c <= 122]
+        keep = bytes(window[i] for i in where)
         for pm in _SQUEEZE_PHRASES.finditer(keep):
-            # Locate roughly: the line of the window where the phrase's first letters begin.
-            first = pm.group()[:4]
-            pos = _find_letters(data, lo, hi, first)
-            line, col = loc.position(pos)
+            a, b = lo + where[pm.start()], lo + where[pm.end() - 1] + 1
+            original = data[a:b]
+            words = len(re.findall(rb"[A-Za-z]+", original))
+            if words <= len(_spaced(pm.group()).split()) + 1:
+                continue  # the phrase is written plainly (the word rules judge it)
+            line, col = loc.position(a)
             phrase = pm.group().decode()
-            rule = _squeezed_rule(phrase)
             fs.add(
-                rule,
+                _squeezed_rule(phrase),
                 line,
                 col,
                 f"phrase hidden by splitting its letters: '{phrase}'",
-                evidence(loc.line_text(pos)),
+                evidence(loc.line_text(a)),
                 E,
             )
 
 
-def _find_letters(data: bytes, lo: int, hi: int, letters: bytes) -> int:
-    """Offset in data[lo:hi] where the letters `letters` start, skipping non-letters between."""
-    low = data[lo:hi].lower()
-    for i in range(len(low)):
-        j, k = i, 0
-        while j < len(low) and k < len(letters):
-            c = low[j]
-            if c == letters[k]:
-                k += 1
-            elif 97 <= c <= 122:
-                break
-            j += 1
-        if k == len(letters):
-            return lo + i
-    return lo
+_BREAKS = re.compile(
+    rb"all|the|any|previous|prior|above|earlier|your|instructions?|user|tell|safety|sandbox|mode|"
+    rb"everything|ignore|disregard|forget|not|dont|never"
+)
+
+
+def _spaced(phrase: bytes) -> bytes:
+    """A squeezed phrase with its likely word breaks put back, to count its words."""
+    return _BREAKS.sub(lambda m: b" " + m.group() + b" ", phrase)
 
 
 def _squeezed_rule(phrase: str) -> str:

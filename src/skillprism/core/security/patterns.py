@@ -192,7 +192,7 @@ INJECTION: tuple[Pattern, ...] = (
     Pattern(
         "injection-conceal",
         r"(?i)\b(?:keep|hide|conceal)\s+(?:this|these|it|them|that|everything|all\s+of\s+this|"
-        r"the\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:hidden\s+|secret\s+)?from\s+(?:the\s+|your\s+)?"
+        r"(?:the|this|these|that|its|your)\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:hidden\s+|secret\s+)?from\s+(?:the\s+|your\s+)?"
         r"(?:users?|humans?|operator|reviewers?|owner)\b",
         "tells the agent to hide something from the user: '{m}'",
         E,
@@ -283,6 +283,41 @@ INJECTION: tuple[Pattern, ...] = (
     ),
 )
 
+_NOT_NEGATED = re2.compile(rb"(?i)\b(?:never|not|n't|no)\b")
+
+
+def _not_negated(data: bytes, start: int, end: int) -> bool:
+    """Keep a match unless its sentence says 'never ... / do not ...' before it."""
+    lo = max(0, start - 80)
+    head = data[lo:start]
+    for sep in (b".", b"!", b"?", b"\n\n", b";"):
+        i = head.rfind(sep)
+        if i >= 0:
+            head = head[i + 1 :]
+    return _NOT_NEGATED.search(head) is None
+
+
+INJECTION = INJECTION + (
+    Pattern(
+        "injection-disable-safety",
+        r"(?i)\bwithout\s+(?:first\s+)?(?:asking|checking\s+with|confirming\s+with|consulting)"
+        r"(?:\s+(?:the\s+)?(?:user|them|anyone|the\s+owner))?\s*[.,;!)]",
+        "tells the agent to act without asking the user: '{m}'",
+        E,
+        ALL,
+        _not_negated,
+    ),
+    Pattern(
+        "injection-disable-safety",
+        r"(?i)\b(?:user|owner|operator)\s+(?:has\s+)?(?:already\s+)?(?:pre-?approved|approved|"
+        r"authori[sz]ed|consented\s+to|allowed|agreed\s+to)\s+(?:every|all|any|each)\s+(?:[a-z]+\s+)?"
+        r"(?:commands?|actions?|changes?|operations?|requests?|steps?|tool\s+calls?)",
+        "tells the agent it already has the user's consent: '{m}'",
+        E,
+        ALL,
+    ),
+)
+
 # --- commands --------------------------------------------------------------------------------------
 _FETCH = (
     r"(?:curl|wget|fetch|aria2c|lwp-download|lynx\s+-source|http(?:ie)?\s+(?:get\s+)?|"
@@ -332,7 +367,7 @@ COMMANDS: tuple[Pattern, ...] = (
     Pattern(
         "download-execute",
         r"(?i)\b(?:curl|wget)\b[^\n;&|]*?\s-[oO]\s*[\"']?([^\s\"';&|]+)[^\n]*?(?:&&|;|\|\|)"
-        r"\s*(?:chmod\s+[+0-9a-z]+\s+\S+\s*(?:&&|;)\s*)?(?:sudo\s+)?(?:\./|(?:ba|z)?sh\s+|python[0-9.]*"
+        r"\s*(?:chmod\s+[+0-9a-z]+\s+\S+\s*(?:&&|;)\s*)?(?:sudo\s+)?(?:\./|/|~/|\$|(?:ba|z)?sh\s+|python[0-9.]*"
         r"\s+|bash\s+|source\s+|\.\s+)",
         "downloads a file and runs it: '{m}'",
         E,
@@ -375,7 +410,7 @@ COMMANDS: tuple[Pattern, ...] = (
         r"(?i)\brm\s+(?:-{1,2}[a-z-]+\s+)*-{1,2}(?:[a-z]*r[a-z]*|recursive)\b(?:\s+-{1,2}[a-z-]+)*\s+"
         r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$\{HOME\}/|\$HOME/\*|\$\{HOME\}/\*|"
         r"/(?:home|usr|etc|var|bin|sbin|boot|lib|lib64|opt|root|Users|System|Library|Applications|"
-        r"private|srv|dev)(?:/\*?)?|\*|\.\*|\.\./\.\.(?:/\.\.)*/?|[A-Za-z]:\\?)[\"']?(?:\s|$|;|&|\||\))",
+        r"private|srv|dev)(?:/\*?)?|\*|\.\*|\.\./\.\.(?:/\.\.)*/?|[A-Za-z]:\\?)[\"']?(?:\s|$|;|&|\||\)|`)",
         "deletes the user's files wholesale: '{m}'",
         E,
         CODEISH,
@@ -419,7 +454,8 @@ COMMANDS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "persistence",
-        r"(?i)\bcrontab\s+(?:-u\s+\S+\s+)?(?:-\s|-$|[^-\s])|/etc/cron|/var/spool/cron|@reboot\b|"
+        r"(?i)\bcrontab\s+(?:-u\s+\S+\s+)?(?:-(?:\s|$)|[\w./~$\"'-]+\.(?:txt|cron|tab)\b|[/~$])|\|\s*crontab\b|"
+        r"/etc/cron|/var/spool/cron|@reboot\b|"
         r"\bschtasks(?:\.exe)?\s+/create|\bregister-scheduledtask\b|\bnew-scheduledtask|"
         r"\\currentversion\\run(?:once)?\b|start\s+menu\\programs\\startup|/\.config/autostart/|"
         r"/etc/xdg/autostart|library/launch(?:agents|daemons)|\blaunchctl\s+(?:load|bootstrap|submit|"
@@ -530,7 +566,7 @@ ACTIVATION = rb"!`([^`\n]{1,1000})`"
 
 # Blobs: long runs of base64 / hex / escapes.
 BLOBS = (
-    rb"[A-Za-z0-9+/]{60,}={0,2}|[A-Za-z0-9_\-]{80,}={0,2}|(?:[0-9a-fA-F]{2}){40,}|"
+    rb"[A-Za-z0-9+/]{32,}={0,2}|[A-Za-z0-9_\-]{80,}={0,2}|(?:[0-9a-fA-F]{2}){40,}|"
     rb"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u[0-9a-fA-F]{4}){8,}|(?:\\[0-7]{3}){8,}|"
     rb"(?:%[0-9a-fA-F]{2}){12,}|(?:&#x?[0-9a-fA-F]{2,6};){8,}|"
     rb"(?:\b(?:chr|char|String\.fromCharCode|\[char\])\s*\(?\s*\d{2,3}\s*\)?\s*[+,]\s*){8,}"

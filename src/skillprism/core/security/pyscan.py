@@ -250,7 +250,8 @@ class _Folder:
                     return getattr(v, name)()
             return None
         arg = self.value(args[0], depth)
-        if name == "decode" and isinstance(func, ast.Attribute):
+        codecs_call = isinstance(func, ast.Attribute) and _dotted(func.value) == "codecs"
+        if name == "decode" and isinstance(func, ast.Attribute) and not codecs_call:
             v = self.value(func.value, depth)
             if isinstance(v, bytes):
                 return v.decode("utf-8", "replace")
@@ -373,18 +374,24 @@ def _call_flow(
     line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
     if isinstance(node.func, ast.Call):
         inner = _dotted(node.func.func).rsplit(".", 1)[-1]
-        if inner in ("getattr", "__import__") and node.func.args:
+        if inner == "getattr" and node.func.args:
             name = folder.value(node.func.args[-1])
             if isinstance(name, str):
                 last = name
+    if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+        inner = _dotted(node.func.value.func).rsplit(".", 1)[-1]
+        if inner == "__import__" and node.func.value.args:
+            module = folder.value(node.func.value.args[0])
+            if isinstance(module, str):
+                dotted = f"{module}.{node.func.attr}"
     if last == "getattr" and len(node.args) >= 2:
         name = folder.value(node.args[1])
         if isinstance(name, str) and name in _EXEC_CALLS | {"system", "popen"}:
             flows.append(ExecFlow(line, col, "dynamic", f"getattr(..., {name!r})", "a hidden name"))
     if last == "__import__" and node.args and not _is_plain_literal(node.args[0]):
         name = folder.value(node.args[0])
-        if isinstance(name, str):
-            folded.append(Folded(line, col, f"import {name}", "module name built at run time"))
+        shown = repr(name) if isinstance(name, str) else "a computed name"
+        flows.append(ExecFlow(line, col, "dynamic", "__import__", f"an import of {shown}"))
     for arg in list(node.args) + [kw.value for kw in node.keywords]:
         if _is_plain_literal(arg):
             continue

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from skillprism.core.security.patterns import compile_bytes
 
 HINT = (
-    r"(?i)\b(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passwd|pwd|auth[_-]?(?:token|key)|"
+    r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passwd|pwd|auth[_-]?(?:token|key)|"
     r"authorization|bearer|credentials?|private[_-]?key|access[_-]?key|client[_-]?secret|"
     r"signing[_-]?key)|\b(?:AKIA|ASIA)[0-9A-Z]{16}|\bgh[pousr]_[A-Za-z0-9]|github_pat_|glpat-|"
     r"xox[abposr]-|\b[sr]k_live_|\bsk-[A-Za-z0-9_-]{16}|-----BEGIN [A-Z ]*PRIVATE KEY|\bAIza[0-9A-Za-z_-]"
@@ -145,7 +145,7 @@ def decode_blob(blob: bytes) -> tuple[str, bytes] | None:
             return "percent-encoding", bytes.fromhex(blob.replace(b"%", b"").decode())
         if blob.startswith(b"&#"):
             return "HTML entities", html.unescape(blob.decode("ascii")).encode("utf-8", "replace")
-        if blob[:1] in (b"c", b"C", b"S", b"["):
+        if blob.lower().startswith((b"chr", b"char", b"string.fromcharcode", b"[char]")):
             nums = [int(x) for x in _CHR_NUMS.findall(blob)]
             if nums and all(n < 256 for n in nums):
                 return "character codes", bytes(nums)

@@ -80,17 +80,19 @@ def normalise(text: str, max_lines: int) -> list[tuple[int, str]]:
         new = _ECHO_B64.sub(_b64, new)
         new = _QUOTES_IN_WORD.sub(lambda m: m.group(1) or "", new)
         new = _BACKSLASH_LETTER.sub("", new)
-        if variables and "$" in new:
-            new = _VAR.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), new)[
-                :MAX_LINE
-            ]
-        a = _ASSIGN.match(new)
-        if a and len(variables) < 500:
-            value = a.group(2).strip()
-            if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) >= 2:
-                value = value[1:-1]
-            if "$(" not in value and "`" not in value:
-                variables[a.group(1)] = value[:500]
+        segments = []
+        for seg in new.split(";") if "=" in new else [new]:
+            if variables and "$" in seg:
+                seg = _VAR.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), seg)
+            a = _ASSIGN.match(seg)
+            if a and len(variables) < 500:
+                value = a.group(2).strip()
+                if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) >= 2:
+                    value = value[1:-1]
+                if "$(" not in value and "`" not in value:
+                    variables[a.group(1)] = value[:500]
+            segments.append(seg)
+        new = ";".join(segments)[:MAX_LINE]
         if new != line:
             out.append((line_no, new))
     return out

@@ -419,10 +419,8 @@ def _acts_on(line: str, what: str) -> bool:
         i = head.rfind(sep)
         if i >= 0:
             head = head[i + 2 :]
-    verb = None
-    for verb in _READ_VERB.finditer(head):
-        pass
-    return verb is not None and not _NEGATION.search(head[: verb.start()])
+    verbs = list(_READ_VERB.finditer(head))
+    return bool(verbs) and not _NEGATION.search(head[: verbs[-1].start()])
 
 
 def _doc_range(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:

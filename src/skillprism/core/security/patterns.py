@@ -297,7 +297,8 @@ def _not_negated(data: bytes, start: int, end: int) -> bool:
     return _NOT_NEGATED.search(head) is None
 
 
-INJECTION = INJECTION + (
+INJECTION = (
+    *INJECTION,
     Pattern(
         "injection-disable-safety",
         r"(?i)\bwithout\s+(?:first\s+)?(?:asking|checking\s+with|confirming\s+with|consulting)"

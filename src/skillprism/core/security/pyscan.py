@@ -16,6 +16,7 @@ import binascii
 import codecs
 import io
 import logging
+import warnings
 import zlib
 from dataclasses import dataclass
 
@@ -64,11 +65,13 @@ def _bandit() -> tuple[object, object]:
     global _BANDIT
     if _BANDIT is None:
         logging.getLogger("bandit").setLevel(logging.CRITICAL)
-        from bandit.core import config as b_config
-        from bandit.core import test_set as b_test_set
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # stevedore's deprecation notes while loading plugins
+            from bandit.core import config as b_config
+            from bandit.core import test_set as b_test_set
 
-        conf = b_config.BanditConfig()
-        _BANDIT = (conf, b_test_set.BanditTestSet(conf, {}))
+            conf = b_config.BanditConfig()
+            _BANDIT = (conf, b_test_set.BanditTestSet(conf, {}))
     return _BANDIT
 
 

@@ -25,6 +25,11 @@ def skeleton(name: str) -> str:
     """A form in which look-alike spellings of a name coincide: invisible characters dropped,
     NFKC, case folded, each confusable letter replaced by the ASCII letter it imitates, then the
     ASCII look-alikes (rn/m, 0/o, 1/l, ...) folded together and separators unified."""
+    if name.isascii():
+        s = name.casefold()
+        for a, b in _ASCII_PAIRS:
+            s = s.replace(a, b)
+        return re.sub(r"[\s_\-]+", "-", s)
     table = _confusable_map()
     out = []
     for ch in unicodedata.normalize("NFKC", name):

@@ -86,7 +86,7 @@ _FULL = {
 _TEXT_COUNT = len(patterns.COMPILED)
 
 
-def _build() -> tuple[re2.Set, re2._Regexp, dict[str, int], list[re2._Regexp]]:
+def _build() -> tuple[re2.Set, dict[str, int], list[re2._Regexp]]:
     s = re2.Set.SearchSet(patterns._options())
     every = [p.regex for p in patterns.TEXT_RULES]
     index = {}
@@ -98,13 +98,10 @@ def _build() -> tuple[re2.Set, re2._Regexp, dict[str, int], list[re2._Regexp]]:
     for rx in every:
         s.Add(rx.encode())
     s.Compile()
-    # The same patterns as one alternation: finding out that nothing matches (the common case)
-    # is faster with it than with the set, which always reads to the end.
-    anything = patterns.compile_bytes("|".join(f"(?:{rx})" for rx in every))
-    return s, anything, index, regexes
+    return s, index, regexes
 
 
-_SET, _ANY, _IDX, _EXTRA_RX = _build()
+_SET, _IDX, _EXTRA_RX = _build()
 
 
 _SET_MATCH = _SET._set.Match  # the binding's C++ call, without its Python wrapper

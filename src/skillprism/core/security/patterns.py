@@ -171,7 +171,9 @@ INJECTION: tuple[Pattern, ...] = (
         "injection-role-claim",
         r"(?i)\byou\s+are\s+(?:now|no\s+longer)\s+(?:in\s+)?(?:an?\s+)?(?:developer|debug|god|admin|root|"
         r"unrestricted|unfiltered|jailbroken|jailbreak|dan|sudo|maintenance|evil|uncensored|"
-        r"bound\s+by)\b|\b(?:enter|entering|activate|enable|switch\s+to)\s+(?:developer|god|dan|"
+        r"bound\s+by)\b|\byou\s+are\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|"
+        r"amoral|unaligned)\s+(?:ai|assistant|model|agent|llm|chatbot)\b|"
+        r"\b(?:enter|entering|activate|enable|switch\s+to)\s+(?:developer|god|dan|"
         r"jailbreak|unrestricted|admin|sudo)\s+mode\b|\b(?:developer|god|dan|jailbreak|sudo)\s+mode"
         r"\s+(?:is\s+)?(?:enabled|activated|on)\b|\bpretend\s+(?:to\s+be|you\s+are)\s+(?:the\s+)?"
         r"(?:system|developer|administrator|root)\b",
@@ -595,14 +597,3 @@ class Compiled:
 
 TEXT_RULES: tuple[Pattern, ...] = INJECTION + COMMANDS
 COMPILED: tuple[Compiled, ...] = tuple(Compiled(p, compile_bytes(p.regex)) for p in TEXT_RULES)
-
-
-def _build_set() -> re2.Set:
-    s = re2.Set.SearchSet(_options())
-    for p in TEXT_RULES:
-        s.Add(p.regex.encode())
-    s.Compile()
-    return s
-
-
-TEXT_SET = _build_set()

@@ -13,7 +13,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
 def test_codes_are_unique_and_well_formed() -> None:
     assert len(CODES) == len(RULES)
     for code, info in CODES.items():
-        assert re.fullmatch(r"SP[1-6]\d\d", code)
+        assert re.fullmatch(r"SP[1-7]\d\d", code)
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", info.rule)
         assert info.action in ACTIONS
         assert info.title and info.doc.endswith(".")

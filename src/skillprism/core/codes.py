@@ -2,8 +2,11 @@
 use in their `[rules]` table), its default action and its documentation.
 
 Actions say what a runtime does about a finding: `skip` (refuses to load the skill), `error`,
-`warning`, `info` (reported, skill still loaded) or `ignore` (not reported). `docs/diagnostics.md`
-is generated from this table, and a test keeps the two equal.
+`warning`, `info` (reported, skill still loaded) or `ignore` (not reported). Every code has a
+`category`, given by its range (`parse`, `frontmatter`, `discovery`, `budget`, `resources`,
+`style`, `security`); security codes also carry a `security_severity` score (0.0-10.0, the number
+GitHub code scanning reads from SARIF's `security-severity` property). `docs/diagnostics.md` is
+generated from these tables, and a test keeps the two equal.
 """
 
 from __future__ import annotations
@@ -11,6 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ACTIONS = ("skip", "error", "warning", "info", "ignore")
+# The category of a code, by its range (the hundreds digit).
+CATEGORIES = {
+    "1": "parse",
+    "2": "frontmatter",
+    "3": "discovery",
+    "4": "budget",
+    "5": "resources",
+    "6": "style",
+    "7": "security",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +33,8 @@ class CodeInfo:
     action: str
     title: str
     doc: str
+    category: str = ""
+    security_severity: float | None = None  # security codes only: 0.0-10.0, as SARIF's property
 
 
 _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
@@ -593,7 +608,332 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
     ),
 )
 
-CODES: dict[str, CodeInfo] = {row[0]: CodeInfo(*row) for row in _TABLE}
+# --- SP7xx: security risks (static analysis; the engine is core/security) --------------------
+# (code, rule, default action, title, doc, security-severity)
+_SECURITY_TABLE: tuple[tuple[str, str, str, str, str, float], ...] = (
+    (
+        "SP700",
+        "security-scan-limited",
+        "info",
+        "Security scan cut by a bound",
+        "A file was too large, too many, or too complex to analyse fully; only part was scanned.",
+        0.0,
+    ),
+    (
+        "SP701",
+        "bidi-control",
+        "error",
+        "Bidirectional control character",
+        "A bidi override or isolate reorders how text is displayed, so what a reviewer reads differs "
+        "from what the agent or a shell gets (Trojan Source).",
+        8.0,
+    ),
+    (
+        "SP702",
+        "zero-width-character",
+        "warning",
+        "Zero-width character",
+        "An invisible zero-width character splits or joins words, hiding text from a reader or from "
+        "keyword checks.",
+        5.5,
+    ),
+    (
+        "SP703",
+        "unicode-tag-smuggling",
+        "error",
+        "Invisible Unicode tag characters",
+        "Characters U+E0000-E007F are invisible but models read them as ASCII: a hidden message. "
+        "The decoded text is shown.",
+        9.0,
+    ),
+    (
+        "SP704",
+        "variation-selector-payload",
+        "error",
+        "Variation selectors used as data",
+        "A run of variation selectors encodes hidden bytes (one selector per byte) after a visible "
+        "character. The decoded bytes are shown.",
+        8.5,
+    ),
+    (
+        "SP705",
+        "invisible-character",
+        "warning",
+        "Other invisible or control character",
+        "A format (Cf) character, invisible filler or terminal control sequence that hides or "
+        "disguises text.",
+        5.0,
+    ),
+    (
+        "SP706",
+        "confusable-name",
+        "error",
+        "Look-alike of another skill's name",
+        "A skill's name, or a name in its description, looks like another skill's name but is "
+        "spelled with other characters (Unicode confusables).",
+        8.0,
+    ),
+    (
+        "SP707",
+        "mixed-script-name",
+        "warning",
+        "Name mixes scripts",
+        "A name or a word of a description mixes letters of several scripts (e.g. Latin with "
+        "Cyrillic look-alikes).",
+        6.0,
+    ),
+    (
+        "SP710",
+        "hidden-comment",
+        "warning",
+        "Text hidden in an HTML comment",
+        "An HTML comment is invisible in the rendered view but the agent reads it.",
+        5.0,
+    ),
+    (
+        "SP711",
+        "hidden-element",
+        "warning",
+        "Text hidden by markup",
+        "An element a renderer hides (`hidden`, `display:none`, `<script>`, `<template>`, ...) "
+        "holds text the agent reads.",
+        6.0,
+    ),
+    (
+        "SP712",
+        "hidden-link-definition",
+        "warning",
+        "Link reference definition used as a comment",
+        "A link reference definition (`[//]: # (...)`) is never rendered; its text reaches the "
+        "agent only.",
+        5.0,
+    ),
+    (
+        "SP713",
+        "hidden-attribute-text",
+        "warning",
+        "Prose hidden in an HTML attribute",
+        "Sentences in an attribute (`title`, `alt`, `data-*`) are not shown in the rendered view.",
+        5.0,
+    ),
+    (
+        "SP720",
+        "injection-override",
+        "error",
+        "Prompt injection: overrides earlier instructions",
+        "Text tells the agent to ignore, forget or override its earlier instructions.",
+        8.5,
+    ),
+    (
+        "SP721",
+        "injection-role-claim",
+        "error",
+        "Prompt injection: claims to be the system",
+        "Text poses as a system, developer or vendor message, or opens a fake chat-template role.",
+        8.0,
+    ),
+    (
+        "SP722",
+        "injection-conceal",
+        "error",
+        "Prompt injection: hides actions from the user",
+        "Text tells the agent to keep what it does from the user.",
+        8.5,
+    ),
+    (
+        "SP723",
+        "injection-disable-safety",
+        "error",
+        "Prompt injection: disables safety checks",
+        "Text tells the agent to skip confirmations, permission prompts or safety checks.",
+        8.5,
+    ),
+    (
+        "SP730",
+        "activation-shell",
+        "warning",
+        "Shell command run at activation",
+        "A `!`-prefixed inline command in SKILL.md: Claude Code runs it when the skill is invoked and "
+        "puts its output in the prompt.",
+        6.5,
+    ),
+    (
+        "SP731",
+        "broad-tool-grant",
+        "warning",
+        "Broad tool permission",
+        "`allowed-tools` lets the agent use a tool without asking, unrestricted or through a "
+        "wildcard or an interpreter that can run anything.",
+        7.0,
+    ),
+    (
+        "SP740",
+        "download-execute",
+        "error",
+        "Downloads and runs code",
+        "Code fetched from the network is piped into or run by an interpreter (`curl ... | sh`).",
+        9.5,
+    ),
+    (
+        "SP741",
+        "decode-execute",
+        "error",
+        "Decodes and runs hidden code",
+        "Encoded text (base64, hex, escapes) is decoded and run, hiding what runs from review.",
+        9.0,
+    ),
+    (
+        "SP742",
+        "dynamic-eval",
+        "error",
+        "Runs text built at run time",
+        "`eval`, `exec`, `source` or a shell pipe runs text that is computed, fetched or decoded.",
+        8.0,
+    ),
+    (
+        "SP743",
+        "destructive-command",
+        "error",
+        "Destructive command",
+        "A command that deletes or overwrites the user's files or disks (`rm -rf ~`, `mkfs`, `dd "
+        "of=/dev/...`).",
+        9.0,
+    ),
+    (
+        "SP744",
+        "permission-change",
+        "warning",
+        "Weakens permissions",
+        "Makes files world-writable or setuid, or grants rights through sudoers.",
+        7.0,
+    ),
+    (
+        "SP745",
+        "persistence",
+        "error",
+        "Installs itself to run later",
+        "Writes crontab entries, shell start-up files, git hooks, systemd or launchd units or "
+        "autostart entries.",
+        8.0,
+    ),
+    (
+        "SP746",
+        "credential-access",
+        "error",
+        "Reads credentials",
+        "Reads keys, tokens or passwords (`~/.ssh`, `~/.aws`, `.netrc`, `.env`, browser profiles, "
+        "keychains).",
+        8.5,
+    ),
+    (
+        "SP747",
+        "network-endpoint",
+        "info",
+        "Network endpoint",
+        "A script or command contacts this address.",
+        2.0,
+    ),
+    (
+        "SP748",
+        "raw-ip-address",
+        "warning",
+        "Raw IP address",
+        "A script or command contacts a numeric IP address instead of a named host.",
+        5.5,
+    ),
+    (
+        "SP749",
+        "encoded-blob",
+        "warning",
+        "Encoded or high-entropy blob",
+        "A long base64, hex or escaped string whose content is not readable as written; its "
+        "decoded form is shown and scanned.",
+        5.0,
+    ),
+    (
+        "SP750",
+        "hardcoded-secret",
+        "error",
+        "Hard-coded secret",
+        "A key, token or password is written into a file of the skill (found by detect-secrets).",
+        7.5,
+    ),
+    (
+        "SP751",
+        "python-risk",
+        "warning",
+        "Risky Python construct",
+        "bandit, run on the source text (never imported), reports a risky call or pattern.",
+        5.0,
+    ),
+    (
+        "SP752",
+        "data-upload",
+        "error",
+        "Sends local data out",
+        "Uploads files or the environment to a network endpoint (`curl -d @file`, `nc host`, "
+        "`/dev/tcp`).",
+        8.5,
+    ),
+    (
+        "SP753",
+        "reverse-shell",
+        "error",
+        "Reverse shell",
+        "Connects a shell's input and output to a remote host, handing it control of the machine.",
+        9.8,
+    ),
+    (
+        "SP760",
+        "shipped-executable",
+        "error",
+        "Native executable shipped",
+        "A compiled program (ELF, PE, Mach-O, WebAssembly, Java class, Python bytecode) is in the "
+        "skill; its behaviour cannot be reviewed as text.",
+        8.0,
+    ),
+    (
+        "SP761",
+        "shipped-archive",
+        "warning",
+        "Archive shipped",
+        "An archive (zip, jar, tar, gzip, 7z, ...) hides its files from review until unpacked.",
+        5.5,
+    ),
+    (
+        "SP762",
+        "executable-bit",
+        "warning",
+        "Executable bit on a non-script",
+        "A file that is neither a script nor a program is marked executable.",
+        4.0,
+    ),
+    (
+        "SP763",
+        "symlink-outside",
+        "error",
+        "Symlink leaves the skill",
+        "A symlink in the skill points outside its folder: reading the skill reads that file.",
+        7.5,
+    ),
+    (
+        "SP764",
+        "path-outside",
+        "warning",
+        "Path outside the skill",
+        "A script or instruction reaches above the skill folder (`../..`) or writes to system "
+        "locations.",
+        5.0,
+    ),
+)
+
+CODES: dict[str, CodeInfo] = {
+    **{row[0]: CodeInfo(*row, category=CATEGORIES[row[0][2]]) for row in _TABLE},
+    **{
+        row[0]: CodeInfo(*row[:5], category="security", security_severity=row[5])
+        for row in _SECURITY_TABLE
+    },
+}
 RULES: dict[str, CodeInfo] = {info.rule: info for info in CODES.values()}
 
 
@@ -609,6 +949,7 @@ _SECTIONS = (
     ("SP4", "Tier-1 budget and disclosure (SP4xx)"),
     ("SP5", "References to files (SP5xx)"),
     ("SP6", "Style (SP6xx)"),
+    ("SP7", "Security risks (SP7xx)"),
 )
 
 
@@ -625,6 +966,14 @@ def reference_markdown() -> str:
         "Each diagnostic carries the file, 1-based line and column where it has a position, the",
         "*effect* (what the runtime does about it) and a *hint* (how to fix it).",
         "",
+        "Each code has a *category*, given by its range: `parse` (SP1xx), `frontmatter` (SP2xx),",
+        "`discovery` (SP3xx), `budget` (SP4xx), `resources` (SP5xx), `style` (SP6xx) and",
+        "`security` (SP7xx). Security findings come from a static scan that never runs, imports or",
+        "fetches anything from a skill; each code carries a *security-severity* from 0.0 to 10.0,",
+        "the score GitHub code scanning reads from SARIF (9.0 and over critical, 7.0 high, 4.0",
+        "medium, under 4.0 low). For these the *effect* says what the risk could do to the user",
+        "who installs the skill.",
+        "",
         "This page is generated from `src/skillprism/core/codes.py`; a test keeps them equal.",
     ]
     for prefix, heading in _SECTIONS:
@@ -632,6 +981,17 @@ def reference_markdown() -> str:
         lines += ["", f"## {heading}", ""]
         if not rows:
             lines.append("No codes yet: the disclosure engine will add them.")
+            continue
+        if prefix == "SP7":
+            lines += [
+                "| code | rule | default action | security-severity | title | meaning |",
+                "|---|---|---|---|---|---|",
+            ]
+            for c in rows:
+                lines.append(
+                    f'| <a id="{c.code.lower()}"></a>`{c.code}` | `{c.rule}` | {c.action} | '
+                    f"{c.security_severity:.1f} | {c.title} | {c.doc} |"
+                )
             continue
         lines += ["| code | rule | default action | title | meaning |", "|---|---|---|---|---|"]
         for c in rows:

@@ -1,0 +1,181 @@
+"""Reading a skill's files for the security scan: regular files only, never through a symlink.
+
+The walk uses the directory listing's own file types (no stat that follows a link), opens files
+with O_NOFOLLOW and O_NONBLOCK and re-checks the open descriptor, so a symlink, FIFO, socket or
+device is never opened and nothing outside the skill folder is ever read. A symlink is reported
+with where it points, resolved lexically (readlink only, hop by hop while it stays inside the
+skill), so its target outside is never touched. Sizes, counts and depth are bounded by
+`SecurityLimits`; what a bound leaves out is recorded in `SkillFiles.limited`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from operator import attrgetter
+
+from skillprism.core.security.model import SecurityLimits
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+)
+_MAX_LINK_HOPS = 40
+_NAME = attrgetter("name")
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+@dataclass(slots=True)
+class FileItem:
+    """One entry of the skill folder. `data` holds the bytes read (at most the cap; None for a
+    symlink, a special file, or a file past the total budget, of which only `head` was read).
+    `size` is the size on disk, `truncated` says `data` is only the start of the file."""
+
+    rel_path: str
+    path: str
+    kind: str  # file | symlink | special
+    size: int = 0
+    mode: int = 0
+    data: bytes | None = None
+    head: bytes = b""
+    truncated: bool = False
+    link_target: str = ""
+    link_outside: bool = False
+    error: str = ""
+
+
+@dataclass(slots=True)
+class SkillFiles:
+    skill_dir: str
+    items: list[FileItem] = field(default_factory=list)
+    limited: list[tuple[str, str]] = field(default_factory=list)  # (rel_path, why)
+
+
+def _read(path: str, cap: int, sniff: int, budget_left: int) -> FileItem | str:
+    """Open `path` without following a link and read up to `cap` bytes (or only `sniff` bytes when
+    the skill's byte budget is spent). A string says why nothing was read."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as err:
+        return err.strerror or str(err)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "not a regular file"
+        item = FileItem("", path, "file", st.st_size, st.st_mode)
+        want = min(st.st_size, cap, budget_left)
+        if want < min(st.st_size, cap):
+            item.head = os.read(fd, min(sniff, st.st_size)) if st.st_size else b""
+            item.truncated = True
+            return item
+        # One read of one byte more than wanted: a regular file returns it whole, and the extra
+        # byte shows a file that grew since fstat.
+        data = os.read(fd, want + 1) if want else b""
+        if len(data) > want:
+            data = data[:want]
+            item.truncated = True
+        elif st.st_size > cap:
+            item.truncated = True
+        item.data = data
+        item.head = data[:sniff]
+        return item
+    except OSError as err:
+        return err.strerror or str(err)
+    finally:
+        os.close(fd)
+
+
+def _resolve_link(skill_dir: str, rel_path: str) -> tuple[str, bool]:
+    """(target as written, whether it leaves the skill folder), by reading links only: a relative
+    target is joined lexically; a link reached inside the skill is read on, up to 40 hops."""
+    current = rel_path
+    first = ""
+    for _ in range(_MAX_LINK_HOPS):
+        try:
+            target = os.readlink(os.path.join(skill_dir, *current.split("/")))
+        except OSError:
+            return first, False  # not a link any more (or gone): it stays where it is
+        first = first or target
+        if (
+            os.path.isabs(target)
+            or target.startswith(("\\", "~"))
+            or (len(target) > 1 and target[1] == ":")
+        ):
+            return first, True
+        parts: list[str] = current.split("/")[:-1]
+        for seg in target.replace("\\", "/").split("/"):
+            if seg in ("", "."):
+                continue
+            if seg == "..":
+                if not parts:
+                    return first, True
+                parts.pop()
+            else:
+                parts.append(seg)
+        current = "/".join(parts)
+        if not current:
+            return first, False  # the skill folder itself
+        if not os.path.islink(os.path.join(skill_dir, *parts)):
+            return first, False
+    return first, True  # a loop: treat as leaving, it cannot be read safely
+
+
+def walk_skill(skill_dir: str, limits: SecurityLimits) -> SkillFiles:
+    """Every entry below `skill_dir` (sorted, depth-first) within the limits."""
+    out = SkillFiles(skill_dir)
+    budget = limits.max_total_bytes
+    stack: list[tuple[str, str, int]] = [(skill_dir, "", 0)]
+    count = 0
+    while stack:
+        folder, prefix, depth = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=_NAME)
+        except OSError as err:
+            out.limited.append((prefix.rstrip("/"), f"folder cannot be listed: {err.strerror}"))
+            continue
+        subdirs = []
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    target, outside = _resolve_link(skill_dir, rel)
+                    out.items.append(
+                        FileItem(
+                            rel, entry.path, "symlink", link_target=target, link_outside=outside
+                        )
+                    )
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name in SKIPPED_DIRS:
+                        continue
+                    if depth + 1 > limits.max_depth:
+                        out.limited.append((rel, f"deeper than {limits.max_depth} folder levels"))
+                        continue
+                    subdirs.append((entry.path, rel + "/", depth + 1))
+                    continue
+                regular = entry.is_file(follow_symlinks=False)
+            except OSError:
+                continue
+            count += 1
+            if count > limits.max_files:
+                out.limited.append((prefix.rstrip("/"), f"more than {limits.max_files:,} files"))
+                return out
+            if not regular:
+                out.items.append(FileItem(rel, entry.path, "special", error="not a regular file"))
+                continue
+            got = _read(entry.path, limits.max_file_bytes, limits.sniff_bytes, budget)
+            if isinstance(got, str):
+                out.items.append(FileItem(rel, entry.path, "special", error=got))
+                continue
+            got.rel_path = rel
+            if got.data is not None:
+                budget -= len(got.data)
+            out.items.append(got)
+        stack.extend(reversed(subdirs))
+    return out

@@ -112,7 +112,7 @@ def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 def test_self_test_command_leaves_no_settings(tmp_path: Path) -> None:
     result = _cli("self-test", home=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1].startswith("self-test passed: 9 of 9")
+    assert result.stdout.splitlines()[-1].startswith("self-test passed: 10 of 10")
     assert "propagateSizeHints" not in result.stderr
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert leftovers == [], leftovers  # nothing saved: settings went to a temporary file

@@ -78,13 +78,23 @@ def _bandit() -> tuple[object, object]:
 def bandit_issues(source: bytes, fname: str) -> list[PyIssue]:
     """bandit's findings on `source` (its `# nosec` comments are not honoured: a skill's author
     must not be able to silence the scan)."""
-    from bandit.core import meta_ast, metrics, node_visitor
+    # bandit's plugin loading warns about deprecations, and the script's own SyntaxWarnings are
+    # not ours to show either.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from bandit.core import meta_ast, metrics, node_visitor
 
-    _conf, tests = _bandit()
-    visitor = node_visitor.BanditNodeVisitor(
-        fname, io.BytesIO(source), meta_ast.BanditMetaAst(), tests, False, {}, metrics.Metrics()
-    )
-    visitor.process(source)
+        _conf, tests = _bandit()
+        visitor = node_visitor.BanditNodeVisitor(
+            fname,
+            io.BytesIO(source),
+            meta_ast.BanditMetaAst(),
+            tests,
+            False,
+            {},
+            metrics.Metrics(),
+        )
+        visitor.process(source)
     out = []
     for issue in visitor.tester.results:
         out.append(
@@ -323,7 +333,9 @@ def analyse(source: bytes) -> tuple[list[Folded], list[ExecFlow], str]:
     """Folded strings and code-from-text flows of a Python source; the third item says why the
     analysis stopped early ('' when it did not)."""
     try:
-        tree = ast.parse(source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like in the script
+            tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
         return [], [], f"not parsable as Python ({type(err).__name__})"
     folder = _Folder()

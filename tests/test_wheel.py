@@ -80,7 +80,7 @@ def test_wheel_installs_into_a_fresh_venv_and_checks(tmp_path: Path) -> None:
         env=env,
         timeout=120,
     )
-    assert "agentskills" in listed.stdout.split()
+    assert "agentskills:" in listed.stdout.split()
     version = subprocess.run(
         [str(env_dir / "bin" / "skillprism"), "--version"],
         capture_output=True,

@@ -313,8 +313,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from skillprism.core.profiles import available_profiles
 
     if args.list_profiles:
+        from skillprism.core.profiles import ProfileError, load_profile
+
         for name in available_profiles():
-            print(name)
+            try:
+                print(f"{name}: {load_profile(name).provenance}")
+            except ProfileError as err:
+                print(f"{name}: cannot be loaded: {err}")
         return EXIT_OK
     try:
         catalogs, _project = _load_catalogs(

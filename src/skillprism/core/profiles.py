@@ -67,6 +67,40 @@ class RuleSetting:
     hint: str = ""
 
 
+LEVELS = ("verified", "partial", "documented", "specified")
+PARTS = ("discovery", "precedence", "frontmatter", "tier1", "tier2", "tier3")
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeInfo:
+    """Which runtime release a profile models and how its facts were established.
+
+    `level`: `verified` = the conformance lab runs this release's own code and agrees on every
+    fixture; `partial` = the lab runs it and the differences left are listed; `documented` = no
+    code could be run, facts come from the cited sources; `specified` = a system described by a
+    written specification (the seeds), with no code to run."""
+
+    release: str = ""
+    package: str = ""
+    level: str = "documented"
+    verified_on: str = ""
+    verified_by: str = ""
+    parts: Mapping[str, str] = field(default_factory=dict)
+
+    def provenance(self, title: str) -> str:
+        """One line for every place a runtime is named: what was verified against what, when."""
+        what = f"{title} {self.release}".strip()
+        if self.level == "verified":
+            return f"verified against {what} on {self.verified_on}"
+        if self.level == "partial":
+            return (
+                f"partly verified against {what} on {self.verified_on} (known differences listed)"
+            )
+        if self.level == "specified":
+            return f"modelled from the written specification of {what}; no code to run"
+        return f"documented, not verified: {what} (its code was not run)"
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     name: str
@@ -112,6 +146,11 @@ class Profile:
     body_max_lines: int = 500
     body_max_tokens: int = 5000
     disclosure: DisclosureSpec = field(default_factory=DisclosureSpec)
+    runtime: RuntimeInfo = field(default_factory=RuntimeInfo)
+
+    @property
+    def provenance(self) -> str:
+        return self.runtime.provenance(self.title)
 
     def action(self, rule: str) -> RuleSetting:
         """What this runtime does about `rule`: the profile's setting, else the registry default."""
@@ -311,11 +350,13 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         )
         r.check_unknown()
     disclosure = parse_disclosure(top)
+    runtime = _parse_runtime(top.table("runtime"))
     top.used.update({"fields", "rules", "roots"})
     top.check_unknown()
 
     return Profile(
         disclosure=disclosure,
+        runtime=runtime,
         name=name,
         title=title,
         summary=summary,
@@ -331,6 +372,32 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         **discovery,
         **frontmatter,
     )
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _parse_runtime(t: _Reader) -> RuntimeInfo:
+    level = t.get("level", str, "documented", LEVELS)
+    verified_on = t.get("verified_on", str, "")
+    if verified_on and not _DATE.fullmatch(verified_on):
+        raise t.fail("verified_on", f"expected a date YYYY-MM-DD, got {verified_on!r}")
+    if level in ("verified", "partial") and not verified_on:
+        raise t.fail("verified_on", f"is required when level is {level!r}")
+    parts = t.table("parts")
+    part_values = {k: parts.get(k, str) for k in PARTS if k in parts.data}
+    parts.used.update(part_values)
+    parts.check_unknown()
+    info = RuntimeInfo(
+        release=t.get("release", str, ""),
+        package=t.get("package", str, ""),
+        level=level,
+        verified_on=verified_on,
+        verified_by=t.get("verified_by", str, ""),
+        parts=part_values,
+    )
+    t.check_unknown()
+    return info
 
 
 def load_profile_file(path: Path) -> Profile:

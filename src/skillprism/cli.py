@@ -240,6 +240,7 @@ def _load_catalogs(
 ) -> tuple[list, str]:  # type: ignore[type-arg]
     """The catalogs the command works on (one per profile) and the project folder, following the
     shared PATH / --profile / --project / settings-file rules of `check`."""
+    from skillprism.core.policy import Policy
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
     from skillprism.core.resolve import DocumentCache, build_catalog
     from skillprism.core.scan import path_problem
@@ -287,8 +288,7 @@ def _load_catalogs(
             project=project,
             max_depth=max_depth,
             cache=cache,
-            ignore_codes=settings.ignore_codes,
-            ignore_paths=settings.ignore_paths,
+            policy=Policy(profile, settings.ignore_codes, settings.ignore_paths, project),
             workers=workers,
         )
         for profile in profiles
@@ -605,6 +605,7 @@ def cmd_resource(args: argparse.Namespace) -> int:
                 only_listed=spec.only_listed,
                 max_bytes=spec.max_bytes,
                 count_tokens=counter.count,
+                policy=catalog.reporting(),
             )
         else:
             skill = find_skill(catalog, args.name, args.path)
@@ -615,6 +616,7 @@ def cmd_resource(args: argparse.Namespace) -> int:
                 only_listed=spec.only_listed,
                 max_bytes=spec.max_bytes,
                 count_tokens=counter.count,
+                policy=catalog.reporting(),
             )
     except ActivationError as err:
         print(f"skillprism: {catalog.profile.name}: {err}", file=sys.stderr)
@@ -677,8 +679,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         args.paths or list(settings.roots) or None,
         project=project,
         max_depth=args.max_depth,
-        ignore_codes=settings.ignore_codes,
-        ignore_paths=settings.ignore_paths,
+        policy=catalog.policy,
         catalog=catalog,
     )
     out_lock = threading.Lock()

@@ -19,7 +19,7 @@ from skillprism.core.arguments import (
     substitute,
 )
 from skillprism.core.catalog import Catalog, SkillEntry
-from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.document import parse_document
 from skillprism.core.resources import list_resources
 from skillprism.core.tokens import EstimateCounter, TokenCounter
@@ -174,16 +174,15 @@ def activate(
         refusal = f"{catalog.profile.title} has no user command for skills"
     if refusal:
         refusal = refusal.format_map(values)
-        diagnostics.append(
-            Diagnostic(
-                "SP408",
-                Severity.ERROR,
-                refusal,
-                skill.path,
-                effect=f"{catalog.profile.title} refuses the activation",
-                hint="invoke it the other way, or change the frontmatter flag",
-            )
+        refused = catalog.reporting().report(
+            "activation-refused",
+            refusal,
+            skill.path,
+            effect=f"{catalog.profile.title} refuses the activation",
+            hint="invoke it the other way, or change the frontmatter flag",
+            always=True,  # the refusal is the result: always explained
         )
+        diagnostics.append(refused)  # type: ignore[arg-type]
     if not skill.active:
         notes.append(
             f"this copy is {skill.status}: {skill.reason or 'not the one the runtime uses'}"
@@ -247,17 +246,16 @@ def activate(
             f"{spec.compaction_keep_tokens:,} tokens (about {kept:,} of {len(content):,} characters)"
         )
     if spec.guidance_tokens and tokens > spec.guidance_tokens:
-        diagnostics.append(
-            Diagnostic(
-                "SP407",
-                Severity.WARNING,
-                f"activated content is {tokens:,} tokens ({counter.name}); guidance: under "
-                f"{spec.guidance_tokens:,}",
-                skill.path,
-                effect="the activation takes a large share of the context",
-                hint="move detail into references/ that the body links to",
-            )
+        over = catalog.reporting().report(
+            "activation-over-guidance",
+            f"activated content is {tokens:,} tokens ({counter.name}); guidance: under "
+            f"{spec.guidance_tokens:,}",
+            skill.path,
+            effect="the activation takes a large share of the context",
+            hint="move detail into references/ that the body links to",
         )
+        if over is not None:
+            diagnostics.append(over)
     fork = bool(spec.fork_field) and str(fm.get(spec.fork_field, "")).strip().lower() == "fork"
     if fork:
         notes.append(

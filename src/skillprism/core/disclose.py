@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillprism.core.catalog import Catalog, SkillEntry
-from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, Tier1Spec
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
@@ -528,20 +528,20 @@ class Tier1Model:
         self, entries: list[EntryOutcome], limit: int | None, used: int
     ) -> list[Diagnostic]:
         title = self.profile.title
-        out = []
+        policy = self.catalog.reporting()
+        out: list[Diagnostic | None] = []
         rules = {
-            "name-only": ("SP401", Severity.WARNING, f"{title} lists this skill by name only"),
-            "shortened": ("SP402", Severity.WARNING, f"{title} shows a shortened description"),
-            "omitted": ("SP403", Severity.WARNING, f"{title} does not list this skill"),
-            "excluded": ("SP404", Severity.INFO, f"{title} does not list this skill"),
+            "name-only": ("description-dropped", f"{title} lists this skill by name only"),
+            "shortened": ("description-shortened", f"{title} shows a shortened description"),
+            "omitted": ("omitted-by-budget", f"{title} does not list this skill"),
+            "excluded": ("excluded-from-listing", f"{title} does not list this skill"),
         }
         for e in entries:
             if e.outcome in rules:
-                code, sev, effect = rules[e.outcome]
+                rule, effect = rules[e.outcome]
                 out.append(
-                    Diagnostic(
-                        code,
-                        sev,
+                    policy.report(
+                        rule,
                         f"{e.name}: {e.outcome} ({e.reason})",
                         e.path,
                         effect=effect,
@@ -550,9 +550,8 @@ class Tier1Model:
                 )
             if e.tokens > GUIDANCE_TOKENS_PER_ENTRY and e.outcome in ("full", "shortened"):
                 out.append(
-                    Diagnostic(
-                        "SP406",
-                        Severity.INFO,
+                    policy.report(
+                        "entry-over-guidance",
                         f"{e.name}: listing entry is {e.tokens} tokens; guidance about "
                         f"{GUIDANCE_TOKENS_PER_ENTRY}",
                         e.path,
@@ -562,16 +561,15 @@ class Tier1Model:
                 )
         if limit is not None and used > limit:
             out.append(
-                Diagnostic(
-                    "SP405",
-                    Severity.WARNING,
+                policy.report(
+                    "listing-over-budget",
                     f"listing is {used:,} characters; budget {limit:,}",
                     "",
                     effect=f"{title} cannot fit the listing",
                     hint="shorten descriptions, or turn skills off for this runtime",
                 )
             )
-        return out
+        return [d for d in out if d is not None]
 
 
 def _hint(outcome: str) -> str:

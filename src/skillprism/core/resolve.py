@@ -158,6 +158,15 @@ def profile_roots(
 # --- layout --------------------------------------------------------------------------------------
 
 
+def _suggested_root(roots: Sequence[RootInfo], project: str, home: str) -> str:
+    """The root to suggest creating: the first in the project, else in the home folder."""
+    for base in (os.path.abspath(project), home):
+        for root in roots:
+            if root.path.startswith(base.rstrip(os.sep) + os.sep):
+                return root.path
+    return roots[0].path
+
+
 def layout_verdict(profile: Profile, layout: str, parts: Sequence[str]) -> str:
     """Why `profile` would not discover a skill file at `parts` below a root ('' = it would)."""
     file_name = parts[-1]
@@ -410,10 +419,32 @@ def build_catalog(
             roots.append(root)
             for where, finding in result.notes:
                 note(where, finding)
+            if not files and not any(f.rule == "folder-unreadable" for _w, f in result.notes):
+                note(
+                    absolute,
+                    Finding(
+                        "no-skill-file",
+                        f"no skill file ({' or '.join(profile.file_names)}) below {given}",
+                        hint="point at a folder that holds skill folders, or at a SKILL.md",
+                    ),
+                )
             for f in files:
                 located.append(_locate_explicit(profile, f, index, root))
     else:
         roots = profile_roots(profile, project or os.getcwd(), home, env)
+        if roots and not any(root.exists for root in roots):
+            shown = ", ".join(r.path for r in roots[:3]) + (
+                f" and {len(roots) - 3} more" if len(roots) > 3 else ""
+            )
+            note(
+                os.path.abspath(project or os.getcwd()),
+                Finding(
+                    "root-missing",
+                    f"none of {profile.title}'s skill folders exists here: {shown}",
+                    hint=f"create {_suggested_root(roots, project or os.getcwd(), home)} "
+                    "and put a skill folder in it",
+                ),
+            )
         for root in roots:
             if not root.exists:
                 continue

@@ -17,7 +17,7 @@ from typing import Any
 
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.diagnostics import Diagnostic
-from skillprism.core.disclosure_spec import BudgetSpec, Tier1Spec
+from skillprism.core.disclosure_spec import BudgetSpec, Tier1Spec, flag_set
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
 OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
@@ -174,6 +174,7 @@ class Tier1Model:
         self.catalog = catalog
         self.profile = catalog.profile
         self.spec: Tier1Spec = spec or catalog.profile.disclosure.tier1
+        self.model_off = catalog.profile.disclosure.tier2.model_invocation_off
         self.counter = counter or EstimateCounter()
         self._token_cache: dict[str, int] = {}
         self._render_cache: dict[tuple[str, int], str] = {}
@@ -189,11 +190,8 @@ class Tier1Model:
                 if text:
                     parts.append(" ".join(text.split()) if "\n" in text else text)
             description = self.spec.description_joiner.join(parts)
-            excluded = ""
-            for fname, value in self.spec.exclude_fields.items():
-                if fm.get(fname) == value or str(fm.get(fname)).lower() == str(value).lower():
-                    excluded = f"{fname}: {str(value).lower()}"
-                    break
+            # Kept from the model by activation rules, or left out of the listing by its own.
+            excluded = flag_set(fm, self.model_off) or flag_set(fm, self.spec.exclude_fields)
             if not excluded and self.spec.require_description and not description:
                 excluded = "no description"
             self.items.append(

@@ -560,6 +560,11 @@ class LiveCatalog:
         self.last_refresh = "initial"  # "full", "incremental" or "none" after a refresh
 
     @property
+    def current(self) -> Catalog | None:
+        """The catalog built so far, without building one (None before the first build)."""
+        return self._catalog
+
+    @property
     def catalog(self) -> Catalog:
         with self._lock:
             if self._catalog is None:

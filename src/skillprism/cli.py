@@ -171,6 +171,10 @@ def _build_parser() -> argparse.ArgumentParser:
         help="quit once the window shows the first scan, printing a line (start-up benchmarks)",
     )
 
+    from skillprism import cli_where
+
+    cli_where.add_parser(sub)
+
     selftest = sub.add_parser(
         "self-test",
         help="check that this installation works (offscreen window, profiles, watcher)",
@@ -929,6 +933,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_report(args)
         if args.command == "self-test":
             return cmd_self_test(args)
+        if args.command == "where":
+            from skillprism import cli_where
+
+            return cli_where.run(args)
         return cmd_gui(
             args
             if args.command == "gui"

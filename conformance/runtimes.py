@@ -142,6 +142,11 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
+# Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
+# one minified bundle, no exported loader), OpenClaw (openclaw 2026.9.6, hashed dist/ chunks), Amp
+# (@ampcode/cli-linux-x64, a Bun binary that may contact its server), OpenHands (openhands-sdk
+# 1.58.2) and Mistral Vibe (mistral-vibe 3.0.3): both need Python >= 3.12 (see `python` above) and
+# pin dependencies (certifi 2026.10.19) the package index reachable here does not have yet.
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -210,24 +215,6 @@ RUNTIMES: dict[str, Runtime] = {
             package="@cline/core",
         ),
         Runtime(
-            name="continue",
-            release="1.5.47",
-            profile="continue",
-            driver="continue.mjs",
-            kind="node",
-            npm={"@continuedev/cli": "1.5.47"},
-            package="@continuedev/cli",
-        ),
-        Runtime(
-            name="openclaw",
-            release="2026.9.6",
-            profile="openclaw",
-            driver="openclaw.mjs",
-            kind="node",
-            npm={"openclaw": "2026.9.6"},
-            package="openclaw",
-        ),
-        Runtime(
             name="copilot-cli",
             release="1.0.102",
             profile="copilot-cli",
@@ -237,15 +224,6 @@ RUNTIMES: dict[str, Runtime] = {
             package="@github/copilot-linux-x64",
         ),
         Runtime(
-            name="amp",
-            release="0.0.1790142911-g7618fb",
-            profile="amp",
-            driver="amp.py",
-            kind="python",
-            npm={"@ampcode/cli-linux-x64": "0.0.1790142911-g7618fb"},
-            package="@ampcode/cli-linux-x64",
-        ),
-        Runtime(
             name="hermes-agent",
             release="0.19.0",
             profile="hermes-agent",
@@ -253,26 +231,6 @@ RUNTIMES: dict[str, Runtime] = {
             kind="python",
             pypi={"hermes-agent": "0.19.0"},
             package="agent",
-        ),
-        Runtime(
-            name="openhands",
-            release="1.58.2",
-            profile="openhands",
-            driver="openhands.py",
-            kind="python",
-            pypi={"openhands-sdk": "1.58.2"},
-            package="openhands",
-            python="3.12",
-        ),
-        Runtime(
-            name="mistral-vibe",
-            release="3.0.3",
-            profile="mistral-vibe",
-            driver="mistral-vibe.py",
-            kind="python",
-            pypi={"mistral-vibe": "3.0.3"},
-            package="vibe",
-            python="3.12",
         ),
         Runtime(
             name="skills-ref",

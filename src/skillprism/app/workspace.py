@@ -32,6 +32,7 @@ from skillprism.core.activate import Activation, ActivationError, activate, find
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
 from skillprism.core.disclose import OVERRIDES, BudgetSettings, Tier1Model, Tier1Result
+from skillprism.core.placement import WhereReport, where
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
 from skillprism.core.resolve import DocumentCache
@@ -376,6 +377,11 @@ class Workspace:
             count_tokens=self.counter.count,
             policy=catalog.reporting(),
         )
+
+    def where(self, skill_dir: str) -> WhereReport:
+        """For a skill folder: the folders each chosen runtime would need it in, and whether it
+        finds it where it is now (PlacementError for a folder without a skill file)."""
+        return where(skill_dir, self.profiles, project=self.project, home=self.home, env=self.env)
 
     # --- matrix and report -----------------------------------------------------------------------
 

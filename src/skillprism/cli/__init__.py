@@ -9,10 +9,20 @@ import sys
 from collections.abc import Sequence
 
 from skillprism import __version__
-from skillprism.cli import activate, check, gui, prompt, report, resource, selftest, watch
+from skillprism.cli import (
+    activate,
+    check,
+    gui,
+    prompt,
+    report,
+    resource,
+    selftest,
+    watch,
+    where,
+)
 from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
-COMMANDS = (check, prompt, activate, resource, watch, report, gui, selftest)
+COMMANDS = (check, prompt, activate, resource, watch, report, where, gui, selftest)
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 

@@ -182,7 +182,7 @@ def test_watch_reports_a_chmod_that_makes_a_skill_unreadable(tmp_path: Path) -> 
         os.chmod(path, 0o000)
         update = json.loads(lines.get(timeout=TIMEOUT) or "null")
         assert update["entries"] == [
-            {"path": str(path), "name": "", "status": "skipped", "codes": ["SP100"]}
+            {"path": str(path), "name": "", "status": "skipped", "codes": ["SP100", "SP700"]}
         ]
         os.chmod(path, 0o644)
         update = json.loads(lines.get(timeout=TIMEOUT) or "null")

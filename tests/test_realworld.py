@@ -496,7 +496,7 @@ def test_cli_json_matches_catalog(
     base = REALWORLD / case
     code, doc = cli_json(capsys, str(base))
     [result] = doc["results"]
-    cat = check(agentskills, base)
+    cat = build_catalog(agentskills, [str(base)], security=True)  # check runs the security pass
     assert {s["path"]: s["status"] for s in result["skills"]} == {
         s.path: s.status for s in cat.skills
     }

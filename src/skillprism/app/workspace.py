@@ -209,6 +209,7 @@ class Workspace:
                 max_depth=self.max_depth,
                 policy=self.policy(spec),
                 cache=self.cache,
+                security=self.settings.security,
             )
             live.workers = self.workers
             live.start_method = self.start_method

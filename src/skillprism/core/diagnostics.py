@@ -31,12 +31,13 @@ class Diagnostic:
     column: int = 0
     effect: str = ""
     hint: str = ""
+    evidence: str = ""  # the offending text, invisible characters made visible (security)
 
     def at(self, path: str) -> Diagnostic:
         return replace(self, path=path)
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "code": self.code,
             "severity": self.severity.value,
             "message": self.message,
@@ -45,6 +46,9 @@ class Diagnostic:
             "effect": self.effect,
             "hint": self.hint,
         }
+        if self.evidence:
+            out["evidence"] = self.evidence
+        return out
 
 
 def worst(diagnostics: object) -> Severity | None:

@@ -70,6 +70,7 @@ class _RuleView:
     fallback_effect: str
     hint: str
     dropped: bool
+    profile_set: bool  # the profile's [rules] table names this rule
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class Policy:
                 fallback_effect=RULE_EFFECTS.get(rule, "") or default_effect(self.title, action),
                 hint=setting.hint,
                 dropped=setting.action == "ignore" or info.code in self.ignore_codes,
+                profile_set=self.profile is not None and rule in self.profile.rules,
             )
             self._rules[rule] = known
         return known
@@ -133,23 +135,33 @@ class Policy:
         return any(fnmatch.fnmatch(rel, pattern) for pattern in self.ignore_paths)
 
     def diagnostic(
-        self, finding: Finding, path: str, *, effect: str = "", always: bool = False
+        self,
+        finding: Finding,
+        path: str,
+        *,
+        effect: str = "",
+        always: bool = False,
+        severity: Severity | None = None,
+        evidence: str = "",
     ) -> Diagnostic | None:
         """`finding` about `path` as this policy reports it, or None when the profile or the
         project settings drop it. `always`: the diagnostic explains a result (a refusal) and is
-        kept even where it would be dropped as a finding."""
+        kept even where it would be dropped as a finding. `severity`: the finding's own severity
+        (a security rule judges each occurrence), used unless the profile sets the rule's action;
+        `evidence`: the offending text, shown beside the message."""
         view = self._rule(finding.rule)
         if (view.dropped or self.ignores_path(path)) and not always:
             return None
         return Diagnostic(
             code=view.code,
-            severity=view.severity,
+            severity=view.severity if severity is None or view.profile_set else severity,
             message=finding.message,
             path=path,
             line=finding.line,
             column=finding.column,
             effect=view.profile_effect or effect or view.fallback_effect,
             hint=view.hint or finding.hint,
+            evidence=evidence,
         )
 
     def report(

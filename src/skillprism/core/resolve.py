@@ -16,17 +16,20 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
-from skillprism.core.codes import CODES
+from skillprism.core.codes import CODES, RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
 from skillprism.core.validate import Evaluation, evaluate
+
+if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
+    from skillprism.core.security import RiskFinding
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,7 @@ class DocumentCache:
     def __init__(self) -> None:
         self._docs: dict[str, tuple[FileStamp, SkillDocument]] = {}
         self._evaluations: dict[tuple[str, int], tuple[FileStamp, Evaluation]] = {}
+        self._risks: dict[str, tuple[FileStamp, list[RiskFinding]]] = {}
 
     @staticmethod
     def _stamp(path: str) -> FileStamp | None:
@@ -67,6 +71,18 @@ class DocumentCache:
             return None
         return cached[1]
 
+    def risks(self, path: str) -> list[RiskFinding] | None:
+        """The security findings of the skill whose file is `path`, if its file is unchanged
+        since (a change elsewhere in the skill folder is forgotten by the live catalog)."""
+        cached = self._risks.get(path)
+        if cached is None or self._stamp(path) != cached[0]:
+            return None
+        return cached[1]
+
+    def store_risks(self, path: str, stamp: FileStamp | None, risks: list[RiskFinding]) -> None:
+        if stamp is not None:
+            self._risks[path] = (stamp, risks)
+
     def store_evaluation(
         self, path: str, profile_key: int, stamp: FileStamp | None, evaluation: Evaluation
     ) -> None:
@@ -76,6 +92,7 @@ class DocumentCache:
     def forget(self, paths: Iterable[str]) -> None:
         for p in paths:
             self._docs.pop(p, None)
+            self._risks.pop(p, None)
             for key in [k for k in self._evaluations if k[0] == p]:
                 del self._evaluations[key]
 
@@ -345,11 +362,13 @@ def build_catalog(
     policy: Policy | None = None,
     workers: int = 1,
     start_method: str = "fork",
+    security: bool = False,
 ) -> Catalog:
     """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
     or, without paths, the profile's own roots for `project` and `home`.
 
-    `policy` reports every finding (the profile's rules and the project's settings: its
+    `security` adds the security pass's findings (what each skill could do to the user who
+    installs it; category `security`). `policy` reports every finding (the profile's rules and the project's settings: its
     `ignore_codes` drop findings before states are decided, its `ignore_paths` also drop skill
     files before precedence, as if they were not there). `workers` > 1 reads
     and evaluates large sets in that many processes, this one included (headless use; the cache is
@@ -358,7 +377,7 @@ def build_catalog(
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
     policy = policy or Policy(profile)
-    evaluator = _Evaluator(profile, cache, workers, start_method)
+    evaluator = _Evaluator(profile, cache, workers, start_method, security)
     root_diags: list[Diagnostic] = []
     located: list[Located] = []
     roots: list[RootInfo] = []
@@ -530,6 +549,8 @@ def resolve_located(
             if ev.findings  # most skills have none: skip building the generators
             else []
         )
+        if ev.risks:
+            diags.extend(risk_diagnostics(policy, ev.risks))
         below = skill_dir + os.sep
         nested = []
         i = bisect.bisect_left(skill_dirs, below)
@@ -560,7 +581,7 @@ def resolve_located(
                 diags.insert(0, d)
         elif diags and any(
             d.severity is Severity.ERROR and policy.skips(CODES[d.code].rule) for d in diags
-        ):
+        ):  # (no security rule ever skips: the runtime loads a risky skill all the same)
             status = "skipped"
             reason = next(d.message for d in diags if policy.skips(CODES[d.code].rule))
         elif ev.name and not _passes_filters(profile, ev.name):
@@ -593,9 +614,13 @@ def resolve_located(
     skills = []
     for d in drafts:
         if not d["status"]:
-            # error outranks shadowed, which outranks warning (docs/architecture.md: the first that applies).
+            # error outranks shadowed, which outranks warning (docs/architecture.md: the first that
+            # applies). What the runtime does decides the state: security findings do not.
             worst = (
-                max((x.severity.rank for x in d["diagnostics"]), default=0)
+                max(
+                    (x.severity.rank for x in d["diagnostics"] if x.code not in SECURITY_CODES),
+                    default=0,
+                )
                 if d["diagnostics"]
                 else 0
             )
@@ -607,13 +632,67 @@ def resolve_located(
                 d["status"] = "warning" if worst == 2 else "ok"
         d["diagnostics"] = tuple(d["diagnostics"])
         skills.append(SkillEntry(**d))
-    return Catalog(
+    catalog = Catalog(
         profile=profile,
         roots=tuple(roots),
         skills=tuple(skills),
         diagnostics=tuple(root_diags),
         policy=policy,
     )
+    return with_cross_skill_risks(catalog) if evaluator_scans(evaluator) else catalog
+
+
+SECURITY_CODES = frozenset(c for c, info in CODES.items() if info.category == "security")
+# Findings about the set (names that imitate each other), not about one skill's files.
+CROSS_SKILL_CODES = frozenset({RULES["confusable-name"].code, RULES["mixed-script-name"].code})
+
+
+def evaluator_scans(evaluator: object) -> bool:
+    return bool(getattr(evaluator, "security", False))
+
+
+def risk_diagnostics(policy: Policy, risks: Sequence[RiskFinding]) -> list[Diagnostic]:
+    """The security pass's findings as the policy reports them (each keeps its own severity
+    unless the profile sets its rule)."""
+    out = []
+    for r in risks:
+        d = policy.diagnostic(
+            Finding(r.rule, r.message, r.line, r.column, r.hint),
+            r.path,
+            effect=r.effect,
+            severity=r.severity,
+            evidence=r.evidence,
+        )
+        if d is not None:
+            out.append(d)
+    return out
+
+
+def with_cross_skill_risks(catalog: Catalog) -> Catalog:
+    """`catalog` with the findings about its names as a set (look-alikes of another skill's name,
+    names that mix scripts) made afresh: a fresh build and a live refresh end the same."""
+    from skillprism.core.security import cross_skill_findings
+
+    triples = [
+        (s.path, s.name, s.description or "")
+        for s in catalog.skills
+        if s.name and s.status not in ("not-discovered", "skipped")
+    ]
+    found: dict[str, list[Diagnostic]] = {}
+    for d in risk_diagnostics(catalog.reporting(), cross_skill_findings(triples)):
+        found.setdefault(d.path, []).append(d)
+    skills = []
+    changed = False
+    for s in catalog.skills:
+        old = tuple(d for d in s.diagnostics if d.code in CROSS_SKILL_CODES)
+        new = tuple(found.get(s.path, ()))
+        if old == new:
+            skills.append(s)
+            continue
+        changed = True
+        kept = tuple(d for d in s.diagnostics if d.code not in CROSS_SKILL_CODES)
+        skills.append(replace(s, diagnostics=kept + new))
+    return replace(catalog, skills=tuple(skills)) if changed else catalog
 
 
 # A skill file to evaluate: its path, its real path if known ("" if not) and whether the scan saw
@@ -635,37 +714,64 @@ def _real_path(path: str, known: str = "") -> str:
 
 
 def evaluate_file(
-    path: str, profile: Profile, cache: DocumentCache | None = None, *, regular: bool = False
+    path: str,
+    profile: Profile,
+    cache: DocumentCache | None = None,
+    *,
+    regular: bool = False,
+    security: bool = False,
 ) -> tuple[Evaluation, FileStamp | None]:
     """Parse (through `cache`, if given) and evaluate one skill file, with the stamp of the file
-    read. An unexpected error in Skill Prism itself stays here: it becomes an `internal-error`
-    finding on this one skill, and every other skill is checked as usual."""
+    read; `security`: also scan the skill for risks (once per skill: the result does not depend on
+    the profile, and the cache keeps it). An unexpected error in Skill Prism itself stays here: it
+    becomes an `internal-error` finding on this one skill, and every other skill is checked as
+    usual."""
     try:
         doc = cache.get(path) if cache is not None else parse_document(path, regular=regular)
-        return evaluate(doc, profile, os.path.basename(os.path.dirname(path))), doc.stamp
+        evaluation = evaluate(doc, profile, os.path.basename(os.path.dirname(path)))
+        if security:
+            evaluation.risks = skill_risks(path, doc, cache)
+        return evaluation, doc.stamp
     except Exception as err:  # one bad skill must never take the whole set down
-        log.warning("evaluating %s failed", path, exc_info=True)
-        detail = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
-        return (
-            Evaluation(
-                findings=[
-                    Finding(
-                        "internal-error",
-                        f"Skill Prism failed while checking this file ({detail[:200]})",
-                        hint="please report this file to Skill Prism; other skills are unaffected",
-                    )
-                ]
-            ),
-            None,
-        )
+        return _internal_error(path, err), None
+
+
+def _internal_error(path: str, err: BaseException) -> Evaluation:
+    log.warning("evaluating %s failed", path, exc_info=True)
+    detail = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    return Evaluation(
+        findings=[
+            Finding(
+                "internal-error",
+                f"Skill Prism failed while checking this file ({detail[:200]})",
+                hint="please report this file to Skill Prism; other skills are unaffected",
+            )
+        ]
+    )
+
+
+def skill_risks(
+    path: str, doc: SkillDocument, cache: DocumentCache | None = None
+) -> list[RiskFinding]:
+    """The security findings of the skill whose file is `path` (cached by the file's stamp)."""
+    if cache is not None:
+        known = cache.risks(path)
+        if known is not None:
+            return known
+    from skillprism.core.security import scan_skill
+
+    risks = scan_skill(os.path.dirname(path), path, skill_text=doc.text)
+    if cache is not None:
+        cache.store_risks(path, doc.stamp, risks)
+    return risks
 
 
 def _evaluate_one(
-    item: _Item, profile: Profile, cache: DocumentCache | None
+    item: _Item, profile: Profile, cache: DocumentCache | None, security: bool = False
 ) -> tuple[Evaluation, str, FileStamp | None]:
-    path, known_real, regular = item
+    path, known_real, regular = item[:3]
     # Worker processes parse directly: a cache that dies with the process would only add a stat.
-    evaluation, stamp = evaluate_file(path, profile, cache, regular=regular)
+    evaluation, stamp = evaluate_file(path, profile, cache, regular=regular, security=security)
     return evaluation, _real_path(path, known_real), stamp
 
 
@@ -675,10 +781,11 @@ def _pool_init(profile: Profile) -> None:
 
 
 def _pool_evaluate(
-    paths: list[_Item],
+    batch: list[tuple[str, str, bool, bool]],
 ) -> list[tuple[Evaluation, str, FileStamp | None]]:
+    """Evaluate a batch in a worker; each item's last flag asks for its security scan too."""
     assert _pool_profile is not None
-    return [_evaluate_one(p, _pool_profile, None) for p in paths]
+    return [_evaluate_one(item, _pool_profile, None, security=item[3]) for item in batch]
 
 
 class _Evaluator:
@@ -697,9 +804,15 @@ class _Evaluator:
     AHEAD = 1  # batches handed to each worker process beyond the one it is on
 
     def __init__(
-        self, profile: Profile, cache: DocumentCache, workers: int, start_method: str = "fork"
+        self,
+        profile: Profile,
+        cache: DocumentCache,
+        workers: int,
+        start_method: str = "fork",
+        security: bool = False,
     ) -> None:
         self.profile = profile
+        self.security = security
         self.profile_key = hash(repr(profile))
         self.cache = cache
         self.start_method = start_method
@@ -717,7 +830,8 @@ class _Evaluator:
     def add(self, found: FoundFile) -> None:
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
-        self.pending.append((found.path, found.real, found.regular))
+        want_risks = self.security and self.cache.risks(found.path) is None
+        self.pending.append((found.path, found.real, found.regular, want_risks))  # type: ignore[arg-type]
         self.seen += 1
         if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
             self._submit()
@@ -739,8 +853,15 @@ class _Evaluator:
         self.processes = max(1, min(self.workers, os.cpu_count() or 1) - 1)
         try:
             ctx = multiprocessing.get_context(self.start_method)
+            preload = ["skillprism.core.resolve"]
+            if self.security:
+                # Loaded once here, not once per worker: forked workers inherit it, a fork
+                # server preloads it.
+                preload.append("skillprism.core.security.preload")
+                if self.start_method == "fork":
+                    import skillprism.core.security.preload  # noqa: F401
             if self.start_method == "forkserver":
-                ctx.set_forkserver_preload(["skillprism.core.resolve"])
+                ctx.set_forkserver_preload(preload)
             self.pool = ctx.Pool(self.processes, initializer=_pool_init, initargs=(self.profile,))
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
@@ -769,14 +890,16 @@ class _Evaluator:
                     self._feed()
                     if self.waiting:
                         for item in self.waiting.pop():
-                            ev, real, stamp = _evaluate_one(item, self.profile, None)
+                            ev, real, stamp = _evaluate_one(
+                                item, self.profile, None, security=item[3]
+                            )
                             done[item[0]] = (ev, real)
-                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev)
+                            self._store(item[0], stamp, ev)
                 try:
                     for batch, job in self.jobs:
                         for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
                             done[item[0]] = (ev, real)
-                            self.cache.store_evaluation(item[0], self.profile_key, stamp, ev)
+                            self._store(item[0], stamp, ev)
                 except Exception:  # a worker died: whatever is missing is evaluated here
                     pass
             finally:
@@ -793,10 +916,23 @@ class _Evaluator:
             if stored is not None:
                 done[path] = (stored, _real_path(path, item[1]))
                 continue
-            ev, real, stamp = _evaluate_one(item, self.profile, self.cache)
+            ev, real, stamp = _evaluate_one(item, self.profile, self.cache, self.security)
             done[path] = (ev, real)
             self.cache.store_evaluation(path, self.profile_key, stamp, ev)
+        if self.security:
+            for path, (ev, _real) in done.items():
+                if ev.risks is None:  # evaluated without: its scan is in the cache, or made now
+                    try:
+                        ev.risks = skill_risks(path, self.cache.get(path), self.cache)
+                    except Exception as err:  # never the whole set for one skill
+                        ev.findings.extend(_internal_error(path, err).findings)
+                        ev.risks = []
         return done
+
+    def _store(self, path: str, stamp: FileStamp | None, ev: Evaluation) -> None:
+        self.cache.store_evaluation(path, self.profile_key, stamp, ev)
+        if ev.risks is not None:
+            self.cache.store_risks(path, stamp, ev.risks)
 
 
 def _start_method_available(method: str) -> bool:

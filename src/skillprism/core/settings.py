@@ -3,7 +3,7 @@
 
 Keys: `profiles` (names or paths), `roots` (folders to scan, relative to the settings file),
 `ignore_codes` (e.g. ["SP601"]), `ignore_paths` (globs matched against skill paths relative to the
-project, e.g. ["vendor/**"]).
+project, e.g. ["vendor/**"]), `security` (false turns the security pass off; default true).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class ProjectSettings:
     roots: tuple[str, ...] = ()
     ignore_codes: frozenset[str] = frozenset()
     ignore_paths: tuple[str, ...] = ()
+    security: bool = True  # run the security pass (what a skill could do to its user)
 
 
 def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
@@ -31,6 +32,13 @@ def _strings(table: dict, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise SettingsError(f"{where}: key '{key}': expected a list of strings")
     return tuple(value)
+
+
+def _flag(table: dict, key: str, where: str) -> bool:
+    value = table.get(key, True)
+    if not isinstance(value, bool):
+        raise SettingsError(f"{where}: key '{key}': expected true or false")
+    return value
 
 
 def load_project_settings(project: str) -> ProjectSettings:
@@ -55,7 +63,7 @@ def load_project_settings(project: str) -> ProjectSettings:
             if not isinstance(data, dict):
                 raise SettingsError(f"{path}: [tool.skillprism] must be a table of settings")
         where = path if not section else f"{path} [tool.skillprism]"
-        known = {"profiles", "roots", "ignore_codes", "ignore_paths"}
+        known = {"profiles", "roots", "ignore_codes", "ignore_paths", "security"}
         extra = sorted(set(data) - known)
         if extra:
             raise SettingsError(
@@ -70,5 +78,6 @@ def load_project_settings(project: str) -> ProjectSettings:
             ),
             ignore_codes=frozenset(_strings(data, "ignore_codes", where)),
             ignore_paths=_strings(data, "ignore_paths", where),
+            security=_flag(data, "security", where),
         )
     return ProjectSettings()

@@ -34,6 +34,9 @@ class Evaluation:
     description: str | None = None
     frontmatter: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    # What the skill (its SKILL.md, scripts and resources) could do to the user who installs it:
+    # the security pass, the same under every profile (core/security).
+    risks: list[Any] | None = None  # None: not scanned
 
 
 def first_paragraph(body: str) -> str:

@@ -41,6 +41,7 @@ from skillprism.core.resolve import (
     plugin_name,
     profile_roots,
     resolve_located,
+    with_cross_skill_risks,
 )
 from skillprism.core.scan import ARCHIVE_SUFFIXES, DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile
 from skillprism.core.validate import Evaluation
@@ -507,21 +508,27 @@ class _Index:
 class _Evaluations:
     """Stands in for resolve's evaluator: results computed up front, the rest on demand."""
 
-    def __init__(self, profile: Profile, cache: DocumentCache, done: dict) -> None:  # type: ignore[type-arg]
-        self.profile, self.cache, self.done = profile, cache, done
+    def __init__(
+        self,
+        profile: Profile,
+        cache: DocumentCache,
+        done: dict,
+        security: bool,  # type: ignore[type-arg]
+    ) -> None:
+        self.profile, self.cache, self.done, self.security = profile, cache, done, security
 
     def results(self, items: list[tuple[str, str, bool]]) -> dict[str, tuple[Evaluation, str]]:
-        for path, real, _regular in items:  # (path, real path, regular file): see resolve._Item
+        for path, real, *_ in items:  # (path, real path, regular file): see resolve._Item
             if path not in self.done:
-                self.done[path] = _evaluate(path, self.profile, self.cache, real)
+                self.done[path] = _evaluate(path, self.profile, self.cache, real, self.security)
         return self.done
 
 
 def _evaluate(
-    path: str, profile: Profile, cache: DocumentCache, real: str = ""
+    path: str, profile: Profile, cache: DocumentCache, real: str = "", security: bool = False
 ) -> tuple[Evaluation, str]:
     """Parse (through the cache) and evaluate one skill file, as build_catalog does."""
-    evaluation, _stamp = evaluate_file(path, profile, cache)
+    evaluation, _stamp = evaluate_file(path, profile, cache, security=security)
     return evaluation, real or os.path.realpath(path)
 
 
@@ -538,6 +545,7 @@ class LiveCatalog:
         env: Mapping[str, str] | None = None,
         max_depth: int = DEFAULT_MAX_DEPTH,
         policy: Policy | None = None,
+        security: bool = False,
         cache: DocumentCache | None = None,
         catalog: Catalog | None = None,
     ) -> None:
@@ -553,6 +561,7 @@ class LiveCatalog:
         # threads); incremental refreshes evaluate the few changed skills in-process.
         self.workers = 1
         self.start_method = "fork"
+        self.security = security
         self._lock = threading.RLock()
         self._catalog = catalog
         self._index: _Index | None = None
@@ -583,6 +592,7 @@ class LiveCatalog:
             policy=self.policy,
             workers=self.workers,
             start_method=self.start_method,
+            security=self.security,
         )
 
     def roots_to_watch(self) -> list[str]:
@@ -712,7 +722,7 @@ class LiveCatalog:
             plugins[key] = plugin
             names = {entry.qualified_name}
             if key in affected:
-                ev, _real = done[key] = _evaluate(key, profile, self.cache)
+                ev, _real = done[key] = _evaluate(key, profile, self.cache, "", self.security)
                 if ev.name:
                     names.add(f"{plugin}:{ev.name}" if plugin else ev.name)
             for n in names:
@@ -732,7 +742,7 @@ class LiveCatalog:
             list(old.roots),
             located,
             [],
-            _Evaluations(profile, self.cache, done),
+            _Evaluations(profile, self.cache, done, self.security),
             self.policy,
         )
         fresh = {s.key: s for s in sub.skills}
@@ -744,4 +754,8 @@ class LiveCatalog:
             diagnostics=old.diagnostics,
             policy=self.policy,
         )
+        if self.security:
+            new = with_cross_skill_risks(new)
+            fresh = {s.key: s for s in new.skills}
+            return new, tuple(fresh[s.key] for s in sub.skills)
         return new, sub.skills

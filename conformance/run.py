@@ -15,6 +15,7 @@ is not listed (with a reason) in conformance/known-divergences.toml.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -37,7 +38,7 @@ from conformance import fixtures
 from conformance.runtimes import LAB, Runtime, selected
 
 KNOWN_FILE = LAB / "known-divergences.toml"
-FIELDS = ("loaded", "name", "description", "clash", "tier1")
+FIELDS = ("loaded", "name", "description", "clash", "tier1", "facts")
 DRIVER_TIMEOUT = 900  # seconds for one driver process (a batch of every case)
 
 # --- Skill Prism's side -----------------------------------------------------------------------
@@ -149,13 +150,19 @@ def show(value: Any, limit: int = 160) -> str:
 
 
 def _first_difference(a: str, b: str) -> tuple[str, str]:
-    """The first differing line of each text, with its line number."""
+    """The first differing line of each text, with its line number, shown from a little before
+    the first differing character (so a long line's difference is visible)."""
     la, lb = a.split("\n"), b.split("\n")
     for i in range(max(len(la), len(lb))):
         x = la[i] if i < len(la) else "<end of text>"
         y = lb[i] if i < len(lb) else "<end of text>"
         if x != y:
-            return f"line {i + 1}: {show(x)}", f"line {i + 1}: {show(y)}"
+            at = next((k for k, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
+            if at is None:
+                at = min(len(x), len(y))
+            start = max(0, at - 40)
+            where = f"line {i + 1}" + (f", column {start + 1}" if start else "")
+            return f"{where}: {show(x[start:])}", f"{where}: {show(y[start:])}"
     return "(same lines)", "(same lines)"
 
 
@@ -279,6 +286,30 @@ def compare_case(
     return CaseResult(case_id, tally, divs, outside)
 
 
+def compare_facts(runtime: str, result: Mapping[str, Any]) -> CaseResult:
+    """A runtime that cannot list fixtures (Claude Code) reports facts read from its binary, each
+    already set against the profile's value: `match`, or a divergence naming the byte offset."""
+    tally = Tally()
+    divs: list[Divergence] = []
+    for fact in result.get("facts") or []:
+        tally.total["facts"] += 1
+        if fact.get("status") == "match":
+            tally.agree["facts"] += 1
+            continue
+        where = f" (byte {fact['offset']})" if fact.get("offset") is not None else ""
+        divs.append(
+            Divergence(
+                runtime,
+                "facts",
+                str(fact.get("name")),
+                "fact",
+                f"{fact.get('status')}{where}: {show(fact.get('found'), 400)}",
+                show(fact.get("profile"), 400),
+            )
+        )
+    return CaseResult("facts", tally, divs, [])
+
+
 def _kept_both(members: Sequence[SpFile]) -> bool:
     return sum(1 for m in members if m.loaded) > 1
 
@@ -334,6 +365,9 @@ def _driver_env(rt: Runtime, job: Mapping[str, Any], tmp: str) -> dict[str, str]
         **job["env"],
         **rt.process_env(),
     }
+    if rt.facts_only:
+        # The facts driver renders the same synthetic skills with this Skill Prism to compare.
+        env["SKILLPRISM_LAB_SKILLPRISM"] = str(Path(sys.executable).parent / "skillprism")
     return env
 
 
@@ -357,8 +391,11 @@ def run_driver(
         except subprocess.TimeoutExpired:
             raise DriverError(f"{rt.name}: driver timed out after {DRIVER_TIMEOUT} s") from None
         if proc.returncode != 0:
+            said = proc.stderr.decode(errors="replace")[-2000:]
+            with contextlib.suppress(ValueError, AttributeError):
+                said += " ".join(json.loads(proc.stdout).get("warnings") or [])[-2000:]
             raise DriverError(
-                f"{rt.name}: driver failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}"
+                f"{rt.name}: driver failed ({proc.returncode}) on {first.get('project')}: {said}"
             )
         try:
             return json.loads(proc.stdout)
@@ -370,7 +407,7 @@ def run_driver(
         if not isinstance(out, list) or len(out) != len(jobs):
             raise DriverError(f"{rt.name}: batch result does not match the {len(jobs)} jobs")
         return out
-    workers = workers or max(4, min(8, os.cpu_count() or 2))
+    workers = workers or rt.workers or max(4, min(8, os.cpu_count() or 2))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda j: call(j, j), jobs))
 
@@ -408,6 +445,7 @@ class RuntimeReport:
     skipped_entries: list[str] = field(default_factory=list)
     seconds: float = 0.0
     error: str = ""
+    facts: list[dict] = field(default_factory=list)  # facts-only runtimes (Claude Code)
 
 
 def select_cases(
@@ -429,6 +467,8 @@ def run_runtime(
     profile = fixtures.shipped_profile(rt.profile)
     report = RuntimeReport(rt.name, rt.release, rt.profile)
     started = time.monotonic()
+    if rt.facts_only:
+        return _run_facts(rt, work, known, report, started)
     cases = [c for c in cases if rt.clashes or not c.clash]
     root = os.path.join(work, rt.name)
     tmp = os.path.join(work, "tmp")
@@ -458,6 +498,31 @@ def run_runtime(
     return report
 
 
+def _run_facts(
+    rt: Runtime,
+    work: str,
+    known: Sequence[Mapping[str, str]],
+    report: RuntimeReport,
+    started: float,
+) -> RuntimeReport:
+    """One driver run on an empty tree: the runtime's facts against its profile."""
+    base = os.path.join(work, rt.name, "facts")
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    tree = fixtures.materialize(
+        fixtures.Case("facts", "facts", ()), fixtures.shipped_profile(rt.profile), base
+    )
+    result = run_driver(rt, [tree.job()], tmp)[0]
+    if result.get("facts") is None:
+        raise DriverError(f"{rt.name}: the driver reported no facts: {result.get('warnings')}")
+    cr = compare_facts(rt.name, result)
+    report.facts = list(result["facts"])
+    report.tally.add(cr.tally)
+    report.divergences = mark_known(cr.divergences, known)
+    report.seconds = time.monotonic() - started
+    return report
+
+
 def pct(a: int, b: int) -> str:
     return f"{a}/{b}" + (f" ({100 * a / b:.1f} %)" if b else "")
 
@@ -470,6 +535,20 @@ def print_report(r: RuntimeReport, out=sys.stdout) -> None:
     )
     if r.error:
         print(f"   ERROR: {r.error}", file=out)
+        return
+    if r.facts:
+        print(
+            f"   facts agreeing {pct(t.agree['facts'], t.total['facts'])} "
+            "(read from the binary, set against the profile)",
+            file=out,
+        )
+        for f in r.facts:
+            where = f"byte {f['offset']}" if f.get("offset") is not None else "no offset"
+            print(f"     [{f.get('status')}] {f.get('name')} ({where})", file=out)
+        known = sum(1 for d in r.divergences if d.known)
+        print(f"   divergences: {len(r.divergences)} ({known} known)", file=out)
+        for d in r.divergences:
+            print("    " + d.line(), file=out)
         return
     print(f"   loaded        {pct(t.agree['loaded'], t.total['loaded'])} files", file=out)
     print(f"   name          {pct(t.agree['name'], t.total['name'])} files both load", file=out)
@@ -506,7 +585,16 @@ def print_report(r: RuntimeReport, out=sys.stdout) -> None:
 
 def summary_table(reports: Sequence[RuntimeReport]) -> str:
     rows = [
-        ("runtime", "release", "loaded", "name", "description", "clash winner", "tier-1 identical")
+        (
+            "runtime",
+            "release",
+            "loaded",
+            "name",
+            "description",
+            "clash winner",
+            "tier-1 identical",
+            "facts",
+        )
     ]
     for r in reports:
         t = r.tally
@@ -515,8 +603,8 @@ def summary_table(reports: Sequence[RuntimeReport]) -> str:
                 r.runtime,
                 r.release,
                 *(
-                    pct(t.agree[f], t.total[f])
-                    for f in ("loaded", "name", "description", "clash", "tier1")
+                    pct(t.agree[f], t.total[f]) if t.total[f] or f != "facts" else "-"
+                    for f in FIELDS
                 ),
             )
         )
@@ -595,6 +683,7 @@ def main(argv: list[str] | None = None) -> int:
                     "total": r.tally.total,
                     "tier1_not_obtainable": r.tally.tier1_missing,
                     "tier1_differ_alone": r.tally.tier1_alone,
+                    "facts": r.facts,
                     "outside": r.outside,
                     "divergences": [asdict(d) for d in r.divergences],
                 }

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.diagnostics import Diagnostic, Severity
-from skillprism.core.disclosure_spec import BudgetSpec, Tier1Spec
+from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec
+from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
 OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
@@ -155,6 +156,42 @@ class _Prepared:
     # a string concatenation instead of a template render (the slider shortens thousands).
     pre: str = ""
     post: str = ""
+    short_path: str = ""  # alias/relative path, when the profile lists a roots table
+
+
+def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
+    """A built-in skill as a catalog entry of its own (no file on disk)."""
+    root = RootInfo(path=b.location, scope=b.scope, layout="", rank=-1, exists=False)
+    return SkillEntry(
+        key=f"builtin:{b.name}",
+        path=b.location,
+        real_path=b.location,
+        directory="",
+        root=root,
+        name=b.name,
+        qualified_name=b.name,
+        description=b.description,
+        status="ok",
+        reason="built into the runtime",
+        diagnostics=(),
+        frontmatter={},
+    )
+
+
+def _load_slots(catalog: Catalog) -> dict[str, int]:
+    """Each loaded skill's place in the runtime's load order, where a skill that overrides a
+    copy loaded earlier takes that copy's place (a Map whose key is set again keeps its slot).
+    Load order is the roots' own order (the last-wins rank reversed) and, inside a root, the
+    catalog's order."""
+    last_wins = catalog.profile.tie_rule == "last-wins"
+    indexed = list(enumerate(catalog.skills))
+    indexed.sort(key=lambda p: (-p[1].root.rank if last_wins else p[1].root.rank, p[0]))
+    slot: dict[str, int] = {}
+    for pos, (_i, skill) in enumerate(indexed):
+        owner = skill.shadowed_by or skill.path
+        slot.setdefault(owner, pos)
+        slot[owner] = min(slot[owner], pos)
+    return slot
 
 
 def _field_text(value: Any) -> str:
@@ -179,7 +216,8 @@ class Tier1Model:
         self._render_cache: dict[tuple[str, int], str] = {}
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
         self.items: list[_Prepared] = []
-        for skill in catalog.skills:
+        skills = [*catalog.skills, *(_builtin_entry(b) for b in self.spec.builtin)]
+        for skill in skills:
             if not skill.loaded:
                 continue
             fm = skill.frontmatter
@@ -187,7 +225,8 @@ class Tier1Model:
             for name in self.spec.description_fields:
                 text = skill.description if name == "description" else _field_text(fm.get(name))
                 if text:
-                    parts.append(" ".join(text.split()) if "\n" in text else text)
+                    fold = self.spec.line_breaks == "fold" and "\n" in text
+                    parts.append(" ".join(text.split()) if fold else text)
             description = self.spec.description_joiner.join(parts)
             excluded = ""
             for fname, value in self.spec.exclude_fields.items():
@@ -206,10 +245,22 @@ class Tier1Model:
                     excluded,
                 )
             )
-        if self.spec.order == "name":
+        order = self.spec.order
+        if order == "name":
             self.items.sort(key=lambda p: p.name)
-        elif self.spec.order == "scope":
-            self.items.sort(key=lambda p: p.scope_rank)  # stable: catalog order within a scope
+        elif order == "name-casefold":
+            self.items.sort(key=lambda p: casefold_key(p.name, p.skill.path))
+        elif order == "name-locale":
+            self.items.sort(key=lambda p: locale_key(p.name))
+        elif order == "load":
+            slots = _load_slots(catalog)
+            self.items.sort(key=lambda p: slots.get(p.skill.path, -1))
+        elif order == "scope":
+            if self.spec.scope_then == "name":
+                self.items.sort(key=lambda p: (p.scope_rank, p.name, p.location))
+            else:
+                self.items.sort(key=lambda p: p.scope_rank)  # stable: catalog order in a scope
+        self._roots_text = self._alias_roots() if self.spec.root_alias else ""
         # The listing is header, entries and footer joined by the separator (empty parts left
         # out); `_frame` is what header and footer add, each with its separator.
         self._frame_pieces = [p for p in (self.spec.header, self.spec.footer) if p]
@@ -236,28 +287,66 @@ class Tier1Model:
 
     # --- rendering -------------------------------------------------------------------------------
 
-    def _esc(self, text: str) -> str:
-        return html.escape(text) if self.spec.escape == "xml" else text
+    def _alias_roots(self) -> str:
+        """Give each root an alias in order of first use by the listing and each entry its short
+        path (`r0/name/SKILL.md`); the roots table that the header's {roots} stands for."""
+        import os
+
+        aliases: dict[str, str] = {}
+        lines = []
+        for item in self.items:
+            root = item.skill.root
+            if item.excluded:
+                continue
+            if not root.exists and root.rank < 0:  # built-in: no root to name
+                item.short_path = item.location
+                continue
+            real_root = os.path.realpath(root.path)
+            alias = aliases.get(real_root)
+            if alias is None:
+                alias = self.spec.root_alias.format(index=len(aliases))
+                aliases[real_root] = alias
+                lines.append(self.spec.roots_line.format(alias=alias, root=real_root))
+            rel = os.path.relpath(item.location, real_root).replace(os.sep, "/")
+            item.short_path = f"{alias}/{rel}"
+        return self.spec.separator.join(lines)
+
+    def _esc(self, text: str, field: str = "description") -> str:
+        escape = self.spec.escape
+        if escape == "none" or field not in self.spec.escape_fields:
+            return text
+        out = html.escape(text)
+        return out.replace("&#x27;", "&apos;") if escape == "xml-apos" else out
 
     def _values(self, item: _Prepared) -> dict[str, str]:
         return {
-            "name": self._esc(item.name),
-            "location": item.location,
+            "name": self._esc(item.name, "name"),
+            "location": self._esc(item.location, "location"),
             "scope": item.skill.root.scope,
-            "path": item.skill.path,
+            "path": self._esc(item.skill.path, "path"),
+            "short_path": self._esc(item.short_path, "location"),
         }
+
+    def _cut_text(self, description: str, keep: int) -> str:
+        """`description` cut to `keep` characters, the profile's cut suffix ("…", "...") ending
+        the cut within them."""
+        suffix = self.spec.budget.cut_suffix
+        if not suffix:
+            return description[:keep]
+        return description[: max(0, keep - len(suffix))] + suffix[: max(0, keep)]
 
     def _cut(self, item: _Prepared, keep: int) -> str:
         """The full entry with its description cut to `keep` characters."""
         if keep >= len(item.description):
             return item.full_text
+        cut = self._cut_text(item.description, keep)
         if item.pre or item.post:
-            return item.pre + self._esc(item.description[:keep]) + item.post
+            return item.pre + self._esc(cut) + item.post
         key = (item.skill.key, keep)
         cached = self._render_cache.get(key)
         if cached is None:
             cached = self.spec.entry.format_map(
-                {**self._values(item), "description": self._esc(item.description[:keep])}
+                {**self._values(item), "description": self._esc(cut)}
             )
             self._render_cache[key] = cached
         return cached
@@ -381,7 +470,12 @@ class Tier1Model:
                 parts.append(shown)
             rows.append((st, reason[i], keep[i], shown))
         if parts or spec.empty == "frame":
-            text = spec.separator.join([p for p in (spec.header, *parts, spec.footer) if p])
+            header = spec.header
+            if spec.root_alias:
+                header = header.replace("{roots}", self._roots_text)
+            text = spec.separator.join([p for p in (header, *parts, spec.footer) if p])
+            if spec.strip_line_ends:
+                text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
         else:
             text = ""
         return Tier1Result(

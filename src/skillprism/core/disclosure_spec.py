@@ -12,9 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-ESCAPES = ("none", "xml")
+ESCAPES = ("none", "xml", "xml-apos")
+ESCAPE_FIELDS = ("name", "description", "location", "path")
 EMPTY = ("omit", "frame")
-ORDERS = ("catalog", "name", "scope")
+ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load")
+SCOPE_THEN = ("catalog", "name")
+LINE_BREAKS = ("fold", "keep")
 BUDGET_MODELS = ("none", "drop-descriptions", "trim-then-omit", "exclude-overflow")
 LIMIT_UNITS = ("chars", "tokens")
 KNOBS = ("overrides", "budget_fraction", "budget_chars", "entry_cap_chars", "disabled_skills")
@@ -37,6 +40,17 @@ class BudgetSpec:
     warning: str = ""
     tie_order: str = "last-listed dropped first"
     count_frame: bool = True  # whether the listing's fixed header/footer count against the limit
+    cut_suffix: str = ""  # appended to a description cut at entry_cap_chars (within the cap)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinSkill:
+    """A skill the runtime always lists without a SKILL.md on disk (OpenCode's own)."""
+
+    name: str
+    description: str
+    location: str = "<built-in>"
+    scope: str = "built-in"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +74,13 @@ class Tier1Spec:
     description_joiner: str = " "
     budget: BudgetSpec = field(default_factory=BudgetSpec)
     styles: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    escape_fields: tuple[str, ...] = ("name", "description")
+    line_breaks: str = "fold"  # fold: line breaks in a description become spaces; keep
+    strip_line_ends: bool = False  # trailing spaces of every line of the listing removed
+    scope_then: str = "catalog"  # order inside one scope when order = "scope"
+    builtin: tuple[BuiltinSkill, ...] = ()
+    root_alias: str = ""  # e.g. "r{index}": entries may use {short_path}, the header {roots}
+    roots_line: str = "- `{alias}` = `{root}`"
 
     def with_style(self, style: str) -> Tier1Spec:
         """This listing in an alternative layout named in `[tier1.styles.<style>]` (KeyError when
@@ -154,7 +175,8 @@ def check_template(t: _Table, key: str, text: str, fields: tuple[str, ...]) -> s
     return text
 
 
-ENTRY_FIELDS = ("name", "description", "location", "scope", "path")
+ENTRY_FIELDS = ("name", "description", "location", "scope", "path", "short_path")
+HEADER_FIELDS = (*ENTRY_FIELDS, "roots")
 WRAPPER_FIELDS = ("name", "body", "base_dir", "resources", "args")
 MESSAGE_FIELDS = ("name", "base_dir", "args")
 BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit")
@@ -199,12 +221,28 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         ),
         tie_order=b.get("tie_order", str, db.tie_order),
         count_frame=b.get("count_frame", bool, db.count_frame),
+        cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
     )
     b.check_unknown()
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
+    escape_fields = t1.strings("escape_fields", d1.escape_fields)
+    for i, f in enumerate(escape_fields):
+        if f not in ESCAPE_FIELDS:
+            raise t1.fail(f"escape_fields[{i}]", f"expected one of {', '.join(ESCAPE_FIELDS)}")
+    builtin = []
+    for i, raw in enumerate(t1.get("builtin", list, [])):
+        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+            raise t1.fail(f"builtin[{i}]", "expected a table of strings (name, description, ...)")
+        extra = set(raw) - {"name", "description", "location", "scope"}
+        if extra or not raw.get("name"):
+            raise t1.fail(f"builtin[{i}]", "needs name and description; may set location, scope")
+        builtin.append(BuiltinSkill(**raw))
+    root_alias = t1.get("root_alias", str, d1.root_alias)
+    if root_alias and "{index}" not in root_alias:
+        raise t1.fail("root_alias", "must contain {index}, e.g. 'r{index}'")
     tier1 = Tier1Spec(
-        header=check_template(t1, "header", t1.get("header", str, d1.header), ENTRY_FIELDS),
+        header=check_template(t1, "header", t1.get("header", str, d1.header), HEADER_FIELDS),
         footer=check_template(t1, "footer", t1.get("footer", str, d1.footer), ENTRY_FIELDS),
         entry=check_template(t1, "entry", t1.get("entry", str, d1.entry), ENTRY_FIELDS),
         entry_name_only=check_template(
@@ -222,6 +260,15 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         description_joiner=t1.get("description_joiner", str, d1.description_joiner),
         budget=budget,
         styles=styles,
+        escape_fields=escape_fields,
+        line_breaks=t1.get("line_breaks", str, d1.line_breaks, LINE_BREAKS),
+        strip_line_ends=t1.get("strip_line_ends", bool, d1.strip_line_ends),
+        scope_then=t1.get("scope_then", str, d1.scope_then, SCOPE_THEN),
+        builtin=tuple(builtin),
+        root_alias=root_alias,
+        roots_line=check_template(
+            t1, "roots_line", t1.get("roots_line", str, d1.roots_line), ("alias", "root")
+        ),
     )
     t1.check_unknown()
 

@@ -18,8 +18,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from skillprism.core.document import Finding, SkillDocument
+from skillprism.core.framing import frame
 from skillprism.core.profiles import Profile
-from skillprism.core.yamlread import YamlResult, fallback_fields, type_name
+from skillprism.core.reading import frontmatter_data, skip_field
+from skillprism.core.yamlread import YamlResult, type_name
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
 _ASCII_NAME = re.compile(r"[a-z0-9-]*")
@@ -85,13 +87,34 @@ def _profiles_accepting(field_name: str) -> tuple[str, ...]:
 def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
     """Apply `profile`'s frontmatter and body rules to `doc`, whose skill folder is `dir_name`."""
     ev = Evaluation()
+    doc = frame(doc, profile.framing)
     ev.findings.extend(doc.findings)
-    yml = doc.yaml(profile.typing)
-    data: Any = None
-    if yml is not None:
-        data = _frontmatter_data(yml, profile, doc, ev)
+    data, yml = frontmatter_data(doc, profile, ev.findings)
+    if yml is not None and data is not None and not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else f"the scalar {str(data)[:40]!r}"
+        ev.findings.append(
+            Finding(
+                "frontmatter-not-mapping",
+                f"frontmatter is {kind}, not key: value pairs",
+                doc.frontmatter_first_line,
+                1,
+                "write the frontmatter as lines of 'key: value'",
+            )
+        )
     fm: dict[str, Any] = data if isinstance(data, dict) else {}
     ev.frontmatter = fm
+    off = skip_field(profile, fm)
+    if off:
+        line, col = yml.key_positions.get((off,), (1, 1)) if yml else (1, 1)
+        ev.findings.append(
+            Finding(
+                "disabled-in-frontmatter",
+                f"'{off}: {str(fm[off]).lower()}' turns the skill off for {profile.title}",
+                line,
+                col,
+                f"remove '{off}:' to load the skill",
+            )
+        )
     # A runtime that loads files without frontmatter (Claude Code) still names and describes them.
     loads_bare = profile.action("no-frontmatter").action not in ("skip", "error")
     if doc.readable and (doc.has_frontmatter or not _blocking(doc) or loads_bare):
@@ -120,31 +143,6 @@ def _blocking(doc: SkillDocument) -> bool:
         f.rule in ("no-frontmatter", "frontmatter-unclosed", "frontmatter-too-large")
         for f in doc.findings
     )
-
-
-def _frontmatter_data(yml: YamlResult, profile: Profile, doc: SkillDocument, ev: Evaluation) -> Any:
-    for issue in yml.issues:
-        rule = issue.rule
-        if rule == "yaml-error" and profile.yaml_errors == "fallback-lines":
-            rule = "yaml-fallback"
-        ev.findings.append(Finding(rule, issue.message, issue.line, issue.column, issue.hint))
-    if yml.failed:
-        if profile.yaml_errors == "fallback-lines":
-            return fallback_fields(doc.frontmatter_text)
-        return {}
-    if not isinstance(yml.data, dict):
-        kind = "a list" if isinstance(yml.data, list) else f"the scalar {str(yml.data)[:40]!r}"
-        ev.findings.append(
-            Finding(
-                "frontmatter-not-mapping",
-                f"frontmatter is {kind}, not key: value pairs",
-                doc.frontmatter_first_line,
-                1,
-                "write the frontmatter as lines of 'key: value'",
-            )
-        )
-        return {}
-    return yml.data
 
 
 def _pos(
@@ -186,14 +184,35 @@ def _name(
             dir_name if (p.name_default == "directory" or p.name_source == "directory") else ""
         )
         return
-    if not isinstance(raw, str) or not raw.strip():
-        what = "empty" if raw in ("", None) else f"{type_name(raw)}, not a string"
+    trims = "name" in p.reading.trim
+    if raw is None or (isinstance(raw, str) and not (raw.strip() if trims else raw)):
+        what = "null" if raw is None else ("empty" if raw == "" else "blank")
+        default = p.name_default == "directory"
         ev.findings.append(
-            Finding("name-not-string", f"'name' is {what}", line, col, f"write name: {dir_name}")
+            Finding(
+                "name-empty",
+                f"'name' is {what}"
+                + (f": the runtime uses the directory name '{dir_name}'" if default else ""),
+                line,
+                col,
+                f"write name: {dir_name}",
+            )
+        )
+        ev.name = dir_name if default else ""
+        return
+    if not isinstance(raw, str):
+        ev.findings.append(
+            Finding(
+                "name-not-string",
+                f"'name' is {type_name(raw)}, not a string",
+                line,
+                col,
+                f"write name: {dir_name}",
+            )
         )
         ev.name = dir_name if p.name_default == "directory" else ""
         return
-    name = raw.strip()
+    name = raw.strip() if trims else raw
     if p.collapse_whitespace and _collapse(name) != name:
         ev.findings.append(
             Finding("field-collapsed", "the runtime collapses 'name' to one line", line, col)
@@ -341,8 +360,13 @@ def _description(
             )
         )
         return
+    trims = "description" in p.reading.trim
     if not isinstance(raw, str) or not raw.strip():
-        what = "empty" if raw == "" or (isinstance(raw, str)) else f"{type_name(raw)}, not a string"
+        what = (
+            ("empty" if raw == "" else "blank")
+            if isinstance(raw, str)
+            else f"{type_name(raw)}, not a string"
+        )
         ev.findings.append(
             Finding(
                 "description-not-string",
@@ -352,6 +376,8 @@ def _description(
                 "write one or two sentences: what it does and when to use it",
             )
         )
+        if isinstance(raw, str) and raw and not trims:
+            ev.description = raw  # kept as written by a runtime that does not trim
         return
     desc = raw
     if p.collapse_whitespace and _collapse(desc) != desc.strip():
@@ -369,7 +395,7 @@ def _description(
                 "shorten it; move detail into the body",
             )
         )
-    ev.description = desc.strip()
+    ev.description = desc.strip() if trims else desc
 
 
 def _fields(

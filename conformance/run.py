@@ -40,6 +40,7 @@ from conformance.runtimes import LAB, Runtime, selected
 KNOWN_FILE = LAB / "known-divergences.toml"
 FIELDS = ("loaded", "name", "description", "clash", "tier1", "facts")
 DRIVER_TIMEOUT = 900  # seconds for one driver process (a batch of every case)
+VARIES_CODE = "SP315"  # clash-winner-varies: the profile names no certain winner
 
 # --- Skill Prism's side -----------------------------------------------------------------------
 
@@ -54,6 +55,7 @@ class SpFile:
     loaded: bool
     group: str  # the name it clashes under (qualified name)
     shadowed_by: str
+    varies: bool = False  # the profile says the runtime's pick among its copies varies (SP315)
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def skillprism_side(profile: Any, tree: fixtures.Tree, style: str = "") -> SpVie
             s.loaded,
             s.qualified_name or s.name,
             s.shadowed_by,
+            any(d.code == VARIES_CODE for d in s.diagnostics),
         )
         for s in catalog.skills
     }
@@ -212,12 +215,23 @@ def compare_case(
         listed.setdefault(path, []).append(skill)
     rejected = {str(r.get("path")): str(r.get("reason", "")) for r in result.get("rejected", [])}
 
+    # Copies whose winner the profile says may vary: the runtime agrees when it loads exactly
+    # one of them, whichever it is.
+    varying: dict[str, list[str]] = {}
+    for f in sp.files.values():
+        if f.varies:
+            varying.setdefault(f.group, []).append(f.path)
+    settled = {g for g, paths in varying.items() if sum(1 for p in paths if p in listed) == 1}
+
     for cand in candidates:
         rt = listed.get(cand.path, [])
         spf = sp.files.get(cand.path)
         rt_loaded = bool(rt)
         sp_loaded = bool(spf and spf.loaded)
         tally.total["loaded"] += 1
+        if rt_loaded != sp_loaded and spf is not None and spf.varies and spf.group in settled:
+            tally.agree["loaded"] += 1
+            continue
         if rt_loaded == sp_loaded:
             tally.agree["loaded"] += 1
         else:
@@ -260,6 +274,8 @@ def compare_case(
             sp_win = sorted(m.path for m in members if m.loaded)
             rt_win = sorted(m.path for m in members if m.path in listed)
             tally.total["clash"] += 1
+            if name in settled and set(rt_win) <= set(varying[name]):
+                sp_win = rt_win  # any one of the varying copies is the profile's answer
             if sp_win == rt_win:
                 tally.agree["clash"] += 1
             else:

@@ -229,8 +229,12 @@ class Tier1Model:
                     parts.append(" ".join(text.split()) if fold else text)
             description = self.spec.description_joiner.join(parts)
             excluded = ""
+            exact = self.spec.exclude_match == "exact"
             for fname, value in self.spec.exclude_fields.items():
-                if fm.get(fname) == value or str(fm.get(fname)).lower() == str(value).lower():
+                got = fm.get(fname)
+                if (got == value and type(got) is type(value)) or (
+                    not exact and str(got).lower() == str(value).lower()
+                ):
                     excluded = f"{fname}: {str(value).lower()}"
                     break
             if not excluded and self.spec.require_description and not description:

@@ -66,6 +66,7 @@ class Tier1Spec:
     escape: str = "xml"
     empty: str = "omit"
     exclude_fields: Mapping[str, Any] = field(default_factory=dict)
+    exclude_match: str = "loose"  # loose: 'true' matches true; exact: the YAML value and type
     require_description: bool = True
     allowlist: bool = False
     order: str = "catalog"
@@ -252,6 +253,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         escape=t1.get("escape", str, d1.escape, ESCAPES),
         empty=t1.get("empty", str, d1.empty, EMPTY),
         exclude_fields=t1.get("exclude_fields", dict, {}),
+        exclude_match=t1.get("exclude_match", str, d1.exclude_match, ("loose", "exact")),
         require_description=t1.get("require_description", bool, d1.require_description),
         allowlist=t1.get("allowlist", bool, d1.allowlist),
         order=t1.get("order", str, d1.order, ORDERS),

@@ -75,10 +75,20 @@ class SkillDocument:
         cached = self._yaml.get(key)
         if cached is None:
             cached = read_yaml(
-                self.frontmatter_text, self.frontmatter_first_line, typing, merge_keys
+                line_ended(self.frontmatter_text),
+                self.frontmatter_first_line,
+                typing,
+                merge_keys,
             )
             self._yaml[key] = cached
         return cached
+
+
+def line_ended(text: str) -> str:
+    """`text` ending with a line break: the frontmatter block ends where the closing '---' line
+    starts, so its last line is a complete line (a block scalar there keeps its line break
+    under clip chomping, as js-yaml and `yaml` read it)."""
+    return text if not text or text.endswith("\n") else text + "\n"
 
 
 _OPEN_FLAGS = (

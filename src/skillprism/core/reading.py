@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from skillprism.core.document import Finding, SkillDocument
+from skillprism.core.document import Finding, SkillDocument, line_ended
 from skillprism.core.profiles import Profile
 from skillprism.core.yamlread import YamlResult, fallback_fields, read_yaml, type_name
 
@@ -53,12 +53,27 @@ def _fallback(profile: Profile, text: str) -> dict[str, Any]:
     )
 
 
+_NUL_STAND_IN = "\ue000"
+
+
 def _read(profile: Profile, doc: SkillDocument, text: str) -> YamlResult:
     if text == doc.frontmatter_text:
         yml = doc.yaml(profile.typing, profile.reading.merge_keys)
         assert yml is not None
         return yml
-    return read_yaml(text, doc.frontmatter_first_line, profile.typing, profile.reading.merge_keys)
+    return read_yaml(
+        line_ended(text), doc.frontmatter_first_line, profile.typing, profile.reading.merge_keys
+    )
+
+
+def _restore_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace(_NUL_STAND_IN, "\x00")
+    if isinstance(value, list):
+        return [_restore_nul(v) for v in value]
+    if isinstance(value, dict):
+        return {_restore_nul(k): _restore_nul(v) for k, v in value.items()}
+    return value
 
 
 def _refused_duplicates(yml: YamlResult) -> bool:
@@ -76,13 +91,20 @@ def frontmatter_data(
     text = doc.frontmatter_text
     if "tabs-to-spaces" in r.repair and "\t" in text:
         text = text.replace("\t", "  ")
+    nul = profile.framing.nul_bytes == "text" and "\x00" in text and _NUL_STAND_IN not in text
+    if nul:
+        # A runtime that reads NUL as text gets it through its YAML reader; PyYAML refuses the
+        # character, so it stands in as a private-use one and comes back in the values.
+        text = text.replace("\x00", _NUL_STAND_IN)
     yml = _read(profile, doc, text)
     failed = yml.failed or (r.duplicate_keys == "error" and _refused_duplicates(yml))
     repaired: YamlResult | None = None
     if failed and "quote-colon-values" in r.repair:
         quoted = quote_colon_values(text)
         if quoted is not None:
-            attempt = read_yaml(quoted, doc.frontmatter_first_line, profile.typing, r.merge_keys)
+            attempt = read_yaml(
+                line_ended(quoted), doc.frontmatter_first_line, profile.typing, r.merge_keys
+            )
             if not attempt.failed and not (
                 r.duplicate_keys == "error" and _refused_duplicates(attempt)
             ):
@@ -111,8 +133,9 @@ def frontmatter_data(
             rule = "yaml-fallback"
         findings.append(Finding(rule, message, issue.line, issue.column, issue.hint))
     if failed:
-        return (_fallback(profile, text) if fallback else {}), yml
-    data = yml.data
+        data = _fallback(profile, text) if fallback else {}
+        return (_restore_nul(data) if nul else data), yml
+    data = _restore_nul(yml.data) if nul else yml.data
     if fallback and r.fallback_when == "not-strings":
         fm = data if isinstance(data, dict) else {}
         odd = [
@@ -131,7 +154,8 @@ def frontmatter_data(
                     "write name and description as plain strings",
                 )
             )
-            return _fallback(profile, text), yml
+            data = _fallback(profile, text)
+            return (_restore_nul(data) if nul else data), yml
     return data, yml
 
 

@@ -382,6 +382,14 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "`skip_fields`) keeps the skill from loading.",
     ),
     (
+        "SP225",
+        "description-empty",
+        "error",
+        "Description is empty",
+        "The `description` is an empty string (or only white space, for runtimes that trim it). "
+        "`description-not-string` covers numbers, lists and white space a runtime keeps.",
+    ),
+    (
         "SP290",
         "refval-accepts-name",
         "info",

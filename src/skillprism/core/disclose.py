@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,6 +158,39 @@ class _Prepared:
     pre: str = ""
     post: str = ""
     short_path: str = ""  # alias/relative path, when the profile lists a roots table
+
+
+_CLOSING_TAG = re.compile(r"^\s*</[A-Za-z][\w:-]*>")
+
+
+def tidy_lines(text: str) -> str:
+    """A prompt formatter's clean-up of the rendered listing (`[tier1] tidy`, oh-my-pi's
+    prompt.format): every line's trailing white space removed; a run of two or more blank lines,
+    and blank lines at the start, at the end or before a closing tag line, dropped; a single
+    blank line between text lines kept."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        if not line:
+            nxt = lines[i + 1] if i + 1 < len(lines) else None
+            if nxt is None or not nxt.strip():
+                while out and not out[-1]:
+                    out.pop()
+                while i + 1 < len(lines) and not lines[i + 1].strip():
+                    i += 1
+                i += 1
+                continue
+            if not out or not out[-1]:
+                i += 1
+                continue
+        if _CLOSING_TAG.match(line):
+            while out and not out[-1]:
+                out.pop()
+        out.append(line)
+        i += 1
+    return "\n".join(out)
 
 
 def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
@@ -320,7 +354,9 @@ class Tier1Model:
         if escape == "none" or field not in self.spec.escape_fields:
             return text
         out = html.escape(text)
-        return out.replace("&#x27;", "&apos;") if escape == "xml-apos" else out
+        if escape == "xml-apos":
+            return out.replace("&#x27;", "&apos;")
+        return out.replace("&#x27;", "&#39;") if escape == "xml-dec" else out
 
     def _values(self, item: _Prepared) -> dict[str, str]:
         return {
@@ -478,8 +514,8 @@ class Tier1Model:
             if spec.root_alias:
                 header = header.replace("{roots}", self._roots_text)
             text = spec.separator.join([p for p in (header, *parts, spec.footer) if p])
-            if spec.strip_line_ends:
-                text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
+            if spec.tidy:
+                text = tidy_lines(text)
         else:
             text = ""
         return Tier1Result(

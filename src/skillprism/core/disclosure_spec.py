@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-ESCAPES = ("none", "xml", "xml-apos")
+ESCAPES = ("none", "xml", "xml-apos", "xml-dec")
 ESCAPE_FIELDS = ("name", "description", "location", "path")
 EMPTY = ("omit", "frame")
 ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load")
@@ -77,7 +77,7 @@ class Tier1Spec:
     styles: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     escape_fields: tuple[str, ...] = ("name", "description")
     line_breaks: str = "fold"  # fold: line breaks in a description become spaces; keep
-    strip_line_ends: bool = False  # trailing spaces of every line of the listing removed
+    tidy: bool = False  # the prompt formatter's pass: line ends trimmed, blank-line runs dropped
     scope_then: str = "catalog"  # order inside one scope when order = "scope"
     builtin: tuple[BuiltinSkill, ...] = ()
     root_alias: str = ""  # e.g. "r{index}": entries may use {short_path}, the header {roots}
@@ -264,7 +264,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         styles=styles,
         escape_fields=escape_fields,
         line_breaks=t1.get("line_breaks", str, d1.line_breaks, LINE_BREAKS),
-        strip_line_ends=t1.get("strip_line_ends", bool, d1.strip_line_ends),
+        tidy=t1.get("tidy", bool, d1.tidy),
         scope_then=t1.get("scope_then", str, d1.scope_then, SCOPE_THEN),
         builtin=tuple(builtin),
         root_alias=root_alias,

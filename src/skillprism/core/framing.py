@@ -67,6 +67,8 @@ def frame(doc: SkillDocument, framing: Framing) -> SkillDocument:
 
 
 def _opens(line: str, opener: str) -> bool:
+    if opener == "trimmed":
+        return line.strip() == "---"
     if opener == "exact":
         return line == "---"
     if opener == "prefix":
@@ -75,6 +77,8 @@ def _opens(line: str, opener: str) -> bool:
 
 
 def _closes(line: str, closer: str) -> bool:
+    if closer == "trimmed":
+        return line.strip() == "---"
     if closer == "prefix":
         return line.startswith("---")
     return line.rstrip() == "---"
@@ -91,6 +95,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     if first >= len(lines) or not _opens(lines[first], framing.opener):
         what = {
             "exact": "a line of exactly '---'",
+            "trimmed": "a '---' line (spaces around it allowed)",
             "prefix": "a line starting with '---'",
             "line": "a '---' line",
         }[framing.opener]

@@ -22,7 +22,7 @@ SCHEMA = 1
 LAYOUTS = ("one-level", "root-or-one-level", "recursive")
 TIE_RULES = ("first-wins", "last-wins", "keep-both")
 WALKS = ("up", "down")
-TYPINGS = ("string", "core", "yaml11")
+TYPINGS = ("string", "string-null", "core", "yaml11")
 CHARSETS = ("ascii-lower", "unicode-lower", "any")
 FIELD_TYPES = (
     "string",
@@ -38,8 +38,8 @@ FIELD_TYPES = (
 )
 YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
 # Frontmatter framing: how the opening and closing `---` lines are recognised (docs/profiles.md).
-OPENERS = ("line", "exact", "prefix")
-CLOSERS = ("line", "prefix")
+OPENERS = ("line", "trimmed", "exact", "prefix")
+CLOSERS = ("line", "trimmed", "prefix")
 BEFORE_OPENER = ("blank-lines", "nothing")
 NUL_BYTES = ("binary", "text")
 DUPLICATE_KEYS = ("last-wins", "error")
@@ -204,6 +204,7 @@ class Profile:
     in_root_order: str = "path"
     stop_at_skill: bool = False
     ignore_files: tuple[str, ...] = ()
+    follow_file_symlinks: bool = True  # a skill file that is a symlink is read
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
     # frontmatter reading, continued
@@ -335,6 +336,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     )
     in_root_order = disc.get("in_root_order", str, "path", IN_ROOT_ORDERS)
     stop_at_skill = disc.get("stop_at_skill", bool, False)
+    follow_file_symlinks = disc.get("follow_file_symlinks", bool, True)
     ignore_files = disc.strings("ignore_files")
     disc.check_unknown()
 
@@ -468,6 +470,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         in_root_order=in_root_order,
         stop_at_skill=stop_at_skill,
         ignore_files=ignore_files,
+        follow_file_symlinks=follow_file_symlinks,
         winner=winner,
         framing=framing,
         reading=reading,

@@ -917,6 +917,8 @@ def _discovery_reason(profile: Profile, loc: _Located, holders: frozenset[str]) 
     read only when a setting is on, a skill folder above it, an ignore file."""
     if loc.root.enabled_by:
         return f"in a root {profile.title} reads only when {loc.root.enabled_by}"
+    if not profile.follow_file_symlinks and os.path.islink(loc.found.path):
+        return f"the skill file is a symbolic link: {profile.title} does not read linked files"
     if loc.root.explicit:
         return ""
     return stop_reason(profile, loc.root.path, loc.parts, holders) or ignored_reason(

@@ -361,6 +361,17 @@ def _description(
         )
         return
     trims = "description" in p.reading.trim
+    if isinstance(raw, str) and (raw == "" or (trims and not raw.strip())):
+        ev.findings.append(
+            Finding(
+                "description-empty",
+                "'description' is " + ("empty" if raw == "" else "blank"),
+                line,
+                col,
+                "write one or two sentences: what it does and when to use it",
+            )
+        )
+        return
     if not isinstance(raw, str) or not raw.strip():
         what = (
             ("empty" if raw == "" else "blank")

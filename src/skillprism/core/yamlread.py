@@ -98,7 +98,7 @@ MAX_TOKENS = 100_000
 # skipped (it would only cost time on the 99.9 % of small, ordinary frontmatter blocks).
 PRESCAN_ABOVE = 2048
 
-TYPINGS = ("string", "core", "yaml11")
+TYPINGS = ("string", "string-null", "core", "yaml11")
 
 _STD = "tag:yaml.org,2002:"
 _KNOWN_TAGS = {_PLAIN} | {
@@ -357,6 +357,9 @@ class _Builder:
         value: str = node.value
         if self.typing == "string":
             return value
+        if self.typing == "string-null":
+            plain = not node.style and node.tag != _STR_TAG
+            return None if plain and _CORE_NULL.match(value) else value
         # Quoted and block scalars are strings in every schema (the C loader marks plain style with
         # '' and the pure-Python one with None, hence the truthiness test).
         if node.style or node.tag == _STR_TAG:
@@ -368,6 +371,8 @@ class _Builder:
         (the fast path has none: its plain scalars are untagged)."""
         if self.typing == "string":
             return value
+        if self.typing == "string-null":
+            return None if _CORE_NULL.match(value) else value
         if self.typing == "core":
             if _CORE_NULL.match(value):
                 return None

@@ -212,6 +212,16 @@ def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
     )
 
 
+def _folder_location(skill: SkillEntry) -> str:
+    """The skill folder's real path joined with the file's name as found (skills-ref's
+    `to_prompt`: a linked SKILL.md keeps its own name, in the real folder)."""
+    import os
+
+    if not skill.directory:
+        return skill.real_path
+    return os.path.join(os.path.realpath(skill.directory), os.path.basename(skill.path))
+
+
 def _load_slots(catalog: Catalog) -> dict[str, int]:
     """Each loaded skill's place in the runtime's load order, where a skill that overrides a
     copy loaded earlier takes that copy's place (a Map whose key is set again keeps its slot).
@@ -326,13 +336,15 @@ class Tier1Model:
     # --- rendering -------------------------------------------------------------------------------
 
     def _alias_roots(self) -> str:
-        """Give each root an alias in order of first use by the listing and each entry its short
-        path (`r0/name/SKILL.md`); the roots table that the header's {roots} stands for."""
+        """Give each root the listing uses an alias, numbered in the roots' own order (rank), and
+        each entry its short path (`r0/name/SKILL.md`); the roots table that the header's
+        {roots} stands for."""
         import os
 
         aliases: dict[str, str] = {}
         lines = []
-        for item in self.items:
+        by_root = sorted(self.items, key=lambda p: p.skill.root.rank)
+        for item in by_root:
             root = item.skill.root
             if item.excluded:
                 continue
@@ -345,7 +357,10 @@ class Tier1Model:
                 alias = self.spec.root_alias.format(index=len(aliases))
                 aliases[real_root] = alias
                 lines.append(self.spec.roots_line.format(alias=alias, root=real_root))
-            rel = os.path.relpath(item.location, real_root).replace(os.sep, "/")
+            rel = os.path.relpath(item.location, real_root)
+            if rel == ".." or rel.startswith(".." + os.sep):  # linked in from elsewhere
+                rel = os.path.relpath(item.skill.path, root.path)
+            rel = rel.replace(os.sep, "/")
             item.short_path = f"{alias}/{rel}"
         return self.spec.separator.join(lines)
 
@@ -365,6 +380,7 @@ class Tier1Model:
             "scope": item.skill.root.scope,
             "path": self._esc(item.skill.path, "path"),
             "short_path": self._esc(item.short_path, "location"),
+            "folder_location": self._esc(_folder_location(item.skill), "location"),
         }
 
     def _cut_text(self, description: str, keep: int) -> str:
@@ -541,6 +557,7 @@ class Tier1Model:
         warnings: list[str],
     ) -> int:
         b = self.spec.budget
+        chars = total  # the listing's size before anything is cut, for the warning's {chars}
         items = self.items
         sep = len(self.spec.separator)
         frame = self._frame if b.count_frame else 0
@@ -565,7 +582,11 @@ class Tier1Model:
             if dropped and b.warning:
                 warnings.append(
                     b.warning.format(
-                        dropped=dropped, shown=len(listed), total=len(listed), limit=limit
+                        chars=chars,
+                        dropped=dropped,
+                        shown=len(listed),
+                        total=len(listed),
+                        limit=limit,
                     )
                 )
             if total > limit:
@@ -627,7 +648,11 @@ class Tier1Model:
             if b.warning and (shown < len(listed) or lo < (order[-1] if order else 0)):
                 warnings.append(
                     b.warning.format(
-                        shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
+                        chars=chars,
+                        shown=shown,
+                        total=len(listed),
+                        dropped=len(listed) - shown,
+                        limit=limit,
                     )
                 )
             return total
@@ -652,7 +677,11 @@ class Tier1Model:
             if b.warning and shown < len(listed):
                 warnings.append(
                     b.warning.format(
-                        shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
+                        chars=chars,
+                        shown=shown,
+                        total=len(listed),
+                        dropped=len(listed) - shown,
+                        limit=limit,
                     )
                 )
             return running - sep if (shown or has_frame) else 0

@@ -91,7 +91,17 @@ class Tier1Spec:
         return replace(self, **self.styles[style])
 
 
-STYLE_KEYS = ("header", "footer", "entry", "entry_name_only", "separator", "escape", "empty")
+STYLE_KEYS = (
+    "header",
+    "footer",
+    "entry",
+    "entry_name_only",
+    "separator",
+    "escape",
+    "empty",
+    "line_breaks",
+    "exclude_fields",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +186,19 @@ def check_template(t: _Table, key: str, text: str, fields: tuple[str, ...]) -> s
     return text
 
 
-ENTRY_FIELDS = ("name", "description", "location", "scope", "path", "short_path")
+ENTRY_FIELDS = (
+    "name",
+    "description",
+    "location",
+    "scope",
+    "path",
+    "short_path",
+    "folder_location",
+)
 HEADER_FIELDS = (*ENTRY_FIELDS, "roots")
 WRAPPER_FIELDS = ("name", "body", "base_dir", "resources", "args")
 MESSAGE_FIELDS = ("name", "base_dir", "args")
-BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit")
+BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit", "chars")
 
 
 def _string_map(t: _Table, key: str, allowed: tuple[str, ...] = ()) -> dict[str, str]:
@@ -202,8 +220,14 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     for style, raw in t1.get("styles", dict, {}).items():
         if not isinstance(raw, dict) or set(raw) - set(STYLE_KEYS):
             raise t1.fail(f"styles.{style}", f"expected a table of {', '.join(STYLE_KEYS)}")
-        if not all(isinstance(v, str) for v in raw.values()):
-            raise t1.fail(f"styles.{style}", "every value must be a string")
+        if not all(isinstance(v, dict if k == "exclude_fields" else str) for k, v in raw.items()):
+            raise t1.fail(
+                f"styles.{style}", "every value must be a string (exclude_fields a table)"
+            )
+        if raw.get("line_breaks", "fold") not in LINE_BREAKS:
+            raise t1.fail(
+                f"styles.{style}.line_breaks", f"expected one of {', '.join(LINE_BREAKS)}"
+            )
         for k in ("header", "footer", "entry", "entry_name_only"):
             if k in raw:
                 check_template(t1, f"styles.{style}.{k}", raw[k], ENTRY_FIELDS)

@@ -828,6 +828,9 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
             ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
 
 
+_TAB_AFTER_KEY = re.compile(r"^[ ]*[\w-]+:\t", re.M)
+
+
 def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> list[Finding]:
     """Where skills-ref 0.1.1 would judge this file differently from the specification."""
     notes: list[Finding] = []
@@ -855,6 +858,18 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
                 f"the reference validator rejects blank lines before '---': {msg_start}",
                 1,
                 1,
+            )
+        )
+    tab = _TAB_AFTER_KEY.search(doc.frontmatter_text) if doc.has_frontmatter else None
+    if tab is not None:
+        notes.append(
+            Finding(
+                "refval-rejects-file",
+                "the reference validator (strictyaml) rejects a tab after ':' (found character "
+                "'\\t' that cannot start any token)",
+                doc.frontmatter_first_line + doc.frontmatter_text.count("\n", 0, tab.start()),
+                tab.end() - tab.start(),
+                "put a space after ':' instead of a tab",
             )
         )
     if doc.has_frontmatter and "---" in doc.frontmatter_text:

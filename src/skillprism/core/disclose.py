@@ -281,7 +281,8 @@ class Tier1Model:
                 ):
                     excluded = f"{fname}: {str(value).lower()}"
                     break
-            if not excluded and self.spec.require_description and not description:
+            present = skill.description is not None and self.spec.list_empty_description
+            if not excluded and self.spec.require_description and not description and not present:
                 excluded = "no description"
             self.items.append(
                 _Prepared(
@@ -319,7 +320,9 @@ class Tier1Model:
         for item in self.items:
             values = self._values(item)
             item.name_text = self.spec.entry_name_only.format_map(values)
-            if not item.description:
+            if not item.description and not (
+                self.spec.list_empty_description and item.skill.description is not None
+            ):
                 item.full_text = item.name_text  # nothing to show: the runtime lists the name only
                 item.pre, item.post = item.name_text, ""
                 continue

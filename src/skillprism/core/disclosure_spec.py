@@ -68,6 +68,7 @@ class Tier1Spec:
     exclude_fields: Mapping[str, Any] = field(default_factory=dict)
     exclude_match: str = "loose"  # loose: 'true' matches true; exact: the YAML value and type
     require_description: bool = True
+    list_empty_description: bool = False  # an empty (but present) description is still listed
     allowlist: bool = False
     order: str = "catalog"
     scope_order: tuple[str, ...] = ()
@@ -279,6 +280,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         exclude_fields=t1.get("exclude_fields", dict, {}),
         exclude_match=t1.get("exclude_match", str, d1.exclude_match, ("loose", "exact")),
         require_description=t1.get("require_description", bool, d1.require_description),
+        list_empty_description=t1.get("list_empty_description", bool, d1.list_empty_description),
         allowlist=t1.get("allowlist", bool, d1.allowlist),
         order=t1.get("order", str, d1.order, ORDERS),
         scope_order=t1.strings("scope_order"),

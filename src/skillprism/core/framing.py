@@ -73,6 +73,8 @@ def _opens(line: str, opener: str) -> bool:
         return line == "---"
     if opener == "prefix":
         return line.startswith("---")
+    if opener == "prefix3":
+        return line.startswith("---") and not line.startswith("----")
     return line.rstrip() == "---"
 
 
@@ -97,6 +99,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
             "exact": "a line of exactly '---'",
             "trimmed": "a '---' line (spaces around it allowed)",
             "prefix": "a line starting with '---'",
+            "prefix3": "a line starting with '---' and no fourth '-'",
             "line": "a '---' line",
         }[framing.opener]
         where = "" if framing.before_opener == "blank-lines" else " (nothing may come before it)"
@@ -147,7 +150,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
         doc.findings.append(_delimiter_finding(rule, closer, close + 1, "closes"))
     # A prefix opener reads from the fifth character on, as `text.slice(4)` does: the rest of a
     # longer opener line ('----', '--- x') is the frontmatter's first line.
-    head = [opener[4:]] if framing.opener == "prefix" and len(opener) > 4 else []
+    head = [opener[4:]] if framing.opener.startswith("prefix") and len(opener) > 4 else []
     fm = "\n".join([*head, *lines[first + 1 : close]])
     doc.frontmatter_first_line = first + (1 if head else 2)
     doc.body = "\n".join(lines[close + 1 :])

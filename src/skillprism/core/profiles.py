@@ -22,7 +22,7 @@ SCHEMA = 1
 LAYOUTS = ("one-level", "root-or-one-level", "recursive")
 TIE_RULES = ("first-wins", "last-wins", "keep-both")
 WALKS = ("up", "down")
-TYPINGS = ("string", "string-null", "core", "yaml11")
+TYPINGS = ("string", "string-null", "core", "core-timestamps", "yaml11")
 CHARSETS = ("ascii-lower", "unicode-lower", "any")
 FIELD_TYPES = (
     "string",
@@ -38,7 +38,7 @@ FIELD_TYPES = (
 )
 YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
 # Frontmatter framing: how the opening and closing `---` lines are recognised (docs/profiles.md).
-OPENERS = ("line", "trimmed", "exact", "prefix")
+OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3")
 CLOSERS = ("line", "trimmed", "prefix")
 BEFORE_OPENER = ("blank-lines", "nothing")
 NUL_BYTES = ("binary", "text")
@@ -48,7 +48,8 @@ FALLBACK_KEYS = ("top-level", "any-indent")
 FALLBACK_QUOTES = ("strip", "keep")
 FALLBACK_REPEAT = ("first", "last")
 FALLBACK_VALUES = ("text", "yaml-scalar")
-YAML_REPAIRS = ("tabs-to-spaces", "quote-colon-values")
+YAML_REPAIRS = ("tabs-to-spaces", "quote-colon-values", "quote-any-colon-values")
+NULL_VALUES = ("missing", "wrong-type")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "name", "file-system")
 WINNERS = ("by-rule", "varies")
@@ -152,6 +153,8 @@ class Reading:
     fallback_repeat: str = "first"
     fallback_values: str = "text"
     skip_fields: Mapping[str, Any] = field(default_factory=dict)
+    null_values: str = "missing"  # an explicit null name/description: as if absent, or wrong type
+    blank_is_empty: bool = True  # a description of white space only counts as empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,6 +427,8 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         fallback_repeat=fm.get("fallback_repeat", str, "first", FALLBACK_REPEAT),
         fallback_values=fm.get("fallback_values", str, "text", FALLBACK_VALUES),
         skip_fields=fm.get("skip_fields", dict, {}),
+        null_values=fm.get("null_values", str, "missing", NULL_VALUES),
+        blank_is_empty=fm.get("blank_is_empty", bool, True),
     )
     fm.check_unknown()
 

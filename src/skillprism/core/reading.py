@@ -23,16 +23,17 @@ _PLAIN_KEY_VALUE = re.compile(r"^(\s*[A-Za-z_][\w-]*:\s+)(\S.*?)(\s*)$")
 _EXPLICIT_START = frozenset("\"'[{|>!&*#")
 
 
-def quote_colon_values(text: str) -> str | None:
-    """`text` with every plain value that holds ': ' written as a quoted string (None when no
-    line changes)."""
+def quote_colon_values(text: str, any_colon: bool = False) -> str | None:
+    """`text` with every plain value that holds ': ' (with `any_colon`, any ':') written as a
+    quoted string (None when no line changes)."""
     changed = False
     out = []
     for line in text.split("\n"):
         m = _PLAIN_KEY_VALUE.match(line)
         if m:
             value = m.group(2).rstrip()
-            if ": " in value and value[0] not in _EXPLICIT_START:
+            has = ":" in value if any_colon else ": " in value
+            if has and value[0] not in _EXPLICIT_START:
                 line = f"{m.group(1)}{json.dumps(value, ensure_ascii=False)}{m.group(3)}"
                 changed = True
         out.append(line)
@@ -99,8 +100,9 @@ def frontmatter_data(
     yml = _read(profile, doc, text)
     failed = yml.failed or (r.duplicate_keys == "error" and _refused_duplicates(yml))
     repaired: YamlResult | None = None
-    if failed and "quote-colon-values" in r.repair:
-        quoted = quote_colon_values(text)
+    quoting = {"quote-colon-values", "quote-any-colon-values"} & set(r.repair)
+    if failed and quoting:
+        quoted = quote_colon_values(text, "quote-any-colon-values" in quoting)
         if quoted is not None:
             attempt = read_yaml(
                 line_ended(quoted), doc.frontmatter_first_line, profile.typing, r.merge_keys

@@ -160,6 +160,18 @@ def _name(
 ) -> None:
     line, col = _pos(pos, "name", doc)
     raw = fm.get("name")
+    if raw is None and "name" in fm and p.reading.null_values == "wrong-type":
+        ev.findings.append(
+            Finding(
+                "name-not-string",
+                "'name' is null, not a string",
+                line,
+                col,
+                f"write name: {dir_name}",
+            )
+        )
+        ev.name = ""
+        return
     if "name" not in fm:
         if p.name_default == "directory" or p.name_source == "directory":
             ev.findings.append(
@@ -335,6 +347,17 @@ def _description(
 ) -> None:
     line, col = _pos(pos, "description", doc)
     raw = fm.get("description")
+    if raw is None and "description" in fm and p.reading.null_values == "wrong-type":
+        ev.findings.append(
+            Finding(
+                "description-not-string",
+                "'description' is null, not a string",
+                line,
+                col,
+                "write one or two sentences: what it does and when to use it",
+            )
+        )
+        return
     if "description" not in fm or raw is None:
         if p.description_default == "first-paragraph":
             para = first_paragraph(doc.body)
@@ -361,7 +384,8 @@ def _description(
         )
         return
     trims = "description" in p.reading.trim
-    if isinstance(raw, str) and (raw == "" or (trims and not raw.strip())):
+    blank_counts = trims or p.reading.blank_is_empty
+    if isinstance(raw, str) and (raw == "" or (blank_counts and not raw.strip())):
         ev.findings.append(
             Finding(
                 "description-empty",
@@ -371,8 +395,10 @@ def _description(
                 "write one or two sentences: what it does and when to use it",
             )
         )
+        if not trims:
+            ev.description = raw  # present, and empty: some runtimes list it so
         return
-    if not isinstance(raw, str) or not raw.strip():
+    if not isinstance(raw, str):
         what = (
             ("empty" if raw == "" else "blank")
             if isinstance(raw, str)
@@ -387,7 +413,7 @@ def _description(
                 "write one or two sentences: what it does and when to use it",
             )
         )
-        if isinstance(raw, str) and raw and not trims:
+        if isinstance(raw, str) and not trims:
             ev.description = raw  # kept as written by a runtime that does not trim
         return
     desc = raw

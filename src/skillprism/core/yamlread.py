@@ -98,7 +98,7 @@ MAX_TOKENS = 100_000
 # skipped (it would only cost time on the 99.9 % of small, ordinary frontmatter blocks).
 PRESCAN_ABOVE = 2048
 
-TYPINGS = ("string", "string-null", "core", "yaml11")
+TYPINGS = ("string", "string-null", "core", "core-timestamps", "yaml11")
 
 _STD = "tag:yaml.org,2002:"
 _KNOWN_TAGS = {_PLAIN} | {
@@ -134,6 +134,21 @@ _CORE_FLOAT = re.compile(
 # that overflows to Infinity). Hex and octal scalars are not guarded by Python, hence the bit bound.
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.32)
+
+
+_TIMESTAMP = re.compile(
+    r"^\d{4}-\d\d-\d\d$|^\d{4}-\d\d?-\d\d?(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?"
+    r"(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?$"
+)
+
+
+def _parse_timestamp(value: str) -> Any:
+    import datetime
+
+    if len(value) == 10:
+        return datetime.date.fromisoformat(value)
+    text = re.sub(r"[ \t]+(?=[Zz+-]|\d\d?:)", "T", value, count=1).replace("t", "T")
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 class HugeInteger(float):
@@ -373,7 +388,12 @@ class _Builder:
             return value
         if self.typing == "string-null":
             return None if _CORE_NULL.match(value) else value
-        if self.typing == "core":
+        if self.typing == "core-timestamps" and _TIMESTAMP.match(value):
+            try:  # js-yaml's default schema: YAML 1.2 core plus timestamps
+                return _parse_timestamp(value)
+            except ValueError:
+                return value
+        if self.typing in ("core", "core-timestamps"):
             if _CORE_NULL.match(value):
                 return None
             if value in _CORE_BOOL:

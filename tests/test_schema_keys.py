@@ -154,7 +154,36 @@ def test_empty_and_blank_values(proj: Path) -> None:
     assert "name-not-string" in rules_of(get(cat, number))
     untrimmed = build(profile('[frontmatter]\nname_default = "directory"\ntrim = []'), proj)
     e = get(untrimmed, blank)
-    assert e.name == "  " and "description-not-string" in rules_of(e)
+    assert e.name == "  " and "description-empty" in rules_of(e)
+    kept = build(profile("[frontmatter]\ntrim = []\nblank_is_empty = false"), proj)
+    e = get(kept, blank)
+    assert e.description == "  " and not {"description-empty", "description-not-string"} & rules_of(
+        e
+    )
+
+
+def test_null_values(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name:\ndescription:"))
+    usual = get(build(profile('[frontmatter]\nname_default = "directory"'), proj), path)
+    assert {"name-empty", "description-missing"} <= rules_of(usual) and usual.name == "a"
+    typed = profile('[frontmatter]\nname_default = "directory"\nnull_values = "wrong-type"')
+    e = get(build(typed, proj), path)
+    assert {"name-not-string", "description-not-string"} <= rules_of(e)
+
+
+def test_core_timestamps_typing(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: 2024-01-02"))
+    assert get(build(profile(), proj), path).description == "2024-01-02"
+    e = get(build(profile('[frontmatter]\ntyping = "core-timestamps"'), proj), path)
+    assert "description-not-string" in rules_of(e)
+
+
+def test_list_empty_description(proj: Path) -> None:
+    write(proj, "skills/a/SKILL.md", fm('name: a\ndescription: ""'))
+    base = '[frontmatter]\ntrim = []\n[rules]\ndescription-empty = "warning"\n'
+    assert listing(profile(base, T1), proj) == ""
+    text = listing(profile(base, T1 + "list_empty_description = true"), proj)
+    assert "a||" in text
 
 
 def test_duplicate_keys_error(proj: Path) -> None:

@@ -21,7 +21,7 @@ if __package__ in (None, ""):
 
 import contextlib
 
-from conformance.runtimes import BINARY_RUNTIMES, Runtime, selected
+from conformance.runtimes import BINARY_RUNTIMES, Runtime, python_for, selected
 
 
 def folder_size(path: Path) -> int:
@@ -75,7 +75,7 @@ def install_pypi(rt: Runtime) -> None:
         shutil.rmtree(site)
     site.parent.mkdir(parents=True, exist_ok=True)
     cmd = [
-        sys.executable,
+        python_for(rt),
         "-m",
         "pip",
         "install",

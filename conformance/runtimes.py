@@ -46,6 +46,7 @@ class Runtime:
     unchecked_roots: dict[str, str] = field(default_factory=dict)
     npm_omit_optional: bool = False
     notes: tuple[str, ...] = ()
+    python: str = ""  # a PyPI runtime that needs a newer Python than the lab's, e.g. "3.12"
     # A native executable below install_dir that must be present (runtimes shipped as binaries).
     binary: str = ""
     # The runtime cannot list a fixture (Claude Code lists skills only in a model session): its
@@ -90,7 +91,7 @@ class Runtime:
         if self.kind == "bun":
             # --no-install: never fetch a missing module at run time.
             return [str(bun_path(self)), "--no-install", driver]
-        return [sys.executable, "-I", driver]
+        return [python_for(self), "-I", driver]
 
     def process_env(self) -> dict[str, str]:
         """Variables the driver needs besides the job's own (HOME, XDG_*, ... are the job's)."""
@@ -107,6 +108,39 @@ class Runtime:
         return env
 
 
+def python_for(rt: Runtime) -> str:
+    """The interpreter for a Python runtime: the lab's own, or one at least `rt.python`
+    ($SKILLPRISM_LAB_PYTHON, else python3.N on PATH, else a pyenv-installed version)."""
+    if not rt.python:
+        return sys.executable
+    want = tuple(int(x) for x in rt.python.split("."))
+    if sys.version_info[:2] >= want:
+        return sys.executable
+    import glob
+    import shutil
+    import subprocess
+
+    candidates = [os.environ.get("SKILLPRISM_LAB_PYTHON", "")]
+    for minor in range(want[1], want[1] + 4):
+        candidates.append(shutil.which(f"python{want[0]}.{minor}") or "")
+        candidates += sorted(
+            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{want[0]}.{minor}.*/bin/python3"))
+        )
+    for exe in filter(None, candidates):
+        try:
+            out = subprocess.run(
+                [exe, "-c", "import sys; print(*sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.returncode == 0 and tuple(map(int, out.stdout.split())) >= want:
+            return exe
+    raise SystemExit(f"{rt.name} needs Python >= {rt.python}: set SKILLPRISM_LAB_PYTHON")
+
+
 def bun_path(rt: Runtime) -> Path:
     return rt.install_dir / "node_modules" / "@oven" / "bun-linux-x64" / "bin" / "bun"
 
@@ -120,6 +154,11 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
+# Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
+# one minified bundle, no exported loader), OpenClaw (openclaw 2026.9.6, hashed dist/ chunks), Amp
+# (@ampcode/cli-linux-x64, a Bun binary that may contact its server), OpenHands (openhands-sdk
+# 1.58.2) and Mistral Vibe (mistral-vibe 3.0.3): both need Python >= 3.12 (see `python` above) and
+# pin dependencies (certifi 2026.10.19) the package index reachable here does not have yet.
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -168,6 +207,42 @@ RUNTIMES: dict[str, Runtime] = {
             # bun 1.4.2: the newest bun when 18.2.3 was published (2026-09-20); it asks bun >= 1.3.14.
             batch=False,  # pi-utils freezes the home folder when it is imported
             npm_omit_optional=True,
+        ),
+        Runtime(
+            name="qwen-code",
+            release="0.24.4",
+            profile="qwen-code",
+            driver="qwen-code.mjs",
+            kind="node",
+            npm={"@qwen-code/qwen-code": "0.24.4"},
+            package="@qwen-code/qwen-code",
+        ),
+        Runtime(
+            name="cline",
+            release="0.0.86",
+            profile="cline",
+            driver="cline.mjs",
+            kind="node",
+            npm={"@cline/core": "0.0.86"},
+            package="@cline/core",
+        ),
+        Runtime(
+            name="copilot-cli",
+            release="1.0.102",
+            profile="copilot-cli",
+            driver="copilot-cli.mjs",
+            kind="node",
+            npm={"@github/copilot-linux-x64": "1.0.102"},
+            package="@github/copilot-linux-x64",
+        ),
+        Runtime(
+            name="hermes-agent",
+            release="0.19.0",
+            profile="hermes-agent",
+            driver="hermes-agent.py",
+            kind="python",
+            pypi={"hermes-agent": "0.19.0"},
+            package="agent",
         ),
         Runtime(
             name="skills-ref",

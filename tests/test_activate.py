@@ -33,6 +33,9 @@ positional = true
 named = true
 append_when_absent = "\\n\\nARGUMENTS: {args}"
 variables = { SKILL_DIR = "{base_dir}" }
+model_invocation_off = { "disable-model-invocation" = true }
+user_invocation_off = { "user-invocable" = false }
+shell_injection = true
 model_refusal = "Skill {name} cannot be used with Skill tool due to disable-model-invocation"
 user_refusal = "Skill {name} is not user-invocable"
 fork_field = "context"
@@ -234,3 +237,21 @@ def test_only_listed_resources(tmp_path: Path, capsys) -> None:  # type: ignore[
 def test_allowed_tools_split_outside_parentheses(tmp_path: Path) -> None:
     a = run(tmp_path, "allowed-tools: Bash(git log:*) Read, Grep\n")
     assert a.allowed_tools == ("Bash(git log:*)", "Read", "Grep")
+
+
+@pytest.mark.parametrize("profile", ["gemini-cli", "codex", "opencode", "claude-code"])
+def test_listing_and_activation_agree_on_who_may_invoke(profile: str) -> None:
+    """The demo skill `deploy` sets disable-model-invocation: only runtimes that honour it (by
+    their profile's data) both leave it out of the listing and refuse the model's activation."""
+    from skillprism.core.activate import find_skill
+    from skillprism.core.disclose import Tier1Model
+    from skillprism.core.profiles import load_profile
+    from skillprism.core.resolve import build_catalog
+    from skillprism.paths import demo_skills_dir
+
+    catalog = build_catalog(load_profile(profile), [str(demo_skills_dir())])
+    listed = {e.name for e in Tier1Model(catalog).compute().entries if e.outcome != "excluded"}
+    allowed = activate(catalog, find_skill(catalog, "deploy")).allowed
+    honours = bool(catalog.profile.disclosure.tier2.model_invocation_off)
+    assert ("deploy" in listed) is allowed is (not honours)
+    assert honours is (profile == "claude-code")

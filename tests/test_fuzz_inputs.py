@@ -29,8 +29,9 @@ from skillprism.core.activate import ActivationError, activate
 from skillprism.core.check_output import format_json, format_sarif, format_text
 from skillprism.core.disclose import Tier1Model
 from skillprism.core.document import Finding, parse_document
+from skillprism.core.policy import Policy
 from skillprism.core.profiles import available_profiles, load_profile
-from skillprism.core.resolve import build_catalog, diagnostic
+from skillprism.core.resolve import build_catalog
 from skillprism.core.validate import evaluate
 from skillprism.core.yamlread import TYPINGS, fallback_fields, read_yaml
 
@@ -160,7 +161,7 @@ def _every_step(data: bytes) -> None:
         ev = evaluate(doc, profile, "fuzzed")  # the unguarded evaluation: errors surface here
         for finding in ev.findings:
             assert isinstance(finding, Finding)
-            d = diagnostic(profile, finding, doc.path)
+            d = Policy(profile).diagnostic(finding, doc.path)
             if d is not None:
                 str(d.to_json())
         repr(ev.frontmatter)

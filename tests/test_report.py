@@ -15,7 +15,7 @@ import pytest
 from skillprism import cli
 from skillprism.core.catalog import STATES
 from skillprism.core.check_output import display_path
-from skillprism.core.compare import CELL_VALUES, build_matrix
+from skillprism.core.compare import CELL_VALUES, build_matrix, matrix_per_profile
 from skillprism.core.disclose import OUTCOMES, BudgetSettings, Tier1Model
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
@@ -375,7 +375,7 @@ def test_write_is_atomic_and_an_ordinary_file(tmp_path: Path, capsys) -> None:  
 def test_per_profile_budget_settings_give_per_profile_matrix_columns() -> None:
     catalogs = [build_catalog(load_profile(n), [str(demo_skills_dir())]) for n in PROFILES]
     settings = [BudgetSettings(budget_chars=200), BudgetSettings(), BudgetSettings()]
-    merged = cli._report_matrix(catalogs, settings, None)
+    merged = matrix_per_profile(catalogs, settings)
     for i, (c, s) in enumerate(zip(catalogs, settings, strict=True)):
         alone = {r.key: r.cells[0] for r in build_matrix([c], s).rows}
         for row in merged.rows:
@@ -383,7 +383,7 @@ def test_per_profile_budget_settings_give_per_profile_matrix_columns() -> None:
                 assert row.cells[i] == alone[row.key]
             else:
                 assert row.cells[i].value == "not-discovered"
-    same = cli._report_matrix(catalogs, [BudgetSettings()] * 3, None)
+    same = matrix_per_profile(catalogs, [BudgetSettings()] * 3)
     assert same == build_matrix(catalogs, BudgetSettings())
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skillprism.core.policy import Policy
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
 
@@ -68,7 +69,7 @@ def test_ignore_paths_apply_before_precedence(tmp_path: Path) -> None:
         load_profile("agentskills"),
         [str(a), str(b)],
         project=str(tmp_path),
-        ignore_paths=["vendor/**"],
+        policy=Policy(load_profile("agentskills"), ignore_paths=("vendor/**",), base=str(tmp_path)),
     )
     assert [(Path(s.path).parts[-4], s.status) for s in cat.skills] == [("mine", "ok")]
 
@@ -76,8 +77,9 @@ def test_ignore_paths_apply_before_precedence(tmp_path: Path) -> None:
 def test_ignore_codes_change_the_state(tmp_path: Path) -> None:
     skill(tmp_path / "s", "pdf", name="other-name")
     strict = build_catalog(load_profile("agentskills"), [str(tmp_path / "s")])
+    profile = load_profile("agentskills")
     relaxed = build_catalog(
-        load_profile("agentskills"), [str(tmp_path / "s")], ignore_codes=frozenset({"SP208"})
+        profile, [str(tmp_path / "s")], policy=Policy(profile, ignore_codes=frozenset({"SP208"}))
     )
     assert strict.skills[0].status == "error"
     assert relaxed.skills[0].status == "ok"

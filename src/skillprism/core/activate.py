@@ -9,6 +9,7 @@ what survives compaction, fork vs inline, consent, and shell-injection lines lis
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,10 @@ from skillprism.core.arguments import (
     substitute,
 )
 from skillprism.core.catalog import Catalog, SkillEntry
-from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.disclosure_spec import flag_set
 from skillprism.core.document import parse_document
+from skillprism.core.profiles import Profile
 from skillprism.core.resources import list_resources
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
@@ -63,10 +66,6 @@ class Activation:
     @property
     def over_guidance(self) -> bool:
         return bool(self.guidance_tokens) and self.tokens > self.guidance_tokens
-
-
-def _flag(value: Any) -> bool:
-    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
 def _tools(value: Any) -> tuple[str, ...]:
@@ -161,29 +160,25 @@ def activate(
     values = {"name": name, "base_dir": skill.directory, "args": args}
 
     refusal = ""
-    if invoker == "model" and _flag(fm.get("disable-model-invocation")):
-        refusal = (
-            spec.model_refusal
-            or f"{name} can only be invoked by the user (disable-model-invocation)"
-        )
-    elif invoker == "user" and "user-invocable" in fm and not _flag(fm.get("user-invocable")):
-        refusal = (
-            spec.user_refusal or f"{name} cannot be invoked by the user (user-invocable: false)"
-        )
+    model_off = flag_set(fm, spec.model_invocation_off)
+    user_off = flag_set(fm, spec.user_invocation_off)
+    if invoker == "model" and model_off:
+        refusal = spec.model_refusal or f"{name} can only be invoked by the user ({model_off})"
+    elif invoker == "user" and user_off:
+        refusal = spec.user_refusal or f"{name} cannot be invoked by the user ({user_off})"
     elif invoker == "user" and not spec.user_command:
         refusal = f"{catalog.profile.title} has no user command for skills"
     if refusal:
         refusal = refusal.format_map(values)
-        diagnostics.append(
-            Diagnostic(
-                "SP408",
-                Severity.ERROR,
-                refusal,
-                skill.path,
-                effect=f"{catalog.profile.title} refuses the activation",
-                hint="invoke it the other way, or change the frontmatter flag",
-            )
+        refused = catalog.reporting().report(
+            "activation-refused",
+            refusal,
+            skill.path,
+            effect=f"{catalog.profile.title} refuses the activation",
+            hint="invoke it the other way, or change the frontmatter flag",
+            always=True,  # the refusal is the result: always explained
         )
+        diagnostics.append(refused)  # type: ignore[arg-type]
     if not skill.active:
         notes.append(
             f"this copy is {skill.status}: {skill.reason or 'not the one the runtime uses'}"
@@ -247,17 +242,16 @@ def activate(
             f"{spec.compaction_keep_tokens:,} tokens (about {kept:,} of {len(content):,} characters)"
         )
     if spec.guidance_tokens and tokens > spec.guidance_tokens:
-        diagnostics.append(
-            Diagnostic(
-                "SP407",
-                Severity.WARNING,
-                f"activated content is {tokens:,} tokens ({counter.name}); guidance: under "
-                f"{spec.guidance_tokens:,}",
-                skill.path,
-                effect="the activation takes a large share of the context",
-                hint="move detail into references/ that the body links to",
-            )
+        over = catalog.reporting().report(
+            "activation-over-guidance",
+            f"activated content is {tokens:,} tokens ({counter.name}); guidance: under "
+            f"{spec.guidance_tokens:,}",
+            skill.path,
+            effect="the activation takes a large share of the context",
+            hint="move detail into references/ that the body links to",
         )
+        if over is not None:
+            diagnostics.append(over)
     fork = bool(spec.fork_field) and str(fm.get(spec.fork_field, "")).strip().lower() == "fork"
     if fork:
         notes.append(
@@ -294,6 +288,32 @@ def activate(
         model=str(fm.get("model", "") or ""),
         allowed_tools=_tools(fm.get("allowed-tools")),
         consent=consent,
-        would_run=tuple((first_line - 1 + line, cmd) for line, cmd in shell_injections(body)),
+        would_run=tuple((first_line - 1 + line, cmd) for line, cmd in shell_injections(body))
+        if spec.shell_injection
+        else (),
         diagnostics=tuple(diagnostics),
     )
+
+
+def invocation_rules(profile: Profile) -> str:
+    """Who may start a skill under `profile`, in words, from its tier-2 data."""
+    spec = profile.disclosure.tier2
+
+    def flags(fields: Mapping[str, Any]) -> str:
+        return " or ".join(f"{k}: {str(v).lower()}" for k, v in fields.items())
+
+    parts = []
+    if spec.model_invocation_off:
+        parts.append(
+            f"A skill with {flags(spec.model_invocation_off)} can only be started by the user "
+            "(and is left out of the listing the model sees)."
+        )
+    if spec.user_invocation_off:
+        parts.append(f"One with {flags(spec.user_invocation_off)} only by the model.")
+    if not spec.user_command:
+        parts.append(
+            f"{profile.title} has no slash command for skills: only the model starts them."
+        )
+    if not parts:
+        return f"{profile.title} honours no frontmatter flag that limits who may start a skill."
+    return f"Under {profile.title}: " + " ".join(parts)

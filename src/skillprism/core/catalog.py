@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.profiles import Profile
+
+if TYPE_CHECKING:
+    from skillprism.core.policy import Policy
 
 # The fate of a skill under a profile; the first that applies names the state (DESIGN.md).
 STATES = ("not-discovered", "skipped", "error", "shadowed", "warning", "ok")
@@ -71,6 +74,15 @@ class Catalog:
     roots: tuple[RootInfo, ...]
     skills: tuple[SkillEntry, ...]
     diagnostics: tuple[Diagnostic, ...]
+    # How findings are reported for this skill set (the profile's rules and the project's
+    # settings); tier-1, activation and resource findings about it go through it too.
+    policy: Policy | None = field(default=None, compare=False, repr=False)
+
+    def reporting(self) -> Policy:
+        """This catalog's policy (the profile's defaults when it was built without one)."""
+        from skillprism.core.policy import Policy
+
+        return self.policy if self.policy is not None else Policy(self.profile)
 
     def by_key(self) -> dict[str, SkillEntry]:
         return {s.key: s for s in self.skills}

@@ -457,8 +457,9 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "SP308",
         "root-missing",
         "info",
-        "Root folder does not exist",
-        "A root folder of the profile does not exist here; nothing is loaded from it.",
+        "No skill folder of the runtime exists",
+        "None of the profile's root folders exists for this project and home, so the runtime "
+        "loads no skills at all here.",
     ),
     (
         "SP309",
@@ -479,7 +480,7 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "no-skill-file",
         "warning",
         "No skill file",
-        "A folder given as a skill has no SKILL.md.",
+        "A folder given on the command line holds no skill file at any depth searched.",
     ),
     (
         "SP312",

@@ -1,5 +1,5 @@
 """The runtime comparison matrix: skills x profiles. A cell is the skill's state under that
-profile, or for an active skill its tier-1 outcome (DESIGN.md), with the reason."""
+profile, or for an active skill its tier-1 outcome (docs/architecture.md), with the reason."""
 
 from __future__ import annotations
 
@@ -49,6 +49,11 @@ class Matrix:
         return out
 
 
+_ABSENT = MatrixCell(
+    "not-discovered", "not under any of this runtime's roots", "not-discovered", ""
+)
+
+
 def build_matrix(
     catalogs: Sequence[Catalog],
     settings: BudgetSettings | None = None,
@@ -79,15 +84,36 @@ def build_matrix(
                     )
                 cells[skill.key] = MatrixCell(skill.status, why, skill.status, "")
         per_profile.append(cells)
-    absent = MatrixCell(
-        "not-discovered", "not under any of this runtime's roots", "not-discovered", ""
-    )
     rows = [
-        MatrixRow(key, names[key], tuple(cells.get(key, absent) for cells in per_profile))
+        MatrixRow(key, names[key], tuple(cells.get(key, _ABSENT) for cells in per_profile))
         for key in sorted(names, key=lambda k: (names[k].lower(), k))
     ]
     return Matrix(
         profiles=tuple(c.profile.name for c in catalogs),
         titles=tuple(c.profile.title for c in catalogs),
         rows=tuple(rows),
+    )
+
+
+def matrix_per_profile(catalogs: Sequence[Catalog], settings: Sequence[BudgetSettings]) -> Matrix:
+    """The matrix with each catalog's own budget settings (`build_matrix` takes one set for all):
+    one matrix per profile, merged column by column. Cells are outcomes and reasons, never token
+    counts, so the listing pass uses the cheap estimate."""
+    if not catalogs or all(s == settings[0] for s in settings):
+        return build_matrix(catalogs, settings[0] if settings else None)
+    parts = [build_matrix([c], s) for c, s in zip(catalogs, settings, strict=True)]
+    names: dict[str, str] = {}
+    columns: list[dict[str, MatrixCell]] = []
+    for m in parts:
+        columns.append({row.key: row.cells[0] for row in m.rows})
+        for row in m.rows:
+            names.setdefault(row.key, row.name)
+    rows = tuple(
+        MatrixRow(key, names[key], tuple(col.get(key, _ABSENT) for col in columns))
+        for key in sorted(names, key=lambda k: (names[k].lower(), k))
+    )
+    return Matrix(
+        profiles=tuple(c.profile.name for c in catalogs),
+        titles=tuple(c.profile.title for c in catalogs),
+        rows=rows,
     )

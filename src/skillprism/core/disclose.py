@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
-from skillprism.core.diagnostics import Diagnostic, Severity
-from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec
+from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
 from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
@@ -255,6 +255,7 @@ class Tier1Model:
         self.catalog = catalog
         self.profile = catalog.profile
         self.spec: Tier1Spec = spec or catalog.profile.disclosure.tier1
+        self.model_off = catalog.profile.disclosure.tier2.model_invocation_off
         self.counter = counter or EstimateCounter()
         self._token_cache: dict[str, int] = {}
         self._render_cache: dict[tuple[str, int], str] = {}
@@ -272,15 +273,11 @@ class Tier1Model:
                     fold = self.spec.line_breaks == "fold" and "\n" in text
                     parts.append(" ".join(text.split()) if fold else text)
             description = self.spec.description_joiner.join(parts)
-            excluded = ""
+            # Kept from the model by activation rules, or left out of the listing by its own.
             exact = self.spec.exclude_match == "exact"
-            for fname, value in self.spec.exclude_fields.items():
-                got = fm.get(fname)
-                if (got == value and type(got) is type(value)) or (
-                    not exact and str(got).lower() == str(value).lower()
-                ):
-                    excluded = f"{fname}: {str(value).lower()}"
-                    break
+            excluded = flag_set(fm, self.model_off, exact) or flag_set(
+                fm, self.spec.exclude_fields, exact
+            )
             present = skill.description is not None and self.spec.list_empty_description
             if not excluded and self.spec.require_description and not description and not present:
                 excluded = "no description"
@@ -694,20 +691,20 @@ class Tier1Model:
         self, entries: list[EntryOutcome], limit: int | None, used: int
     ) -> list[Diagnostic]:
         title = self.profile.title
-        out = []
+        policy = self.catalog.reporting()
+        out: list[Diagnostic | None] = []
         rules = {
-            "name-only": ("SP401", Severity.WARNING, f"{title} lists this skill by name only"),
-            "shortened": ("SP402", Severity.WARNING, f"{title} shows a shortened description"),
-            "omitted": ("SP403", Severity.WARNING, f"{title} does not list this skill"),
-            "excluded": ("SP404", Severity.INFO, f"{title} does not list this skill"),
+            "name-only": ("description-dropped", f"{title} lists this skill by name only"),
+            "shortened": ("description-shortened", f"{title} shows a shortened description"),
+            "omitted": ("omitted-by-budget", f"{title} does not list this skill"),
+            "excluded": ("excluded-from-listing", f"{title} does not list this skill"),
         }
         for e in entries:
             if e.outcome in rules:
-                code, sev, effect = rules[e.outcome]
+                rule, effect = rules[e.outcome]
                 out.append(
-                    Diagnostic(
-                        code,
-                        sev,
+                    policy.report(
+                        rule,
                         f"{e.name}: {e.outcome} ({e.reason})",
                         e.path,
                         effect=effect,
@@ -716,9 +713,8 @@ class Tier1Model:
                 )
             if e.tokens > GUIDANCE_TOKENS_PER_ENTRY and e.outcome in ("full", "shortened"):
                 out.append(
-                    Diagnostic(
-                        "SP406",
-                        Severity.INFO,
+                    policy.report(
+                        "entry-over-guidance",
                         f"{e.name}: listing entry is {e.tokens} tokens; guidance about "
                         f"{GUIDANCE_TOKENS_PER_ENTRY}",
                         e.path,
@@ -728,16 +724,15 @@ class Tier1Model:
                 )
         if limit is not None and used > limit:
             out.append(
-                Diagnostic(
-                    "SP405",
-                    Severity.WARNING,
+                policy.report(
+                    "listing-over-budget",
                     f"listing is {used:,} characters; budget {limit:,}",
                     "",
                     effect=f"{title} cannot fit the listing",
                     hint="shorten descriptions, or turn skills off for this runtime",
                 )
             )
-        return out
+        return [d for d in out if d is not None]
 
 
 def _hint(outcome: str) -> str:

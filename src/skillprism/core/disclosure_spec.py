@@ -118,8 +118,16 @@ class Tier2Spec:
     named: bool = False
     append_when_absent: str = ""
     variables: Mapping[str, str] = field(default_factory=dict)
+    # Frontmatter values by which the runtime keeps a skill from the model (it is then also left
+    # out of the tier-1 listing) or from the user's slash command; empty = the runtime honours no
+    # such flag. Each maps a field to the value that switches the invocation off.
+    model_invocation_off: Mapping[str, Any] = field(default_factory=dict)
+    user_invocation_off: Mapping[str, Any] = field(default_factory=dict)
     model_refusal: str = ""
     user_refusal: str = ""
+    # Lines `!`cmd`` in the body run in a shell when the skill is activated (Claude Code); they
+    # are listed as "would run", never run.
+    shell_injection: bool = False
     consent: str = "none"
     fork_field: str = ""
     compaction_keep_tokens: int = 0
@@ -319,12 +327,15 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
             k: check_template(t2, f"variables.{k}", v, MESSAGE_FIELDS)
             for k, v in _string_map(t2, "variables").items()
         },
+        model_invocation_off=t2.get("model_invocation_off", dict, {}),
+        user_invocation_off=t2.get("user_invocation_off", dict, {}),
         model_refusal=check_template(
             t2, "model_refusal", t2.get("model_refusal", str, d2.model_refusal), MESSAGE_FIELDS
         ),
         user_refusal=check_template(
             t2, "user_refusal", t2.get("user_refusal", str, d2.user_refusal), MESSAGE_FIELDS
         ),
+        shell_injection=t2.get("shell_injection", bool, d2.shell_injection),
         consent=t2.get("consent", str, d2.consent, CONSENT),
         fork_field=t2.get("fork_field", str, d2.fork_field),
         compaction_keep_tokens=t2.get("compaction_keep_tokens", int, d2.compaction_keep_tokens),
@@ -359,3 +370,18 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     )
     st.check_unknown()
     return DisclosureSpec(tier1=tier1, tier2=tier2, tier3=tier3, settings=settings)
+
+
+def flag_set(frontmatter: Mapping[str, Any], flags: Mapping[str, Any], exact: bool = False) -> str:
+    """Which of `flags` (field -> switching value) the frontmatter sets, as 'field: value' (''
+    when none). A value matches itself, or (unless `exact`: the same YAML value and type only)
+    its text in any letter case ('true' for true)."""
+    for name, value in flags.items():
+        if name not in frontmatter:
+            continue
+        got = frontmatter[name]
+        if (got == value and type(got) is type(value)) or (
+            not exact and str(got).lower() == str(value).lower()
+        ):
+            return f"{name}: {str(value).lower()}"
+    return ""

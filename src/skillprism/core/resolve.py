@@ -16,25 +16,20 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
-from skillprism.core.codes import RULES
+from skillprism.core.codes import CODES, RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
+from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
 from skillprism.core.validate import Evaluation, evaluate
 
 log = logging.getLogger(__name__)
-
-_SEVERITY_OF_ACTION = {
-    "skip": Severity.ERROR,
-    "error": Severity.ERROR,
-    "warning": Severity.WARNING,
-    "info": Severity.INFO,
-}
 
 
 class DocumentCache:
@@ -84,55 +79,6 @@ class DocumentCache:
             self._docs.pop(p, None)
             for key in [k for k in self._evaluations if k[0] == p]:
                 del self._evaluations[key]
-
-
-def diagnostic(
-    profile: Profile, finding: Finding, path: str, effect: str = ""
-) -> Diagnostic | None:
-    """Turn a finding into a Diagnostic the way `profile` treats its rule (None when ignored)."""
-    info = RULES[finding.rule]
-    setting = profile.action(finding.rule)
-    if setting.action == "ignore":
-        return None
-    return Diagnostic(
-        code=info.code,
-        severity=_SEVERITY_OF_ACTION[setting.action],
-        message=finding.message,
-        path=path,
-        line=finding.line,
-        column=finding.column,
-        effect=setting.effect
-        or effect
-        or _RULE_EFFECTS.get(finding.rule, "")
-        or default_effect(profile, setting.action),
-        hint=setting.hint or finding.hint,
-    )
-
-
-# Findings about paths and scans, not about one skill's content, need their own wording: "invalid
-# under <runtime>" would be wrong for a folder that does not exist.
-_RULE_EFFECTS = {
-    "path-not-found": "nothing is scanned for this path",
-    "folder-unreadable": "skills inside it are not seen (the runtime cannot list it either)",
-    "internal-error": "this skill's result is unknown; every other skill is checked as usual",
-    "scan-truncated": "skills beyond the bound are not seen",
-    "symlink-problem": "the link is not followed",
-    "archive-beside-skills": "the archive is not loaded",
-    "nested-skill": "the inner skill's files are also resources of the outer skill",
-    "refval-rejects-file": "no effect under this profile; skills-ref reports it differently",
-    "refval-crashes": "no effect under this profile; skills-ref fails on it",
-    "refval-flow-style": "no effect under this profile; skills-ref rejects the file",
-    "refval-accepts-name": "no effect under this profile; skills-ref accepts the name",
-}
-
-
-def default_effect(profile: Profile, action: str) -> str:
-    return {
-        "skip": f"{profile.title} does not load this skill",
-        "error": f"invalid under {profile.title}",
-        "warning": f"{profile.title} loads the skill anyway",
-        "info": "no effect on loading",
-    }[action]
 
 
 # --- roots ---------------------------------------------------------------------------------------
@@ -215,6 +161,15 @@ def profile_roots(
 # --- layout --------------------------------------------------------------------------------------
 
 
+def _suggested_root(roots: Sequence[RootInfo], project: str, home: str) -> str:
+    """The root to suggest creating: the first in the project, else in the home folder."""
+    for base in (os.path.abspath(project), home):
+        for root in roots:
+            if root.path.startswith(base.rstrip(os.sep) + os.sep):
+                return root.path
+    return roots[0].path
+
+
 def layout_verdict(
     profile: Profile, layout: str, parts: Sequence[str], md_files: bool = False
 ) -> str:
@@ -278,14 +233,14 @@ def _count(n: int) -> str:
 
 
 @dataclass(slots=True)
-class _Located:
+class Located:
     found: FoundFile
     root: RootInfo
     parts: tuple[str, ...]  # from the root to the file
     plugin: str = ""
 
 
-def _plugin_name(root_path: str, marker: str) -> str:
+def plugin_name(root_path: str, marker: str) -> str:
     parent = os.path.dirname(root_path)
     name = os.path.basename(parent)
     if marker:
@@ -302,13 +257,13 @@ def _plugin_name(root_path: str, marker: str) -> str:
 
 def _locate_explicit(
     profile: Profile, found: FoundFile, path_index: int, start_root: RootInfo
-) -> _Located:
+) -> Located:
     """Pick the root a runtime would see for a file found below a folder named on the command line:
     the nearest parent that looks like one of the profile's roots (e.g. `.claude/skills`), or any
     folder named like a root's last component (`skills`), else the folder given."""
     parts = found.parts
     if len(parts) <= 2:  # directly below the folder given: it is the root (the usual case)
-        return _Located(found, start_root, parts)
+        return Located(found, start_root, parts)
     last_names = {s[-1] for s in profile.root_suffixes}
     for k in range(len(parts) - 2, 0, -1):
         prefix = parts[:k]
@@ -340,11 +295,11 @@ def _locate_explicit(
             explicit=True,
             namespace=namespace,
         )
-        located = _Located(found, root, parts[k:])
+        located = Located(found, root, parts[k:])
         if namespace == "plugin":
-            located.plugin = _plugin_name(root_path, profile.plugin_marker)
+            located.plugin = plugin_name(root_path, profile.plugin_marker)
         return located
-    return _Located(found, start_root, parts)
+    return Located(found, start_root, parts)
 
 
 def _has_skill_file(folder: str) -> bool:
@@ -395,28 +350,29 @@ def build_catalog(
     env: Mapping[str, str] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     cache: DocumentCache | None = None,
-    ignore_codes: frozenset[str] = frozenset(),
-    ignore_paths: Sequence[str] = (),
+    policy: Policy | None = None,
     workers: int = 1,
     start_method: str = "fork",
 ) -> Catalog:
     """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
     or, without paths, the profile's own roots for `project` and `home`.
 
-    `ignore_codes` drop diagnostics before states are decided; `ignore_paths` (globs relative to
-    `project`) drop skill files before precedence, as if they were not there. `workers` > 1 reads
+    `policy` reports every finding (the profile's rules and the project's settings: its
+    `ignore_codes` drop findings before states are decided, its `ignore_paths` also drop skill
+    files before precedence, as if they were not there). `workers` > 1 reads
     and evaluates large sets in that many processes, this one included (headless use; the cache is
     then not filled)."""
     env = os.environ if env is None else env
     home = home or os.path.expanduser("~")
     cache = cache or DocumentCache()
+    policy = policy or Policy(profile)
     evaluator = _Evaluator(profile, cache, workers, start_method)
     root_diags: list[Diagnostic] = []
-    located: list[_Located] = []
+    located: list[Located] = []
     roots: list[RootInfo] = []
 
     def note(path: str, finding: Finding) -> None:
-        d = diagnostic(profile, finding, path)
+        d = policy.diagnostic(finding, path)
         if d is not None:
             root_diags.append(d)
 
@@ -441,7 +397,7 @@ def build_catalog(
                 found = FoundFile(
                     absolute, root.path, (os.path.basename(skill_dir), os.path.basename(absolute))
                 )
-                located.append(_Located(found, root, found.parts))
+                located.append(Located(found, root, found.parts))
                 continue
             if _has_skill_file(absolute):
                 start = os.path.dirname(absolute)
@@ -471,10 +427,32 @@ def build_catalog(
             roots.append(root)
             for where, finding in result.notes:
                 note(where, finding)
+            if not files and not any(f.rule == "folder-unreadable" for _w, f in result.notes):
+                note(
+                    absolute,
+                    Finding(
+                        "no-skill-file",
+                        f"no skill file ({' or '.join(profile.file_names)}) below {given}",
+                        hint="point at a folder that holds skill folders, or at a SKILL.md",
+                    ),
+                )
             for f in files:
                 located.append(_locate_explicit(profile, f, index, root))
     else:
         roots = profile_roots(profile, project or os.getcwd(), home, env)
+        if roots and not any(root.exists for root in roots):
+            shown = ", ".join(r.path for r in roots[:3]) + (
+                f" and {len(roots) - 3} more" if len(roots) > 3 else ""
+            )
+            note(
+                os.path.abspath(project or os.getcwd()),
+                Finding(
+                    "root-missing",
+                    f"none of {profile.title}'s skill folders exists here: {shown}",
+                    hint=f"create {_suggested_root(roots, project or os.getcwd(), home)} "
+                    "and put a skill folder in it",
+                ),
+            )
         for root in roots:
             if not root.exists:
                 continue
@@ -505,9 +483,9 @@ def build_catalog(
                     ),
                 )
             for f in files:
-                loc = _Located(f, root, f.parts)
+                loc = Located(f, root, f.parts)
                 if root.namespace == "plugin":
-                    loc.plugin = _plugin_name(root.path, profile.plugin_marker)
+                    loc.plugin = plugin_name(root.path, profile.plugin_marker)
                 located.append(loc)
             if result.dirs_visited >= profile.max_dirs and profile.layout == "recursive":
                 note(
@@ -518,31 +496,32 @@ def build_catalog(
                         "folders (skills scan truncated)",
                     ),
                 )
-    root_diags = [d for d in root_diags if d.code not in ignore_codes]
-    if ignore_paths:
-        base = os.path.abspath(project or os.getcwd())
-        located = [loc for loc in located if not _path_ignored(loc.found.path, base, ignore_paths)]
-        root_diags = [d for d in root_diags if not _path_ignored(d.path, base, ignore_paths)]
-    return _resolve(profile, roots, located, root_diags, evaluator, ignore_codes)
+    if policy.ignore_paths:
+        located = [loc for loc in located if not policy.ignores_path(loc.found.path)]
+    return resolve_located(profile, roots, located, root_diags, evaluator, policy)
 
 
-def _path_ignored(path: str, base: str, patterns: Sequence[str]) -> bool:
-    rel = os.path.relpath(path, base).replace(os.sep, "/") if path else ""
-    return any(fnmatch.fnmatch(rel, pat) for pat in patterns)
-
-
-def _load_order(loc: _Located) -> tuple[int, list[str]]:
+def _load_order(loc: Located) -> tuple[int, list[str]]:
     return loc.root.rank, loc.found.path.split(os.sep)
 
 
-def _resolve(
+class Evaluations(Protocol):
+    """Evaluates skill files on demand: path -> (Evaluation, real path)."""
+
+    def results(self, items: list[_Item]) -> dict[str, tuple[Evaluation, str]]: ...
+
+
+def resolve_located(
     profile: Profile,
-    roots: list[RootInfo],
-    located: list[_Located],
-    root_diags: list[Diagnostic],
-    evaluator: _Evaluator,
-    ignore_codes: frozenset[str] = frozenset(),
+    roots: Sequence[RootInfo],
+    located: list[Located],
+    root_diags: Sequence[Diagnostic],
+    evaluator: Evaluations,
+    policy: Policy,
 ) -> Catalog:
+    """The Catalog of `located` skill files: evaluate each (through `evaluator`), decide states,
+    apply precedence. `build_catalog` calls it for a whole skill set; a live refresh calls it for
+    the few skills a change touches and splices the result into the catalog it had."""
     # The load order: by rank, then by the path's folders. A total order, so that a name clash is
     # decided the same way whatever order the files arrived in (a fresh scan, or a live refresh
     # re-resolving a few of them).
@@ -551,10 +530,10 @@ def _resolve(
     # One entry per path as found: the same file reached from two overlapping roots counts once.
     # A root that would discover the file beats one that would not (Codex skips `.system` below
     # `$CODEX_HOME/skills` but scans it as a root of its own).
-    def verdict(loc: _Located) -> str:
+    def verdict(loc: Located) -> str:
         return layout_verdict(profile, loc.root.layout, loc.parts, _md_files(profile, loc.root))
 
-    unique: dict[str, _Located] = {}
+    unique: dict[str, Located] = {}
     for loc in located:
         kept = unique.get(loc.found.path)
         if kept is None or (verdict(kept) and not verdict(loc)):
@@ -573,21 +552,19 @@ def _resolve(
     evaluations = evaluator.results(
         [(loc.found.path, loc.found.real, loc.found.regular) for loc in unique.values()]
     )
-    # Rule settings of roots that override the profile's, one profile object per such root.
-    by_root: dict[int, Profile] = {}
+    # Roots whose rule settings differ from the profile's get a policy of their own (once).
+    by_root: dict[int, Policy] = {}
     for loc in unique.values():
         path = loc.found.path
         skill_dir = dir_of[path]
         ev, real = evaluations[path]
         rp = by_root.get(loc.root.template)
         if rp is None:
-            rp = by_root[loc.root.template] = profile.for_root(loc.root.template)
+            root_profile = profile.for_root(loc.root.template)
+            rp = policy if root_profile is profile else replace(policy, profile=root_profile)
+            by_root[loc.root.template] = rp
         diags = (
-            [
-                d
-                for d in (diagnostic(rp, f, path) for f in ev.findings)
-                if d is not None and d.code not in ignore_codes
-            ]
+            [d for d in (rp.diagnostic(f, path) for f in ev.findings) if d is not None]
             if ev.findings  # most skills have none: skip building the generators
             else []
         )
@@ -598,13 +575,10 @@ def _resolve(
             nested.append(skill_dirs[i])
             i += 1
         if nested and os.path.basename(path).lower() == SKILL_FILE_LOWER:
-            d = diagnostic(
-                rp,
-                Finding(
-                    "nested-skill",
-                    f"this skill folder contains {len(nested)} other skill(s), "
-                    f"e.g. {os.path.relpath(nested[0], skill_dir)}",
-                ),
+            d = rp.report(
+                "nested-skill",
+                f"this skill folder contains {len(nested)} other skill(s), "
+                f"e.g. {os.path.relpath(nested[0], skill_dir)}",
                 path,
             )
             if d:
@@ -613,34 +587,28 @@ def _resolve(
         status = ""
         if reason:
             status = "not-discovered"
-            diags.insert(
-                0,
-                Diagnostic(
-                    RULES["not-discovered"].code,
-                    Severity.INFO,
-                    reason,
-                    path,
-                    effect=f"{profile.title} never loads this skill",
-                    hint=_layout_hint(profile, loc),
-                ),
+            d = policy.report(
+                "not-discovered",
+                reason,
+                path,
+                effect=f"{profile.title} never loads this skill",
+                hint=_layout_hint(profile, loc),
             )
+            if d is not None:
+                diags.insert(0, d)
         elif diags and any(
-            d.severity is Severity.ERROR and rp.action(_rule_of(d)).action == "skip" for d in diags
+            d.severity is Severity.ERROR and rp.skips(CODES[d.code].rule) for d in diags
         ):
             status = "skipped"
-            reason = next(d.message for d in diags if rp.action(_rule_of(d)).action == "skip")
+            reason = next(d.message for d in diags if rp.skips(CODES[d.code].rule))
         elif ev.name and not _passes_filters(profile, ev.name):
             status = "skipped"
             reason = f"left out by the profile's include/ignore filters ('{ev.name}')"
-            diags.append(
-                Diagnostic(
-                    RULES["filtered-out"].code,
-                    Severity.INFO,
-                    reason,
-                    path,
-                    effect=f"{profile.title} does not load it",
-                )
+            d = policy.report(
+                "filtered-out", reason, path, effect=f"{profile.title} does not load it"
             )
+            if d is not None:
+                diags.append(d)
         qualified = f"{loc.plugin}:{ev.name}" if loc.plugin and ev.name else ev.name
         drafts.append(
             dict(
@@ -665,7 +633,7 @@ def _resolve(
         drafts.sort(key=lambda d: (d["root"].rank, d["name"].lower(), d["name"], d["path"]))
     elif profile.in_root_order == "path-string":
         drafts.sort(key=lambda d: (d["root"].rank, d["path"]))
-    _apply_precedence(profile, drafts)
+    _apply_precedence(profile, drafts, policy)
     skills = []
     for d in drafts:
         if not d["status"]:
@@ -684,7 +652,11 @@ def _resolve(
         d["diagnostics"] = tuple(d["diagnostics"])
         skills.append(SkillEntry(**d))
     return Catalog(
-        profile=profile, roots=tuple(roots), skills=tuple(skills), diagnostics=tuple(root_diags)
+        profile=profile,
+        roots=tuple(roots),
+        skills=tuple(skills),
+        diagnostics=tuple(root_diags),
+        policy=policy,
     )
 
 
@@ -877,62 +849,7 @@ def _start_method_available(method: str) -> bool:
     return method in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")
 
 
-def _varying_contenders(profile: Profile, group: list[dict], same_root: list[dict]) -> list[dict]:
-    """The copies among which the runtime's pick is not certain: every copy when its clash order
-    varies from run to run (`[precedence] winner = "varies"`), the copies in the winning root
-    when it lists a root in file-system order (`in_root_order = "file-system"`); [] otherwise."""
-    if profile.winner == "varies":
-        return group
-    if profile.in_root_order == "file-system" and len(same_root) > 1:
-        return same_root
-    return []
-
-
-def _note_varying_winner(profile: Profile, name: str, winner: dict, contenders: list[dict]) -> None:
-    why = (
-        "in an order that varies from run to run"
-        if profile.winner == "varies"
-        else "in file-system order inside one root, which varies between file systems"
-    )
-    for d in contenders:
-        others = ", ".join(o["path"] for o in contenders if o is not d)
-        guess = "this copy" if d is winner else winner["path"]
-        finding = Finding(
-            "clash-winner-varies",
-            f"{len(contenders)} skills are named '{name}' and {profile.title} picks one {why}: "
-            f"Skill Prism shows {guess} as the winner, but any of them may load (also {others})",
-            hint="give each skill a distinct name",
-        )
-        diag = diagnostic(profile, finding, d["path"])
-        if diag is not None:
-            d["diagnostics"].append(diag)
-
-
-def _md_files(profile: Profile, root: RootInfo) -> bool:
-    return 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files
-
-
-def _discovery_reason(profile: Profile, loc: _Located, holders: frozenset[str]) -> str:
-    """Why the runtime's discovery never reaches a file its layout allows ('' = it does): a root
-    read only when a setting is on, a skill folder above it, an ignore file."""
-    if loc.root.enabled_by:
-        return f"in a root {profile.title} reads only when {loc.root.enabled_by}"
-    if not profile.follow_file_symlinks and os.path.islink(loc.found.path):
-        return f"the skill file is a symbolic link: {profile.title} does not read linked files"
-    if loc.root.explicit:
-        return ""
-    return stop_reason(profile, loc.root.path, loc.parts, holders) or ignored_reason(
-        profile, loc.root.path, loc.parts
-    )
-
-
-def _rule_of(d: Diagnostic) -> str:
-    from skillprism.core.codes import CODES
-
-    return CODES[d.code].rule
-
-
-def _layout_hint(profile: Profile, loc: _Located) -> str:
+def _layout_hint(profile: Profile, loc: Located) -> str:
     if loc.parts[-1] not in profile.file_names:
         return f"rename the file to {profile.file_names[0]}"
     if len(loc.parts) > 2:
@@ -946,7 +863,7 @@ def _passes_filters(profile: Profile, name: str) -> bool:
     return not profile.include or any(fnmatch.fnmatchcase(name, pat) for pat in profile.include)
 
 
-def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
+def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> None:
     loadable = [d for d in drafts if d["status"] not in ("not-discovered", "skipped") and d["name"]]
     if profile.dedup_real_path:
         first_by_real: dict[str, dict] = {}
@@ -955,15 +872,15 @@ def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
             if first is not d:
                 d["shadowed_by"] = first["path"]
                 d["reason"] = f"same file as {first['path']}; it loads once"
-                d["diagnostics"].append(
-                    Diagnostic(
-                        RULES["same-real-path"].code,
-                        Severity.INFO,
+                _add(
+                    d,
+                    policy.report(
+                        "same-real-path",
                         d["reason"],
                         d["path"],
                         effect=f"{profile.title} loads the file once",
                         hint="no action needed",
-                    )
+                    ),
                 )
         loadable = [d for d in loadable if not d["shadowed_by"]]
     groups: dict[str, list[dict]] = {}
@@ -975,15 +892,15 @@ def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
         if profile.tie_rule == "keep-both":
             for d in group:
                 others = ", ".join(o["path"] for o in group if o is not d)
-                d["diagnostics"].append(
-                    Diagnostic(
-                        RULES["kept-both"].code,
-                        Severity.WARNING,
+                _add(
+                    d,
+                    policy.report(
+                        "kept-both",
                         f"{profile.title} keeps every skill named '{name}'; also at {others}",
                         d["path"],
                         effect="the model sees several entries with the same name",
                         hint="give each skill a distinct name",
-                    )
+                    ),
                 )
             continue
         winner = group[0]
@@ -993,7 +910,7 @@ def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
             winner = same_root[-1]
         contenders = _varying_contenders(profile, group, same_root)
         if contenders:
-            _note_varying_winner(profile, name, winner, contenders)
+            _note_varying_winner(profile, policy, name, winner, contenders)
         for d in group:
             if d is winner:
                 continue
@@ -1010,13 +927,74 @@ def _apply_precedence(profile: Profile, drafts: list[dict]) -> None:
                     f"probably shadowed by {winner['path']}; which copy wins varies (see "
                     f"{RULES['clash-winner-varies'].code})"
                 )
-            d["diagnostics"].append(
-                Diagnostic(
-                    RULES["shadowed"].code,
-                    Severity.WARNING,
+            _add(
+                d,
+                policy.report(
+                    "shadowed",
                     text,
                     d["path"],
                     effect=f"{profile.title} uses the copy at {winner['path']}",
                     hint="rename one of the skills, or remove the copy you do not want",
-                )
+                ),
             )
+
+
+def _varying_contenders(profile: Profile, group: list[dict], same_root: list[dict]) -> list[dict]:
+    """The copies among which the runtime's pick is not certain: every copy when its clash order
+    varies from run to run (`[precedence] winner = "varies"`), the copies in the winning root
+    when it lists a root in file-system order (`in_root_order = "file-system"`); [] otherwise."""
+    if profile.winner == "varies":
+        return group
+    if profile.in_root_order == "file-system" and len(same_root) > 1:
+        return same_root
+    return []
+
+
+def _note_varying_winner(
+    profile: Profile, policy: Policy, name: str, winner: dict, contenders: list[dict]
+) -> None:
+    why = (
+        "in an order that varies from run to run"
+        if profile.winner == "varies"
+        else "in file-system order inside one root, which varies between file systems"
+    )
+    for d in contenders:
+        others = ", ".join(o["path"] for o in contenders if o is not d)
+        guess = "this copy" if d is winner else winner["path"]
+        _add(
+            d,
+            policy.diagnostic(
+                Finding(
+                    "clash-winner-varies",
+                    f"{len(contenders)} skills are named '{name}' and {profile.title} picks one "
+                    f"{why}: Skill Prism shows {guess} as the winner, but any of them may load "
+                    f"(also {others})",
+                    hint="give each skill a distinct name",
+                ),
+                d["path"],
+            ),
+        )
+
+
+def _md_files(profile: Profile, root: RootInfo) -> bool:
+    return 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files
+
+
+def _discovery_reason(profile: Profile, loc: Located, holders: frozenset[str]) -> str:
+    """Why the runtime's discovery never reaches a file its layout allows ('' = it does): a root
+    read only when a setting is on, a linked skill file it does not read, a skill folder above
+    it, an ignore file."""
+    if loc.root.enabled_by:
+        return f"in a root {profile.title} reads only when {loc.root.enabled_by}"
+    if not profile.follow_file_symlinks and os.path.islink(loc.found.path):
+        return f"the skill file is a symbolic link: {profile.title} does not read linked files"
+    if loc.root.explicit:
+        return ""
+    return stop_reason(profile, loc.root.path, loc.parts, holders) or ignored_reason(
+        profile, loc.root.path, loc.parts
+    )
+
+
+def _add(draft: dict, diagnostic: Diagnostic | None) -> None:
+    if diagnostic is not None:
+        draft["diagnostics"].append(diagnostic)

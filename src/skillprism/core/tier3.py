@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
-from skillprism.core.codes import rule
 from skillprism.core.containment import Refused, walk_inside
-from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.document import read_bytes_safely
+from skillprism.core.policy import Policy
 from skillprism.core.resources import Resource, ResourceListing, list_resources
 
 DEFAULT_MAX_BYTES = 256 * 1024
@@ -37,13 +37,6 @@ MAX_DECODE_ROUNDS = 3
 BINARY_SNIFF_BYTES = 8192
 SKILL_URL_SCHEME = "skill://"
 
-_SEVERITY = {
-    "skip": Severity.ERROR,
-    "error": Severity.ERROR,
-    "warning": Severity.WARNING,
-    "info": Severity.INFO,
-    "ignore": Severity.INFO,
-}
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # Characters that look like a slash or backslash but are not one: a runtime (or a later tool) that
@@ -107,16 +100,10 @@ class ResourceResult:
         )
 
 
-def _diagnostic(rule_name: str, message: str, path: str, hint: str, effect: str) -> Diagnostic:
-    info = rule(rule_name)
-    return Diagnostic(
-        code=info.code,
-        severity=_SEVERITY[info.action],
-        message=message,
-        path=path,
-        effect=effect,
-        hint=hint,
-    )
+def _note(
+    policy: Policy, rule_name: str, message: str, path: str, hint: str, effect: str
+) -> Diagnostic | None:
+    return policy.report(rule_name, message, path, hint=hint, effect=effect)
 
 
 def media_type_of(path: str) -> str:
@@ -310,25 +297,36 @@ def resolve_reference(
     listing: ResourceListing | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     count_tokens: Callable[[str], int] | None = None,
+    policy: Policy | None = None,
 ) -> ResourceResult:
     """Resolve `reference` relative to `skill_dir` and read it, or refuse it with a diagnostic.
 
     `only_listed` (autopoiesis): only files in the discovered `listing` (default: listed now) are
     served. `max_bytes`: longer files are cut (`truncated`, with a note). `count_tokens` prices the
-    content in tokens; without it `tokens` is None."""
+    content in tokens; without it `tokens` is None. `policy` reports the findings (the catalog's,
+    so the profile's rules and the project's settings apply; the registry defaults without)."""
+    policy = policy or Policy()
     if max_bytes <= 0:
         raise ValueError("max_bytes must be positive")
     base = ResourceResult(ok=False, reference=reference, skill_dir=skill_dir, skill_name=skill_name)
     try:
         segments = _guard(reference)
-        return _read(base, segments, only_listed, listing, max_bytes, count_tokens)
+        return _read(base, segments, only_listed, listing, max_bytes, count_tokens, policy)
     except Refused as why:
-        return _refuse(base, why)
+        return _refuse(base, why, policy)
 
 
-def _refuse(base: ResourceResult, why: Refused) -> ResourceResult:
+def _refuse(base: ResourceResult, why: Refused, policy: Policy) -> ResourceResult:
     prefix = f"{base.skill_name}: " if base.skill_name else ""
-    diag = _diagnostic(why.rule_name, prefix + why.message, base.skill_dir, why.hint, why.effect)
+    # The refusal is the result itself: it is explained even where the finding would be dropped.
+    diag = policy.report(
+        why.rule_name,
+        prefix + why.message,
+        base.skill_dir,
+        hint=why.hint,
+        effect=why.effect,
+        always=True,
+    )
     return ResourceResult(
         ok=False,
         reference=base.reference,
@@ -345,6 +343,7 @@ def _read(
     listing: ResourceListing | None,
     max_bytes: int,
     count_tokens: Callable[[str], int] | None,
+    policy: Policy,
 ) -> ResourceResult:
     rel = "/".join(segments)
     real, st = walk_inside(base.skill_dir, segments)
@@ -362,6 +361,19 @@ def _read(
         items = [r for r in found.items if not real_rel or r.rel_path.startswith(real_rel + "/")]
         text = _listing_text(rel, items)
         chars, tokens = priced(text)
+        truncated = (
+            _note(
+                policy,
+                "resources-truncated",
+                f"the skill folder holds more than {len(found.items):,} files; only those are "
+                "listed",
+                real_root,
+                "keep large data sets out of skill folders",
+                "files beyond the bound are not listed",
+            )
+            if found.truncated
+            else None
+        )
         return ResourceResult(
             ok=True,
             reference=base.reference,
@@ -374,6 +386,8 @@ def _read(
             media_type="text/plain",
             description=f"folder with {len(items):,} file(s)",
             listing=tuple(items),
+            notes=(truncated,) if truncated is not None else (),
+            truncated=found.truncated,
             chars=chars,
             tokens=tokens,
         )
@@ -406,7 +420,8 @@ def _read(
         "size": size,
     }
     if size > max(max_bytes, READ_CEILING):
-        note = _diagnostic(
+        note = _note(
+            policy,
             "resource-truncated",
             f"'{rel}' is {size:,} bytes; over {READ_CEILING:,} bytes it is not read at all",
             real,
@@ -418,7 +433,7 @@ def _read(
             kind="too-large",
             truncated=True,
             description=f"file of {size:,} bytes, too large to read",
-            notes=(note,),
+            notes=(note,) if note is not None else (),
             tokens=0 if count_tokens else None,
         )
     data, fst, problem = read_bytes_safely(real, cap=max(max_bytes, READ_CEILING))
@@ -434,10 +449,11 @@ def _read(
     size = len(data)
     cut = size > max_bytes
     text, kind = _decode(data[:max_bytes] if cut else data, cut)
-    notes: list[Diagnostic] = []
+    notes: list[Diagnostic | None] = []
     if text is None:
         notes.append(
-            _diagnostic(
+            _note(
+                policy,
                 "resource-binary",
                 f"'{rel}' is a {kind} of {size:,} bytes; it is described, not shown",
                 real,
@@ -450,13 +466,14 @@ def _read(
             **{**common, "size": size},  # type: ignore[arg-type]
             kind="binary",
             description=f"{kind}, {size:,} bytes",
-            notes=tuple(notes),
+            notes=tuple(n for n in notes if n is not None),
             chars=chars,
             tokens=tokens,
         )
     if cut:
         notes.append(
-            _diagnostic(
+            _note(
+                policy,
                 "resource-truncated",
                 f"'{rel}' is {size:,} bytes; only the first {max_bytes:,} are shown",
                 real,
@@ -471,7 +488,7 @@ def _read(
         content=text,
         truncated=cut,
         description=f"text, {size:,} bytes" + (f", cut at {max_bytes:,}" if cut else ""),
-        notes=tuple(notes),
+        notes=tuple(n for n in notes if n is not None),
         chars=chars,
         tokens=tokens,
     )
@@ -491,10 +508,12 @@ def resolve_skill_url(
     only_listed: bool = False,
     max_bytes: int = DEFAULT_MAX_BYTES,
     count_tokens: Callable[[str], int] | None = None,
+    policy: Policy | None = None,
 ) -> ResourceResult:
     """Read `skill://name` (the skill file) or `skill://name/rel/path` (inside that skill folder).
     `skills` maps each name to its folder; the name must match exactly. The path is URL-decoded
     (encoded escapes are still refused)."""
+    policy = policy or Policy()
     base = ResourceResult(ok=False, reference=url, skill_dir="")
     if not url.lower().startswith(SKILL_URL_SCHEME):
         return _refuse(
@@ -504,6 +523,7 @@ def resolve_skill_url(
                 f"'{url}' is not a skill:// URL",
                 "write skill://<name> or skill://<name>/<path>",
             ),
+            policy,
         )
     rest = _strip_url_suffix(url[len(SKILL_URL_SCHEME) :])
     name, _, rel = rest.partition("/")
@@ -515,6 +535,7 @@ def resolve_skill_url(
                 f"'{url}' names no skill",
                 "write skill://<name> or skill://<name>/<path>",
             ),
+            policy,
         )
     if name not in skills:
         known = ", ".join(sorted(skills)[:8]) or "none"
@@ -525,6 +546,7 @@ def resolve_skill_url(
                 f"no skill is named exactly '{name}' (known: {known})",
                 "use the skill's name as listed, same case",
             ),
+            policy,
         )
     skill_dir = skills[name]
     if not rel:
@@ -534,6 +556,7 @@ def resolve_skill_url(
             skill_name=name,
             max_bytes=max_bytes,
             count_tokens=count_tokens,
+            policy=policy,
         )
         return _with_reference(result, url)
     result = resolve_reference(
@@ -543,6 +566,7 @@ def resolve_skill_url(
         only_listed=only_listed,
         max_bytes=max_bytes,
         count_tokens=count_tokens,
+        policy=policy,
     )
     return _with_reference(result, url)
 

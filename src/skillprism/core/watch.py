@@ -28,11 +28,20 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from skillprism.core import resolve as _resolve_mod
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
+from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import DocumentCache, build_catalog, evaluate_file, profile_roots
+from skillprism.core.resolve import (
+    DocumentCache,
+    Located,
+    build_catalog,
+    evaluate_file,
+    expand_template,
+    plugin_name,
+    profile_roots,
+    resolve_located,
+)
 from skillprism.core.scan import ARCHIVE_SUFFIXES, DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile
 from skillprism.core.validate import Evaluation
 
@@ -528,8 +537,7 @@ class LiveCatalog:
         home: str | None = None,
         env: Mapping[str, str] | None = None,
         max_depth: int = DEFAULT_MAX_DEPTH,
-        ignore_codes: frozenset[str] = frozenset(),
-        ignore_paths: Sequence[str] = (),
+        policy: Policy | None = None,
         cache: DocumentCache | None = None,
         catalog: Catalog | None = None,
     ) -> None:
@@ -539,8 +547,7 @@ class LiveCatalog:
         self.home = home or os.path.expanduser("~")
         self.env = dict(os.environ if env is None else env)
         self.max_depth = max_depth
-        self.ignore_codes = ignore_codes
-        self.ignore_paths = tuple(ignore_paths)
+        self.policy = policy or Policy(profile)
         self.cache = cache or DocumentCache()
         # Full rebuilds may use worker processes (the GUI passes "forkserver": its process has
         # threads); incremental refreshes evaluate the few changed skills in-process.
@@ -551,6 +558,11 @@ class LiveCatalog:
         self._index: _Index | None = None
         self._index_of: Catalog | None = None
         self.last_refresh = "initial"  # "full", "incremental" or "none" after a refresh
+
+    @property
+    def current(self) -> Catalog | None:
+        """The catalog built so far, without building one (None before the first build)."""
+        return self._catalog
 
     @property
     def catalog(self) -> Catalog:
@@ -568,8 +580,7 @@ class LiveCatalog:
             env=self.env,
             max_depth=self.max_depth,
             cache=self.cache,
-            ignore_codes=self.ignore_codes,
-            ignore_paths=self.ignore_paths,
+            policy=self.policy,
             workers=self.workers,
             start_method=self.start_method,
         )
@@ -588,9 +599,7 @@ class LiveCatalog:
                 out[root.path] = None
             for template in self.profile.roots:
                 if "*" in template.path:
-                    expanded = _resolve_mod.expand_template(
-                        template.path, self.project, self.home, self.env
-                    )
+                    expanded = expand_template(template.path, self.project, self.home, self.env)
                     prefix = expanded.split("*", 1)[0]
                     out[os.path.dirname(prefix) if not prefix.endswith(os.sep) else prefix] = None
         return [os.path.normpath(p) for p in out]
@@ -699,7 +708,7 @@ class LiveCatalog:
             entry = index.files[key]
             plugin = ""
             if entry.root.namespace == "plugin":
-                plugin = _resolve_mod._plugin_name(entry.root.path, profile.plugin_marker)
+                plugin = plugin_name(entry.root.path, profile.plugin_marker)
             plugins[key] = plugin
             names = {entry.qualified_name}
             if key in affected:
@@ -717,16 +726,22 @@ class LiveCatalog:
             entry = index.files[key]
             parts = tuple(os.path.relpath(key, entry.root.path).split(os.sep))
             found = FoundFile(key, entry.root.path, parts, entry.real_path)
-            located.append(_resolve_mod._Located(found, entry.root, parts, plugins[key]))
-        sub = _resolve_mod._resolve(
+            located.append(Located(found, entry.root, parts, plugins[key]))
+        sub = resolve_located(
             profile,
             list(old.roots),
             located,
             [],
-            _Evaluations(profile, self.cache, done),  # type: ignore[arg-type]
-            self.ignore_codes,
+            _Evaluations(profile, self.cache, done),
+            self.policy,
         )
         fresh = {s.key: s for s in sub.skills}
         skills = tuple(fresh.get(s.key, s) for s in old.skills)
-        new = Catalog(profile=profile, roots=old.roots, skills=skills, diagnostics=old.diagnostics)
+        new = Catalog(
+            profile=profile,
+            roots=old.roots,
+            skills=skills,
+            diagnostics=old.diagnostics,
+            policy=self.policy,
+        )
         return new, sub.skills

@@ -17,11 +17,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from skillprism.core.activate import invocation_rules
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.gui.browser import SafeBrowser
 
 
-def activation_html(activation: Any, *, runtime: str, dark: bool) -> str:
+def activation_html(
+    activation: Any, *, runtime: str, dark: bool, invocation_rules: str = ""
+) -> str:
     """The report of one simulated activation as HTML (all skill text escaped)."""
     mark_bg = "#5a4a00" if dark else "#fff1a8"
     a = activation
@@ -34,11 +37,7 @@ def activation_html(activation: Any, *, runtime: str, dark: bool) -> str:
         parts.append(
             f"<p style='color:#d23b3b'><b>Refused by the runtime:</b> {html.escape(a.refusal)}</p>"
         )
-        parts.append(
-            "<p style='color:gray'>A skill with <code>disable-model-invocation: true</code> "
-            "can only be started by the user; one with <code>user-invocable: false</code> "
-            "only by the model.</p>"
-        )
+        parts.append(f"<p style='color:gray'>{html.escape(invocation_rules)}</p>")
         return "".join(parts)
     over = a.over_guidance
     cost = (
@@ -155,4 +154,11 @@ class ActivationView(QWidget):
         except ActivationError as err:
             self.view.setHtml(f"<p style='color:#d23b3b'>{html.escape(str(err))}</p>")
             return
-        self.view.setHtml(activation_html(a, runtime=self.catalog.profile.title, dark=self.dark))
+        self.view.setHtml(
+            activation_html(
+                a,
+                runtime=self.catalog.profile.title,
+                dark=self.dark,
+                invocation_rules=invocation_rules(self.catalog.profile),
+            )
+        )

@@ -1,0 +1,124 @@
+// Conformance driver for Qwen Code (@qwen-code/qwen-code, pinned in conformance/runtimes.py).
+//
+// Runs the runtime's own code: SkillManager (packages/core/src/skills/skill-manager.ts, bundled
+// into a hashed chunk found by its source comment) with a config stub, `refreshCache()` and
+// `listSkills()` (roots, parsing, first-wins across .qwen/.agents and levels, sorted by name),
+// then `buildAvailableSkillsReminder(config)` (packages/core/src/core/environmentContext.ts) for
+// the exact tier-1 text. Parse failures come from `getParseErrors()` (the runtime's own messages).
+//
+// The stub: project root = the job's project, no bare/safe mode, no extensions, no custom skill
+// dirs, and the bundled level disabled (getDisabledSkillLevels), because no profile models Qwen's
+// bundled skills. Every skill is enabled (isSkillEnabled), no model-invocable MCP commands.
+//
+// Protocol: one JSON job on stdin -> one JSON result on stdout; an array of jobs -> an array.
+// Nothing from a fixture is executed: the runtime only reads files.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const PKG = process.env.SKILLPRISM_LAB_PKG;
+if (!PKG) {
+  process.stderr.write("qwen-code driver: SKILLPRISM_LAB_PKG is not set\n");
+  process.exit(2);
+}
+
+const logged = [];
+for (const level of ["log", "info", "debug", "warn", "error", "trace"]) {
+  console[level] = (...args) => {
+    logged.push(args.map((a) => (a instanceof Error ? a.message : String(a))).join(" "));
+  };
+}
+
+const release = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8")).version;
+
+// The chunk files are hashed per release: find them by what they define.
+function chunkDefining(marker) {
+  const dir = path.join(PKG, "chunks");
+  for (const f of fs.readdirSync(dir).sort()) {
+    if (!f.endsWith(".js")) continue;
+    const text = fs.readFileSync(path.join(dir, f), "utf8");
+    if (text.includes(marker)) return path.join(dir, f);
+  }
+  throw new Error(`no chunk defines ${marker}`);
+}
+
+function applyJob(job) {
+  for (const key of Object.keys(process.env)) {
+    if (key.startsWith("XDG_") || key.startsWith("QWEN_")) delete process.env[key];
+  }
+  process.env.HOME = job.home;
+  for (const [k, v] of Object.entries(job.env ?? {})) process.env[k] = String(v);
+  process.chdir(job.cwd);
+}
+
+function makeConfig(job, holder) {
+  return {
+    getProjectRoot: () => job.project,
+    getBareMode: () => false,
+    isSafeMode: () => false,
+    getDisabledSkillLevels: () => new Set(["bundled"]),
+    getActiveExtensions: () => [],
+    getCustomSkillDirs: () => [],
+    isTrustedFolder: () => true,
+    getSkillManager: () => holder.manager,
+    isSkillEnabled: () => true,
+    getModelInvocableCommandsProvider: () => null,
+  };
+}
+
+async function runJob(job, mods) {
+  applyJob(job);
+  logged.length = 0;
+  const holder = {};
+  const config = makeConfig(job, holder);
+  holder.manager = new mods.SkillManager(config);
+  await holder.manager.refreshCache();
+  const skills = await holder.manager.listSkills();
+  const rejected = [];
+  for (const [file, err] of holder.manager.getParseErrors()) {
+    rejected.push({ path: file, reason: err?.message ?? String(err) });
+  }
+  let tier1 = null;
+  const warnings = [];
+  try {
+    const res = await mods.buildAvailableSkillsReminder(config);
+    tier1 = res ? res.reminder : "";
+  } catch (err) {
+    warnings.push(`lab: buildAvailableSkillsReminder threw: ${err?.message ?? err}`);
+  }
+  for (const line of logged) warnings.push(`log: ${line.split("\n")[0]}`);
+  return {
+    runtime: "qwen-code",
+    release,
+    skills: skills.map((s) => ({ path: s.filePath, name: s.name, description: s.description })),
+    rejected,
+    warnings,
+    tier1,
+  };
+}
+
+const writeOut = (text) => new Promise((resolve) => process.stdout.write(text, () => resolve()));
+
+async function main() {
+  const input = JSON.parse(fs.readFileSync(0, "utf8"));
+  const jobs = Array.isArray(input) ? input : [input];
+  if (jobs.length) applyJob(jobs[0]);
+  const managerChunk = chunkDefining("// packages/core/src/skills/skill-manager.ts");
+  const reminderChunk = chunkDefining("async function buildAvailableSkillsReminder(");
+  const mods = {
+    SkillManager: (await import(pathToFileURL(managerChunk).href)).SkillManager,
+    buildAvailableSkillsReminder: (await import(pathToFileURL(reminderChunk).href))
+      .buildAvailableSkillsReminder,
+  };
+  const results = [];
+  for (const job of jobs) results.push(await runJob(job, mods));
+  await writeOut(JSON.stringify(Array.isArray(input) ? results : results[0]) + "\n");
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`qwen-code driver: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,481 @@
+"""The one front door to the pipeline: a `Workspace` is one project, the folders looked at and the
+runtime profiles chosen, with everything the front ends ask of them.
+
+Both front ends (the CLI and the window) go through it and through nothing else, so for the same
+folders and settings they give the same findings, listing, budget outcomes, matrix and report. It:
+
+* reads the project settings (`.skillprism.toml` or `[tool.skillprism]`) once;
+* loads each profile once, and builds every finding through one `Policy` per profile (the
+  profile's rules and the project's `ignore_codes` / `ignore_paths`);
+* keeps one live catalog per profile over one shared document cache, refreshed from changed
+  paths (`refresh`) into an `Update` that names the skills that changed;
+* merges the tier-1 budget inputs with each runtime's own settings files by one rule:
+  the profile's defaults, then the runtime's settings files and variables, then what the user
+  set explicitly;
+* owns the token counter, builds the matrix and the report and writes files atomically.
+
+No Qt here. A Workspace is used by one thread at a time (the window's controller runs it in its
+worker thread). See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from skillprism.core.activate import Activation, ActivationError, activate, find_skill
+from skillprism.core.catalog import Catalog, skill_changes
+from skillprism.core.compare import Matrix, matrix_per_profile
+from skillprism.core.disclose import OVERRIDES, BudgetSettings, Tier1Model, Tier1Result
+from skillprism.core.placement import WhereReport, where
+from skillprism.core.policy import Policy
+from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
+from skillprism.core.resolve import DocumentCache
+from skillprism.core.runtime_settings import apply_runtime_settings
+from skillprism.core.scan import DEFAULT_MAX_DEPTH, path_problem
+from skillprism.core.settings import ProjectSettings, SettingsError, load_project_settings
+from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
+from skillprism.core.tokens import TokenCounter, default_counter, get_counter
+from skillprism.core.watch import LiveCatalog
+
+DEFAULT_PROFILE = "agentskills"
+REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown"}
+
+
+class WorkspaceError(Exception):
+    """A problem with what the workspace was asked to open or do, in one line for the user
+    (the CLI exits 2 with it; the window shows it)."""
+
+
+@dataclass(frozen=True)
+class BudgetInputs:
+    """What a user sets for the tier-1 budget in a front end (the CLI's options, the window's
+    controls). `context_window` in tokens, 0 = unknown."""
+
+    context_window: int = 200_000
+    budget_chars: int | None = None
+    budget_fraction: float | None = None
+    usage: Mapping[str, float] = field(default_factory=dict)
+    pins: frozenset[str] = frozenset()
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    allowlist: tuple[str, ...] | None = None
+
+    def problems(self) -> list[str]:
+        """What is wrong with these inputs, each in a sentence (empty when they are usable)."""
+        out = []
+        if self.context_window < 0:
+            out.append("the context window must be 0 (unknown) or more tokens")
+        if self.budget_chars is not None and self.budget_fraction is not None:
+            out.append("use either a fixed budget in characters or a fraction, not both")
+        if self.budget_fraction is not None and not (
+            math.isfinite(self.budget_fraction) and 0 < self.budget_fraction <= 1
+        ):
+            out.append("the budget fraction must be a number above 0 and at most 1")
+        if self.budget_chars is not None and self.budget_chars <= 0:
+            out.append("the fixed budget must be a positive number of characters")
+        for name, mode in self.overrides.items():
+            if mode not in OVERRIDES:
+                out.append(f"override for '{name}' must be one of {', '.join(OVERRIDES)}")
+        return out
+
+
+@dataclass(frozen=True)
+class Update:
+    """The outcome of a refresh: the catalogs of the chosen profiles, and which skills (by key)
+    are new or changed in any of them, or gone from all of them."""
+
+    catalogs: tuple[Catalog, ...]
+    changed_keys: frozenset[str]
+    removed_keys: frozenset[str]
+    refresh: str  # "full", "incremental" or "none" (the most work any catalog needed)
+
+
+class Workspace:
+    """One project, its folders and the chosen runtime profiles (see the module doc).
+
+    `paths`: folders or skill files to look at (empty: the settings file's `roots`, else each
+    profile's own roots for `project` and `home`). `profiles`: names or paths of profiles (empty:
+    the settings file's `profiles`, else agentskills)."""
+
+    def __init__(
+        self,
+        project: str | None = None,
+        paths: Sequence[str] = (),
+        profiles: Sequence[str] = (),
+        *,
+        home: str | None = None,
+        env: Mapping[str, str] | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        workers: int = 1,
+        start_method: str = "fork",
+    ) -> None:
+        self.project = os.path.abspath(project or os.getcwd())
+        if not os.path.isdir(self.project):
+            raise WorkspaceError(f"project {project}: not a folder")
+        if max_depth < 0:
+            raise WorkspaceError("the search depth must be 0 or more")
+        try:
+            self.settings: ProjectSettings = load_project_settings(self.project)
+        except SettingsError as err:
+            raise WorkspaceError(str(err)) from None
+        self.home = home or os.path.expanduser("~")
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self.max_depth = max_depth
+        self.workers = workers
+        self.start_method = start_method
+        self.given_paths = tuple(paths)
+        self.paths = tuple(paths) or self.settings.roots
+        self.cache = DocumentCache()
+        self._profiles: dict[str, Profile] = {}
+        self._live: dict[str, LiveCatalog] = {}
+        self._counter: TokenCounter | None = None
+        self.chosen: tuple[str, ...] = ()
+        self.choose(profiles or self._settings_profiles() or (DEFAULT_PROFILE,))
+
+    # --- profiles --------------------------------------------------------------------------------
+
+    def _settings_profiles(self) -> tuple[str, ...]:
+        """The settings file's profiles; a path in it is relative to the file, like its roots."""
+        if not self.settings.source:
+            return ()
+        base = os.path.dirname(os.path.abspath(self.settings.source))
+        known = set(available_profiles())
+        return tuple(
+            os.path.join(base, spec)
+            if spec not in known
+            and (spec.endswith(".toml") or "/" in spec)
+            and not os.path.isabs(os.path.expanduser(spec))
+            else spec
+            for spec in self.settings.profiles
+        )
+
+    def profile(self, spec: str) -> Profile:
+        """The profile named (or at the path) `spec`, loaded once."""
+        loaded = self._profiles.get(spec)
+        if loaded is None:
+            try:
+                loaded = load_profile(spec)
+            except ProfileError as err:
+                raise WorkspaceError(str(err)) from None
+            self._profiles[spec] = loaded
+        return loaded
+
+    def choose(self, specs: Sequence[str]) -> None:
+        """The profiles the workspace is about (the CLI's --profile, the window's runtime)."""
+        for spec in specs:
+            self.profile(spec)
+        self.chosen = tuple(specs)
+
+    @property
+    def profiles(self) -> list[Profile]:
+        return [self.profile(spec) for spec in self.chosen]
+
+    def policy(self, spec: str) -> Policy:
+        """How findings are reported for profile `spec` in this project."""
+        return Policy(
+            self.profile(spec),
+            self.settings.ignore_codes,
+            self.settings.ignore_paths,
+            self.project,
+        )
+
+    # --- catalogs --------------------------------------------------------------------------------
+
+    def path_problems(self) -> list[str]:
+        """Why a folder or file looked at cannot be read (missing ones are reported by the scan
+        as SP310, with the rest of the findings)."""
+        return [
+            path_problem(path)
+            for path in self.paths
+            if os.path.lexists(path) and path_problem(path)
+        ]
+
+    def live(self, spec: str) -> LiveCatalog:
+        """The live catalog of profile `spec` (made on first use; every one shares the cache)."""
+        live = self._live.get(spec)
+        if live is None:
+            profile = self.profile(spec)
+            live = LiveCatalog(
+                profile,
+                list(self.paths) or None,
+                project=self.project,
+                home=self.home,
+                env=self.env,
+                max_depth=self.max_depth,
+                policy=self.policy(spec),
+                cache=self.cache,
+            )
+            live.workers = self.workers
+            live.start_method = self.start_method
+            self._live[spec] = live
+        return live
+
+    def catalog(self, spec: str | None = None) -> Catalog:
+        """The current catalog of profile `spec` (default: the first chosen)."""
+        return self.live(spec or self.chosen[0]).catalog
+
+    def catalogs(self) -> list[Catalog]:
+        """The current catalogs of the chosen profiles, in the order chosen."""
+        return [self.catalog(spec) for spec in self.chosen]
+
+    def refresh(self, changed: Sequence[str] = (), *, cold: bool = False) -> Update:
+        """Bring every live catalog up to date with `changed` paths (nothing: rescan everything;
+        `cold`: forget every cached document first) and say what changed in the chosen ones."""
+        before = {spec: live.current for spec, live in self._live.items()}
+        if cold:
+            self.cache = DocumentCache()
+            self._live.clear()
+        changed_keys: set[str] = set()
+        removed: set[str] = set()
+        kinds = []
+        for spec in dict.fromkeys((*self.chosen, *self._live)):
+            live = self.live(spec)
+            if live.current is None:
+                new = live.catalog
+                kinds.append("full")
+            else:
+                new = live.refresh(changed)
+                kinds.append(live.last_refresh)
+            if spec in self.chosen:
+                diff, gone = skill_changes(before.get(spec), new)
+                changed_keys.update(s.key for s in diff)
+                removed.update(gone)
+        still = {s.key for c in self.catalogs() for s in c.skills}
+        kind = "full" if "full" in kinds else "incremental" if "incremental" in kinds else "none"
+        return Update(
+            tuple(self.catalogs()), frozenset(changed_keys), frozenset(removed - still), kind
+        )
+
+    def roots_to_watch(self) -> list[str]:
+        """The folders a file watcher should watch for every live catalog."""
+        out: dict[str, None] = {}
+        for spec in dict.fromkeys((*self.chosen, *self._live)):
+            for path in self.live(spec).roots_to_watch():
+                out[path] = None
+        return list(out)
+
+    # --- tokens, budget, listing -----------------------------------------------------------------
+
+    @property
+    def counter(self) -> TokenCounter:
+        if self._counter is None:
+            self._counter = default_counter()
+        return self._counter
+
+    def use_counter(self, name: str | None) -> None:
+        """Count tokens with counter `name` (None: the default, o200k)."""
+        try:
+            self._counter = get_counter(name) if name else default_counter()
+        except (KeyError, ValueError) as err:
+            raise WorkspaceError(f"token counter {name}: {err}") from None
+
+    def budget_settings(self, spec: str, inputs: BudgetInputs) -> tuple[BudgetSettings, list[str]]:
+        """The budget the runtime of `spec` would work with, by one rule: the profile's defaults,
+        then the runtime's own settings files and variables, then the user's explicit inputs.
+        Also returns what could not be read (unreadable or invalid settings files)."""
+        problems = inputs.problems()
+        if problems:
+            raise WorkspaceError(problems[0])
+        base = BudgetSettings(
+            context_window=inputs.context_window,
+            usage=dict(inputs.usage),
+            pins=inputs.pins,
+            allowlist=inputs.allowlist,
+        )
+        settings, unread = apply_runtime_settings(
+            self.profile(spec).disclosure.settings,
+            base,
+            project=self.project,
+            home=self.home,
+            env=self.env,
+        )
+        if inputs.overrides:
+            settings = replace(
+                settings,
+                overrides={**settings.overrides, **inputs.overrides},
+                applied=(
+                    *settings.applied,
+                    f"overrides set here: {len(inputs.overrides)} skill(s)",
+                ),
+            )
+        if inputs.budget_chars is not None or inputs.budget_fraction is not None:
+            settings = replace(
+                settings, budget_chars=inputs.budget_chars, budget_fraction=inputs.budget_fraction
+            )
+        return settings, unread
+
+    def tier1_model(self, spec: str, style: str | None = None) -> Tier1Model:
+        """The prepared listing of `spec` (in the profile's alternative `style`, if named)."""
+        catalog = self.catalog(spec)
+        layout = catalog.profile.disclosure.tier1
+        if style:
+            if style not in layout.styles:
+                known = ", ".join(sorted(layout.styles)) or "none"
+                raise WorkspaceError(
+                    f"style {style}: profile {catalog.profile.name} has styles: {known}"
+                )
+            layout = layout.with_style(style)
+        return Tier1Model(catalog, self.counter, spec=layout)
+
+    def tier1(self, spec: str, inputs: BudgetInputs, style: str | None = None) -> Tier1Result:
+        settings, _unread = self.budget_settings(spec, inputs)
+        return self.tier1_model(spec, style).compute(settings)
+
+    # --- activation and resources ----------------------------------------------------------------
+
+    def activate(
+        self,
+        spec: str,
+        name: str,
+        *,
+        args: str = "",
+        invoker: str = "model",
+        path: str | None = None,
+        first_activation: bool = True,
+    ) -> Activation:
+        """Activate skill `name` (or the copy at `path`) as profile `spec`'s runtime would;
+        ActivationError when there is no such skill."""
+        catalog = self.catalog(spec)
+        skill = find_skill(catalog, name, path)
+        return activate(
+            catalog,
+            skill,
+            args=args,
+            invoker=invoker,
+            first_activation=first_activation,
+            counter=self.counter,
+        )
+
+    def resource(
+        self, spec: str, name: str, reference: str, *, path: str | None = None
+    ) -> ResourceResult:
+        """Read `reference` of skill `name` (or a `skill://` URL) as the runtime's tier 3 does."""
+        catalog = self.catalog(spec)
+        tier3 = catalog.profile.disclosure.tier3
+        if reference.startswith("skill://"):
+            skills = {s.qualified_name: s.directory for s in catalog.skills if s.loaded}
+            return resolve_skill_url(
+                reference,
+                skills,
+                only_listed=tier3.only_listed,
+                max_bytes=tier3.max_bytes,
+                count_tokens=self.counter.count,
+                policy=catalog.reporting(),
+            )
+        skill = find_skill(catalog, name, path)
+        return resolve_reference(
+            skill.directory,
+            reference,
+            skill_name=skill.name,
+            only_listed=tier3.only_listed,
+            max_bytes=tier3.max_bytes,
+            count_tokens=self.counter.count,
+            policy=catalog.reporting(),
+        )
+
+    def where(self, skill_dir: str) -> WhereReport:
+        """For a skill folder: the folders each chosen runtime would need it in, and whether it
+        finds it where it is now (PlacementError for a folder without a skill file)."""
+        return where(skill_dir, self.profiles, project=self.project, home=self.home, env=self.env)
+
+    # --- matrix and report -----------------------------------------------------------------------
+
+    def matrix(self, specs: Sequence[str], inputs: BudgetInputs) -> Matrix:
+        """Skills x runtimes, each runtime with its own budget settings. Cells are outcomes and
+        reasons, never token counts, so the listing pass uses the cheap estimate."""
+        catalogs = [self.catalog(spec) for spec in specs]
+        return matrix_per_profile(
+            catalogs, [self.budget_settings(spec, inputs)[0] for spec in specs]
+        )
+
+    @staticmethod
+    def generated_stamp(now: float | None = None) -> str:
+        """The report's time stamp, in UTC; SOURCE_DATE_EPOCH (reproducible-builds.org) pins it,
+        so a report can be diffed."""
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+        stamp = int(epoch) if epoch.isdigit() else (time.time() if now is None else now)
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))
+
+    def report(
+        self,
+        fmt: str,
+        specs: Sequence[str],
+        inputs: BudgetInputs,
+        *,
+        title: str = "Skill Prism report",
+        generated: str | None = None,
+    ) -> str:
+        """The review report (`fmt` "html" or "markdown") of profiles `specs`."""
+        from skillprism.render.report import report_html, report_markdown
+
+        catalogs = [self.catalog(spec) for spec in specs]
+        results = [
+            self.tier1_model(spec).compute(self.budget_settings(spec, inputs)[0]) for spec in specs
+        ]
+        render = report_markdown if fmt == "markdown" else report_html
+        return render(
+            catalogs,
+            self.matrix(specs, inputs),
+            results,
+            title=title,
+            generated=generated or self.generated_stamp(),
+            paths=[os.path.abspath(p) for p in self.given_paths],
+            project=self.project,
+        )
+
+    @staticmethod
+    def report_format(path: str) -> str:
+        """The report format a file name asks for ("html" or "markdown")."""
+        fmt = REPORT_FORMATS.get(os.path.splitext(path)[1].lower())
+        if fmt is None:
+            raise WorkspaceError(f"{path}: unknown report format; use .html or .md")
+        return fmt
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it where the system says (Linux); elsewhere
+    by setting and restoring it."""
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii") as fh,
+    ):
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write `text` (UTF-8) to `path` through a temporary file in the same folder and a rename, so
+    a reader never sees half a file and a failed write leaves the old one alone. The file gets the
+    mode an ordinary new file would (0666 less the umask), not the temporary file's 0600."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise WorkspaceError(f"{path}: folder {folder} not found")
+    fd, tmp = tempfile.mkstemp(prefix=".skillprism-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+__all__ = [
+    "ActivationError",
+    "BudgetInputs",
+    "Update",
+    "Workspace",
+    "WorkspaceError",
+    "write_atomically",
+]

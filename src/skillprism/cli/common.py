@@ -1,0 +1,181 @@
+"""What every command shares: exit codes, errors, the options that pick folders, profiles and
+budget inputs, and opening the Workspace they describe. Headless commands never import Qt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+from skillprism.app.workspace import BudgetInputs, Workspace, WorkspaceError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or its inputs: exit 2 with the message."""
+
+
+def error(message: str) -> int:
+    print(f"skillprism: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool) -> None:
+    """PATHs, --profile, --project and --max-depth, as for check."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="folders to search, skill folders or SKILL.md files (as for check)",
+    )
+    if repeat_profile:
+        parser.add_argument(
+            "--profile",
+            action="append",
+            metavar="NAME|PATH",
+            help="runtime profile (repeatable; default agentskills)",
+        )
+    else:
+        parser.add_argument(
+            "--profile",
+            metavar="NAME|PATH",
+            default=None,
+            help="runtime profile (default agentskills)",
+        )
+    parser.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
+    parser.add_argument(
+        "--max-depth",
+        type=int,
+        default=10,
+        metavar="N",
+        help="how deep to search folders given as PATH (default 10)",
+    )
+
+
+def add_budget_args(parser: argparse.ArgumentParser) -> None:
+    """The tier-1 budget inputs `prompt` and `report` share."""
+    parser.add_argument(
+        "--context-window",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="model context window in tokens (default 200000; 0 = unknown)",
+    )
+    parser.add_argument(
+        "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
+    )
+    parser.add_argument(
+        "--budget-fraction",
+        type=float,
+        metavar="F",
+        help="listing budget as a fraction of the context window",
+    )
+
+
+def add_counter_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--counter", metavar="NAME", help="token counter (see docs/tokens.md)")
+
+
+def open_workspace(
+    args: argparse.Namespace, *, workers: int = 1, allow_missing: bool = False
+) -> Workspace:
+    """The Workspace the command line describes; UsageError for anything it cannot open. A PATH
+    that does not exist is a usage error too, except for `check` (`allow_missing`), which reports
+    it (SP310) with its other findings and exits 2 as well."""
+    specs = (
+        args.profile if isinstance(args.profile, list) else [args.profile] if args.profile else []
+    )
+    if args.project and not os.path.isdir(args.project):
+        raise UsageError(f"--project {args.project}: not a folder")
+    try:
+        workspace = Workspace(
+            args.project,
+            args.paths,
+            specs,
+            max_depth=getattr(args, "max_depth", 10),
+            workers=workers,
+        )
+        if getattr(args, "counter", None):
+            workspace.use_counter(args.counter)
+    except WorkspaceError as err:
+        raise UsageError(str(err)) from None
+    problems = workspace.path_problems()
+    if problems:
+        raise UsageError(problems[0])
+    if not allow_missing:
+        missing = [
+            d.message for c in workspace.catalogs() for d in c.diagnostics if d.code == "SP310"
+        ]
+        if missing:
+            raise UsageError(missing[0])
+    return workspace
+
+
+def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
+    """The budget inputs of the command line (--context-window, --budget-*, --usage, --override,
+    --allowlist); UsageError for any that cannot be used."""
+    from skillprism.core.disclose import OVERRIDES
+    from skillprism.core.document import read_bytes_safely
+
+    usage: dict[str, float] = {}
+    pins: set[str] = set()
+    if getattr(args, "usage", None):
+        raw, _st, problem = read_bytes_safely(args.usage, 4 * 1024 * 1024)
+        if problem is not None or raw is None:
+            raise UsageError(
+                f"--usage {args.usage}: {problem.message if problem else 'unreadable'}"
+            )
+        try:
+            data = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as err:
+            raise UsageError(f"--usage {args.usage}: not JSON: {err}") from None
+        shape = '{"skill-name": count, ...} or {"usage": {...}, "pins": ["skill-name", ...]}'
+        counts = data.get("usage", data) if isinstance(data, dict) else None
+        raw_pins = data.get("pins", []) if isinstance(data, dict) and "usage" in data else []
+        if (
+            not isinstance(counts, dict)
+            or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in counts.values()
+            )
+            or not (isinstance(raw_pins, list) and all(isinstance(p, str) for p in raw_pins))
+        ):
+            raise UsageError(f"--usage {args.usage}: expected {shape}")
+        usage = {str(k): float(v) for k, v in counts.items()}
+        pins = set(raw_pins)
+    overrides = {}
+    for item in getattr(args, "override", None) or []:
+        name, _, mode = item.partition("=")
+        if mode not in OVERRIDES or not name:
+            raise UsageError(f"--override {item}: expected NAME=" + "|".join(OVERRIDES))
+        overrides[name] = mode
+    allowlist = None
+    if getattr(args, "allowlist", None) is not None:
+        allowlist = tuple(n.strip() for n in args.allowlist.split(",") if n.strip())
+    if args.budget_chars is not None and args.budget_fraction is not None:
+        raise UsageError("use either --budget-chars or --budget-fraction, not both")
+    if args.context_window < 0:
+        raise UsageError("--context-window must be 0 (unknown) or more")
+    fraction = args.budget_fraction
+    if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
+        raise UsageError("--budget-fraction must be a number above 0 and at most 1")
+    if args.budget_chars is not None and args.budget_chars <= 0:
+        raise UsageError("--budget-chars must be a positive number of characters")
+    return BudgetInputs(
+        context_window=args.context_window,
+        budget_chars=args.budget_chars,
+        budget_fraction=args.budget_fraction,
+        usage=usage,
+        pins=frozenset(pins),
+        overrides=overrides,
+        allowlist=allowlist,
+    )
+
+
+def warn_unread(problems: list[str]) -> None:
+    """Runtime settings files that could not be read: said on stderr, never fatal."""
+    for problem in problems:
+        print(f"skillprism: warning: {problem}", file=sys.stderr)

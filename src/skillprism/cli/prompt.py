@@ -1,0 +1,108 @@
+"""`skillprism prompt`: the exact tier-1 listing a runtime puts in the prompt (text), or the listing
+with each skill's budget outcome (json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from skillprism.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_budget_args,
+    add_counter_arg,
+    add_selection_args,
+    budget_inputs,
+    error,
+    open_workspace,
+    warn_unread,
+)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    prompt = sub.add_parser(
+        "prompt",
+        help="print the tier-1 skill listing a runtime puts in the prompt, with its budget",
+        description="Print exactly the tier-1 listing the profile's runtime puts in the prompt "
+        "(text), or the listing with each skill's budget outcome (json).",
+    )
+    add_selection_args(prompt, repeat_profile=False)
+    add_budget_args(prompt)
+    prompt.add_argument(
+        "--usage",
+        metavar="FILE",
+        help='JSON {"skill": count, ...} or {"usage": {...}, "pins": [...]}',
+    )
+    prompt.add_argument(
+        "--override",
+        action="append",
+        metavar="NAME=MODE",
+        help="on | name-only | user-invocable-only | off (repeatable)",
+    )
+    prompt.add_argument(
+        "--allowlist",
+        metavar="A,B",
+        help="the agent's skill allowlist where the runtime has one ('*' = all, '' = none)",
+    )
+    add_counter_arg(prompt)
+    prompt.add_argument("--format", choices=("text", "json"), default="text")
+    prompt.add_argument(
+        "--style",
+        metavar="STYLE",
+        help="alternative layout from the profile, e.g. 'reference' (skills-ref to-prompt)",
+    )
+    prompt.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from skillprism.app.workspace import WorkspaceError
+    from skillprism.core.check_output import emit
+
+    try:
+        inputs = budget_inputs(args)
+        workspace = open_workspace(args)
+        spec = workspace.chosen[0]
+        catalog = workspace.catalog(spec)
+        settings, unread = workspace.budget_settings(spec, inputs)
+        model = workspace.tier1_model(spec, args.style)
+    except (UsageError, WorkspaceError) as err:
+        return error(str(err))
+    warn_unread(unread)
+    result = model.compute(settings)
+    if args.format == "json":
+        doc = {
+            "schema": 1,
+            "profile": catalog.profile.name,
+            "budget": {
+                "context_window": result.context_window,
+                "limit_chars": result.limit_chars,
+                "used_chars": result.used_chars,
+                "headroom_chars": result.headroom_chars,
+                "tokens": result.tokens,
+                "counter": result.counter,
+                "assumptions": [*result.assumptions, *catalog.profile.assumptions],
+                "settings_applied": list(result.settings_applied),
+            },
+            "skills": [
+                {
+                    "name": e.name,
+                    "path": e.path,
+                    "outcome": e.outcome,
+                    "reason": e.reason,
+                    "kept_chars": e.kept_chars,
+                    "chars": e.chars,
+                    "tokens": e.tokens,
+                }
+                for e in result.entries
+            ],
+            "warnings": list(result.warnings),
+            "diagnostics": [{"path": d.path, **d.to_json()} for d in result.diagnostics],
+            "text": result.text,
+        }
+        emit(json.dumps(doc, ensure_ascii=True, indent=1) + "\n", sys.stdout)
+    else:
+        emit(result.text + ("\n" if result.text else ""), sys.stdout)
+        for warning in result.warnings:
+            print(f"skillprism: {catalog.profile.name}: {warning}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,82 @@
+"""`skillprism resource`: read one of a skill's files the way the runtime's tier 3 does, with its
+guards; a refusal (escape, missing, not listed) is printed on stderr and exits 1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from skillprism.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    UsageError,
+    add_counter_arg,
+    add_selection_args,
+    error,
+    open_workspace,
+)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    res = sub.add_parser(
+        "resource",
+        help="read one of a skill's files as the runtime would (tier 3), with its guards",
+        description="Resolve REL_PATH (relative to skill NAME's folder, or a skill:// URL) the way "
+        "the runtime does; a refusal (escape, missing, not listed) is printed on stderr, exit 1.",
+    )
+    res.add_argument("name", metavar="NAME")
+    res.add_argument("rel_path", metavar="REL_PATH")
+    add_selection_args(res, repeat_profile=False)
+    res.add_argument("--path", metavar="SKILL_DIR", help="use this copy instead of the winner")
+    add_counter_arg(res)
+    res.add_argument("--format", choices=("text", "json"), default="text")
+    res.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from skillprism.core.activate import ActivationError
+    from skillprism.core.check_output import emit
+
+    try:
+        workspace = open_workspace(args)
+    except UsageError as err:
+        return error(str(err))
+    spec = workspace.chosen[0]
+    try:
+        result = workspace.resource(spec, args.name, args.rel_path, path=args.path)
+    except ActivationError as err:
+        print(f"skillprism: {workspace.profile(spec).name}: {err}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.format == "json":
+        doc = {
+            "schema": 1,
+            "ok": result.ok,
+            "reference": result.reference,
+            "path": result.path,
+            "kind": result.kind,
+            "media_type": result.media_type,
+            "size": result.size,
+            "truncated": result.truncated,
+            "description": result.description,
+            "content": result.content,
+            "chars": result.chars,
+            "tokens": result.tokens,
+            "counter": workspace.counter.name,
+            "refusal": result.refusal.to_json() if result.refusal else None,
+            "notes": [n.to_json() for n in result.notes],
+        }
+        emit(json.dumps(doc, ensure_ascii=True, indent=1) + "\n", sys.stdout)
+        return EXIT_OK if result.ok else EXIT_FINDINGS
+    if not result.ok:
+        r = result.refusal
+        detail = f" ({r.code}; hint: {r.hint})" if r is not None and r.hint else ""
+        print(f"{r.message if r is not None else 'refused'}{detail}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if result.content is not None:
+        emit(result.content + ("" if result.content.endswith("\n") else "\n"), sys.stdout)
+    else:
+        print(result.description)
+    for n in result.notes:
+        print(f"skillprism: {n.code}: {n.message}", file=sys.stderr)
+    return EXIT_OK

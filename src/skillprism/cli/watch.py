@@ -1,0 +1,157 @@
+"""`skillprism watch`: scan like check, then keep the catalog current while files change and print
+one line per update (JSON lines with --format json) until Ctrl+C. The first line lists every skill;
+each update lists the skills whose state or findings changed and those that went away."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+
+from skillprism.cli.common import EXIT_OK, UsageError, add_selection_args, error, open_workspace
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    watch = sub.add_parser(
+        "watch",
+        help="keep the catalog current while files change; print one line per update",
+        description="Scan like check, then watch the folders and print one line per catalog "
+        "update (JSON lines with --format json) until Ctrl+C.",
+    )
+    add_selection_args(watch, repeat_profile=False)
+    watch.add_argument("--format", choices=("text", "json"), default="text")
+    watch.add_argument(
+        "--polling", action="store_true", help="poll instead of native file events (slower)"
+    )
+    watch.add_argument(
+        "--debounce-ms", type=int, default=75, metavar="MS", help="quiet time before an update"
+    )
+    watch.set_defaults(run=run)
+
+
+def entries(old, new) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
+    """The skills of `new` that differ from `old` (all of them without `old`), and the removed."""
+    from skillprism.core.catalog import skill_changes
+
+    changed, removed = skill_changes(old, new)
+    out: list[dict] = [  # type: ignore[type-arg]
+        {
+            "path": s.path,
+            "name": s.qualified_name or s.name,
+            "status": s.status,
+            "codes": sorted({d.code for d in s.diagnostics}),
+        }
+        for s in changed
+    ]
+    out.extend({"path": key, "status": "removed"} for key in removed)
+    return out
+
+
+def _describe(entry: dict) -> str:  # type: ignore[type-arg]
+    from skillprism.core.check_output import display_path
+
+    where = display_path(entry["path"])
+    if entry["status"] == "removed":
+        return f"  removed: {where}"
+    codes = f" [{', '.join(entry['codes'])}]" if entry["codes"] else ""
+    name = display_path(entry["name"]) or "(no name)"
+    return f"  {entry['status']}: {name} at {where}{codes}"
+
+
+def _text(record: dict) -> str:  # type: ignore[type-arg]
+    from skillprism.core.check_output import display_path
+
+    if record.get("initial"):
+        head = (
+            f"watching {record['skills']} skill(s), {record['errors']} error(s); "
+            f"scan {record['elapsed_ms']:.0f} ms ({record['mode']}"
+            + (f": {record['reason']})" if record.get("reason") else ")")
+        )
+    else:
+        paths = [display_path(p) for p in record["changed"]]
+        files = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
+        head = (
+            f"updated in {record['elapsed_ms']:.0f} ms: {record['skills']} skill(s), "
+            f"{record['errors']} error(s) <- {files}"
+            + ("" if record["entries"] else "; no skill changed")
+        )
+    return "\n".join([head, *(_describe(e) for e in record["entries"])])
+
+
+def _counts(catalog) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    return len(catalog.skills), sum(1 for d in catalog.all_diagnostics() if d.severity.rank == 3)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Initial scan, then one line per catalog update; SIGINT / SIGTERM stop it with exit 0."""
+    from skillprism.core.watch import SkillWatcher
+
+    started = time.monotonic()
+    try:
+        workspace = open_workspace(args)
+        catalog = workspace.catalog()
+    except UsageError as err:
+        return error(str(err))
+    scan_ms = round((time.monotonic() - started) * 1000, 1)
+    out_lock = threading.Lock()
+    done = threading.Event()
+    shown = {"catalog": catalog}  # the catalog the last line described
+
+    def emit(record: dict) -> None:  # type: ignore[type-arg]
+        text = json.dumps(record) if args.format == "json" else _text(record)
+        with out_lock:
+            try:
+                print(text, flush=True)
+            except (BrokenPipeError, ValueError):
+                done.set()
+
+    def on_change(paths: list[str]) -> None:
+        try:
+            update = workspace.refresh(paths)
+        except Exception as err:  # keep watching; the next change may fix it
+            print(f"skillprism: watch: refresh failed: {err}", file=sys.stderr, flush=True)
+            return
+        new = update.catalogs[0]
+        skills, errors = _counts(new)
+        record = {
+            "changed": paths,
+            "skills": skills,
+            "errors": errors,
+            "elapsed_ms": round((time.monotonic() - watcher.batch_started) * 1000, 1),
+            "mode": watcher.mode,
+            "refresh": update.refresh,
+            "entries": entries(shown["catalog"], new),
+        }
+        shown["catalog"] = new
+        emit(record)
+
+    watcher = SkillWatcher(
+        workspace.roots_to_watch(),
+        on_change,
+        debounce_ms=args.debounce_ms,
+        force_polling=args.polling,
+    )
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    watcher.start()
+    try:
+        skills, errors = _counts(catalog)
+        record = {
+            "initial": True,
+            "skills": skills,
+            "errors": errors,
+            "elapsed_ms": scan_ms,
+            "mode": watcher.mode,
+        }
+        if watcher.reason:
+            record["reason"] = watcher.reason
+        record["entries"] = entries(None, catalog)
+        emit(record)
+        while not done.wait(0.5):
+            pass
+    finally:
+        watcher.stop()
+    return EXIT_OK

@@ -19,7 +19,7 @@ from skillprism.core.yamlread import YamlResult, fallback_fields, read_yaml, typ
 
 # A plain `key: value` line whose value holds ': ' (oh-my-pi's PLAIN_SCALAR_KEY_VALUE; OpenCode's
 # retry turns the same values into block scalars, which reads the same text).
-_PLAIN_KEY_VALUE = re.compile(r"^(\s*[A-Za-z_][\w-]*:\s+)(\S.*?)(\s*)$")
+_PLAIN_KEY_VALUE = re.compile(r"^(\s*+[A-Za-z_][\w-]*:\s++)(\S.*)$")
 _EXPLICIT_START = frozenset("\"'[{|>!&*#")
 
 
@@ -32,9 +32,10 @@ def quote_colon_values(text: str, any_colon: bool = False) -> str | None:
         m = _PLAIN_KEY_VALUE.match(line)
         if m:
             value = m.group(2).rstrip()
+            tail = m.group(2)[len(value) :]
             has = ":" in value if any_colon else ": " in value
             if has and value[0] not in _EXPLICIT_START:
-                line = f"{m.group(1)}{json.dumps(value, ensure_ascii=False)}{m.group(3)}"
+                line = f"{m.group(1)}{json.dumps(value, ensure_ascii=False)}{tail}"
                 changed = True
         out.append(line)
     return "\n".join(out) if changed else None

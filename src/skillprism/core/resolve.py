@@ -945,8 +945,12 @@ def _varying_contenders(profile: Profile, group: list[dict], same_root: list[dic
     when it lists a root in file-system order (`in_root_order = "file-system"`); [] otherwise."""
     if profile.winner == "varies":
         return group
-    if profile.in_root_order == "file-system" and len(same_root) > 1:
-        return same_root
+    if profile.in_root_order == "file-system":
+        # copies in the very folder of the winner: their order is the file system's
+        winner_root = same_root[-1 if profile.tie_rule == "last-wins" else 0]["root"].path
+        in_folder = [d for d in same_root if d["root"].path == winner_root]
+        if len(in_folder) > 1:
+            return in_folder
     return []
 
 

@@ -854,7 +854,7 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
             ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
 
 
-_TAB_AFTER_KEY = re.compile(r"^[ ]*[\w-]+:\t", re.M)
+_TAB_AFTER_KEY = re.compile(r"^[ ]*+[\w-]++:\t", re.M)
 
 
 def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> list[Finding]:

@@ -686,8 +686,8 @@ def _typed_plain(value: str, typing: str, builder: _Builder | None) -> Any:
 _FALLBACK_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]*+(.*)$")
 
 
-_FALLBACK_ANY_INDENT = re.compile(r"^\s*([A-Za-z_][\w-]*):\s*+(.*)$")
-_CONTINUATION = re.compile(r"^[ \t]+\S")
+_FALLBACK_ANY_INDENT = re.compile(r"^\s*+([A-Za-z_][\w-]*):\s*+(.*)$")
+_CONTINUATION = re.compile(r"^[ \t]++\S")
 
 
 def fallback_fields(

@@ -255,7 +255,11 @@ class Tier1Model:
         self.catalog = catalog
         self.profile = catalog.profile
         self.spec: Tier1Spec = spec or catalog.profile.disclosure.tier1
-        self.model_off = catalog.profile.disclosure.tier2.model_invocation_off
+        self.model_off = (
+            catalog.profile.disclosure.tier2.model_invocation_off
+            if self.spec.model_invocation_excludes
+            else {}
+        )
         self.counter = counter or EstimateCounter()
         self._token_cache: dict[str, int] = {}
         self._render_cache: dict[tuple[str, int], str] = {}

@@ -66,7 +66,11 @@ class Tier1Spec:
     escape: str = "xml"
     empty: str = "omit"
     exclude_fields: Mapping[str, Any] = field(default_factory=dict)
-    exclude_match: str = "loose"  # loose: 'true' matches true; exact: the YAML value and type
+    exclude_match: str = "loose"
+    # Skills kept from the model ([tier2] model_invocation_off) are left out of this listing too.
+    model_invocation_excludes: bool = (
+        True  # loose: 'true' matches true; exact: the YAML value and type
+    )
     require_description: bool = True
     list_empty_description: bool = False  # an empty (but present) description is still listed
     allowlist: bool = False
@@ -102,6 +106,7 @@ STYLE_KEYS = (
     "empty",
     "line_breaks",
     "exclude_fields",
+    "model_invocation_excludes",
 )
 
 
@@ -229,7 +234,8 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     for style, raw in t1.get("styles", dict, {}).items():
         if not isinstance(raw, dict) or set(raw) - set(STYLE_KEYS):
             raise t1.fail(f"styles.{style}", f"expected a table of {', '.join(STYLE_KEYS)}")
-        if not all(isinstance(v, dict if k == "exclude_fields" else str) for k, v in raw.items()):
+        kinds = {"exclude_fields": dict, "model_invocation_excludes": bool}
+        if not all(isinstance(v, kinds.get(k, str)) for k, v in raw.items()):
             raise t1.fail(
                 f"styles.{style}", "every value must be a string (exclude_fields a table)"
             )
@@ -287,6 +293,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         empty=t1.get("empty", str, d1.empty, EMPTY),
         exclude_fields=t1.get("exclude_fields", dict, {}),
         exclude_match=t1.get("exclude_match", str, d1.exclude_match, ("loose", "exact")),
+        model_invocation_excludes=t1.get(
+            "model_invocation_excludes", bool, d1.model_invocation_excludes
+        ),
         require_description=t1.get("require_description", bool, d1.require_description),
         list_empty_description=t1.get("list_empty_description", bool, d1.list_empty_description),
         allowlist=t1.get("allowlist", bool, d1.allowlist),

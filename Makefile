@@ -20,12 +20,16 @@ $(PACKAGE_STAMP): $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/skillprism
 
+# The suite runs on every core (pytest-xdist) under coverage; core/ and app/ keep per-module floors.
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n auto --cov --cov-report=
+	$(PY) tools/coverage_floor.py
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
 lint: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 

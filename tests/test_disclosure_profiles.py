@@ -60,7 +60,7 @@ def test_every_shipped_profile_has_disclosure_data() -> None:
         d = load_profile(name).disclosure
         assert d.tier2.mechanism != "read the SKILL.md file", name  # not the default
         assert d.tier2.guidance_tokens == 5000, name
-        assert d.tier1.header or d.tier1.entry != "", name
+        assert "{name}" in d.tier1.entry and "{name}" in d.tier1.entry_name_only, name
 
 
 # --- Claude Code -----------------------------------------------------------------------------------

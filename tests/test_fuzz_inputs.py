@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillprism.core.activate import ActivationError, activate
-from skillprism.core.check_output import format_json, format_sarif, format_text
 from skillprism.core.disclose import Tier1Model
 from skillprism.core.document import Finding, parse_document
 from skillprism.core.policy import Policy
@@ -34,6 +33,7 @@ from skillprism.core.profiles import available_profiles, load_profile
 from skillprism.core.resolve import build_catalog
 from skillprism.core.validate import evaluate
 from skillprism.core.yamlread import TYPINGS, fallback_fields, read_yaml
+from skillprism.formats import format_json, format_sarif, format_text
 
 EXAMPLES = int(os.environ.get("SKILLPRISM_FUZZ_EXAMPLES", "1500"))
 PROFILES = [load_profile(name) for name in available_profiles()]

@@ -269,9 +269,14 @@ def test_hostile_inputs_open_without_crash(window, tmp_path) -> None:  # type: i
     os.mkfifo(root / "fifo-skill" / "SKILL.md") if (root / "fifo-skill").mkdir() is None else None
     w = window([str(root)])
     for s in w.catalog.skills:
-        w.select_skill(s.key)
-    html_text = w.overview.toHtml()
-    assert "<script>" not in html_text
+        w.select_skill(s.key)  # none of them breaks the window
+    from skillprism.gui.preview import overview_html
+
+    skill = next(s for s in w.catalog.skills if s.name == "html")
+    made = overview_html(skill, w.catalog)  # the HTML we hand to Qt, not what Qt keeps of it
+    assert "<script" not in made and "<img" not in made
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in made  # shown as the text it is
+    assert "[remote image not loaded: http://example.com/a.png]" in made
 
 
 def test_a_matrix_click_selects_the_skill_under_that_runtime(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]

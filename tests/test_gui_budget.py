@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -60,11 +59,14 @@ def test_overrides_usage_and_fixed_budget(qtbot, tmp_path) -> None:  # type: ign
     view.set_override("skill-002", "name-only")
     got = {e.name: e.outcome for e in view._result.entries}
     assert got["skill-001"] == "excluded" and got["skill-002"] == "name-only"
-    view.fixed.setValue(200)
-    assert view._result.limit_chars == 200
+    view.fixed.setValue(400)  # every name, and room for one description
+    assert view._result.limit_chars == 400
     view.set_usage("skill-000", 100)
     got = {e.name: e.outcome for e in view._result.entries}
-    assert got["skill-000"] == "full" or all(v != "full" for v in got.values())
+    # Claude Code drops descriptions least-used first: the used skill keeps its own while the
+    # others lose theirs.
+    assert got["skill-000"] == "full"
+    assert "name-only" in [v for k, v in got.items() if k != "skill-000"]
 
 
 def test_recompute_follows_a_moving_control_quickly(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -73,11 +75,12 @@ def test_recompute_follows_a_moving_control_quickly(qtbot, tmp_path) -> None:  #
     view = BudgetView()
     qtbot.addWidget(view)
     view.set_catalog(build_catalog(load_profile("codex"), [str(root)]), str(tmp_path))
-    start = time.perf_counter()
+    limits = []
     for i in range(view.context.count() - 1):
         view.context.setCurrentIndex(i)
-    per_step = (time.perf_counter() - start) / (view.context.count() - 1)
-    assert per_step < 0.5  # generous: the 5,000-skill figure lives in bench/
+        limits.append(view._result.limit_chars)  # recomputed at once, not later
+    # Each preset gives its own budget (their times are in bench/bench_budget_view.py).
+    assert len(set(limits)) == len(limits)
 
 
 def test_outcome_and_matrix_models_pass_qtmodeltester(qapp, qtmodeltester, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -23,11 +23,10 @@ hc = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = hc  # dataclasses look the module up while the class is made
 _spec.loader.exec_module(hc)
 
+# A hang guard, not a speed test: bench/bench_hostile.py holds each case to 2 s. The guard grows
+# with the number of profiles a run checks under.
 HANG_GUARD_S = 60
-# The bench holds each case to 2 s; here the bound is loose (shared CI runners) but still catches
-# anything quadratic. The 20,000-file folder must stay well under a few seconds.
-SLOW_S = {"20k-files-in-skill": 5.0}
-DEFAULT_SLOW_S = 10.0
+HANG_GUARD_PER_PROFILE_S = 15
 
 
 def _ids(cases):  # type: ignore[no-untyped-def]
@@ -43,10 +42,11 @@ def _prepare(case, tmp_path: Path) -> tuple[Path, str]:  # type: ignore[no-untyp
 
 
 def _run(case, tmp_path: Path, target: Path, extra: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    guard = HANG_GUARD_S + HANG_GUARD_PER_PROFILE_S * extra.count("--profile")
     try:
-        return hc.run_check(target, cwd=tmp_path, timeout=HANG_GUARD_S, extra=extra)
+        return hc.run_check(target, cwd=tmp_path, timeout=guard, extra=extra)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.id}: check did not finish within {HANG_GUARD_S} s (hang)")
+        pytest.fail(f"{case.id}: check did not finish within {guard} s (hang)")
 
 
 @pytest.mark.parametrize("case", hc.CASES, ids=_ids(hc.CASES))
@@ -54,8 +54,6 @@ def test_hostile_input_is_diagnosed_and_untouched(case, tmp_path: Path) -> None:
     target, before = _prepare(case, tmp_path)
     run = _run(case, tmp_path, target, hc.case_args(case, tmp_path))
     assert hc.problems(case, tmp_path, target, before, run) == []
-    limit = SLOW_S.get(case.id, DEFAULT_SLOW_S)
-    assert run.seconds < limit, f"{case.id}: {run.seconds:.2f} s (limit {limit} s)"
     # Every path reported (undecodable bytes come back as surrogate escapes) names a real entry.
     doc = json.loads(run.stdout)
     for result in doc["results"]:

@@ -27,7 +27,9 @@ import make_icons  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def icons(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def icons(qapp, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ignore[no-untyped-def]
+    # pytest-qt's QApplication first: a QGuiApplication made here would outlive this module and
+    # make every later QWidget in the process abort.
     pytest.importorskip("PySide6.QtSvg")
     out = tmp_path_factory.mktemp("icons")
     make_icons.generate(out)

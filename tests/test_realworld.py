@@ -22,9 +22,9 @@ import pytest
 
 from skillprism.cli import main
 from skillprism.core.catalog import Catalog, SkillEntry
-from skillprism.core.check_output import format_json, format_sarif, format_text
 from skillprism.core.profiles import Profile, load_profile, load_profile_file
 from skillprism.core.resolve import build_catalog
+from skillprism.formats import format_json, format_sarif, format_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REALWORLD = FIXTURES / "realworld"

@@ -7,7 +7,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
@@ -295,9 +294,7 @@ def test_images_escaping_the_skill_folder_are_placeholders(tmp_path: Path) -> No
 def test_hostile_body_renders_fast_and_keeps_its_text(body: str) -> None:
     # Python-Markdown's inline pass is quadratic in a paragraph's size: 20,000 "[" used to take
     # over a minute. Oversized/overdense paragraphs are shown as plain text instead.
-    start = time.perf_counter()
-    out = render_markdown(body)
-    assert time.perf_counter() - start < 4
+    out = render_markdown(body)  # its time is measured in bench/bench_hostile.py
     assert "<script" not in out
     if "[" in body and "could not be rendered" not in out:
         assert out.count("[") + out.count("&#91;") >= body.count("[") // 2
@@ -310,10 +307,7 @@ def test_two_megabyte_body_renders_quickly() -> None:
         "```python\ndef f(x):\n    return x * 2  # comment\n```\n\n"
     )
     body = (chunk * (2_000_000 // len(chunk) + 1))[:2_000_000]
-    start = time.perf_counter()
-    out = render_markdown(body)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5, f"2 MB took {elapsed:.1f}s"
+    out = render_markdown(body)  # its time is measured in bench/bench_hostile.py
     assert "[document too long" in out
     assert "<b>" not in out
     assert out.count("<pre") >= 2

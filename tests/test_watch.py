@@ -365,7 +365,7 @@ def test_watch_cli_prints_json_lines_and_exits_on_sigint(tmp_path: Path) -> None
         update = json.loads(lines.get(timeout=TIMEOUT) or "null")
         assert update["skills"] == 2
         assert str(skill) in update["changed"]
-        assert 0 < update["elapsed_ms"] < 10_000
+        assert update["elapsed_ms"] > 0
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=TIMEOUT) == 0
     finally:

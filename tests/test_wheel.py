@@ -10,12 +10,9 @@ import sys
 import venv
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_checks(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     build = subprocess.run(

@@ -87,7 +87,7 @@ def activation_json(a) -> dict:  # type: ignore[no-untyped-def, type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.core.activate import ActivationError
-    from skillprism.core.check_output import emit
+    from skillprism.formats import emit
 
     try:
         workspace = open_workspace(args)

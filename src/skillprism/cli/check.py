@@ -27,7 +27,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "and your home are scanned.",
     )
     add_selection_args(check, repeat_profile=True)
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github"),
+        default="text",
+        help="text (default), json, sarif (code scanning) or github (Actions annotations)",
+    )
+    check.add_argument(
+        "--quiet", "-q", action="store_true", help="text: print the findings only, no summary"
+    )
     check.add_argument("--fail-on", choices=("error", "warning"), default="error")
     check.add_argument("--no-color", action="store_true", help="never colour text output")
     check.add_argument(
@@ -48,8 +56,10 @@ def list_profiles() -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from skillprism.core.check_output import (
+    from skillprism.formats import (
+        Places,
         emit,
+        format_github,
         format_json,
         format_sarif,
         format_text,
@@ -63,12 +73,18 @@ def run(args: argparse.Namespace) -> int:
         catalogs = workspace.catalogs()
     except UsageError as err:
         return error(str(err))
+    # Relative PATHs given: paths are printed relative to where the command runs, as given.
+    relative = bool(args.paths) and not any(os.path.isabs(p) for p in args.paths)
+    places = Places(os.getcwd() if relative else "")
     if args.format == "json":
         text = format_json(catalogs)
     elif args.format == "sarif":
-        text = format_sarif(catalogs)
+        text = format_sarif(catalogs, base=workspace.project)
+    elif args.format == "github":
+        text = format_github(catalogs, base=os.getcwd())
     else:
-        text = format_text(catalogs, color=want_color(sys.stdout, args.no_color))
+        color = want_color(sys.stdout, args.no_color)
+        text = format_text(catalogs, color, quiet=args.quiet, places=places)
     emit(text, sys.stdout)
     all_diags = [d for c in catalogs for d in c.all_diagnostics()]
     if any(d.code == "SP310" for d in all_diags):

@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import WorkspaceError
-    from skillprism.core.check_output import emit
+    from skillprism.formats import emit
 
     try:
         inputs = budget_inputs(args)

@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import Workspace, WorkspaceError, write_atomically
-    from skillprism.core.check_output import display_path
+    from skillprism.core.display import display_path
 
     try:
         fmt = Workspace.report_format(args.output)

@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.core.activate import ActivationError
-    from skillprism.core.check_output import emit
+    from skillprism.formats import emit
 
     try:
         workspace = open_workspace(args)

@@ -51,7 +51,7 @@ def entries(old, new) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
 
 
 def _describe(entry: dict) -> str:  # type: ignore[type-arg]
-    from skillprism.core.check_output import display_path
+    from skillprism.core.display import display_path
 
     where = display_path(entry["path"])
     if entry["status"] == "removed":
@@ -62,7 +62,7 @@ def _describe(entry: dict) -> str:  # type: ignore[type-arg]
 
 
 def _text(record: dict) -> str:  # type: ignore[type-arg]
-    from skillprism.core.check_output import display_path
+    from skillprism.core.display import display_path
 
     if record.get("initial"):
         head = (

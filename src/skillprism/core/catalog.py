@@ -12,7 +12,7 @@ from skillprism.core.profiles import Profile
 if TYPE_CHECKING:
     from skillprism.core.policy import Policy
 
-# The fate of a skill under a profile; the first that applies names the state (DESIGN.md).
+# The fate of a skill under a profile; the first that applies names the state (docs/architecture.md).
 STATES = ("not-discovered", "skipped", "error", "shadowed", "warning", "ok")
 VALID_STATES = frozenset({"ok", "warning", "shadowed"})
 
@@ -58,7 +58,7 @@ class SkillEntry:
 
     @property
     def active(self) -> bool:
-        """In use and clean enough to be valid: ok or warning (DESIGN's "active")."""
+        """In use and clean enough to be valid: ok or warning (docs/architecture.md: "active")."""
         return self.status in ("ok", "warning")
 
     @property

@@ -1,5 +1,5 @@
 """Resolve a skill set under one profile: roots -> found files -> parsed -> validated -> precedence
--> an immutable Catalog with every skill's state (DESIGN.md vocabulary)."""
+-> an immutable Catalog with every skill's state (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -637,7 +637,7 @@ def resolve_located(
     skills = []
     for d in drafts:
         if not d["status"]:
-            # error outranks shadowed, which outranks warning (DESIGN.md: the first that applies).
+            # error outranks shadowed, which outranks warning (docs/architecture.md: the first that applies).
             worst = (
                 max((x.severity.rank for x in d["diagnostics"]), default=0)
                 if d["diagnostics"]

@@ -21,7 +21,7 @@ from skillprism.gui.icons import STATE_TEXT, state_icon
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # stable key: skill path as found, or "root:<path>"
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2  # "root" | "skill" | "file"
-STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # skill state (DESIGN vocabulary)
+STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # skill state (docs/architecture.md)
 PATH_ROLE = Qt.ItemDataRole.UserRole + 4  # file system path of the item
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 5  # lower-cased name + description, for filtering
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 from skillprism import __version__
 from skillprism.core.catalog import STATES, Catalog, SkillEntry
-from skillprism.core.check_output import display_path
 from skillprism.core.codes import RULES
 from skillprism.core.compare import CELL_VALUES, Matrix
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.disclose import OUTCOMES, Tier1Result
+from skillprism.core.display import display_path
 from skillprism.render.svg import Segment, esc, stacked_bar
 
 MAX_ITEMS = 200

@@ -12,7 +12,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from skillprism.core.check_output import display_path
+from skillprism.core.display import display_path
 
 WIDTH = 720
 _LEFT = 10

@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test lint format bench package clean conformance conformance-quick
+.PHONY: run test lint format bench package clean conformance conformance-quick conformance-bin
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,8 +53,13 @@ conformance: $(STAMP)
 	$(PY) conformance/run.py $(LAB_ARGS)
 
 conformance-quick: $(STAMP)
-	$(PY) conformance/install.py
+	$(PY) conformance/install.py --quick
 	$(PY) conformance/run.py --quick $(LAB_ARGS)
+
+# The runtimes shipped as native binaries (Codex, OpenCode, Claude Code: about 1.1 GB installed).
+conformance-bin: $(STAMP)
+	$(PY) conformance/install.py --runtime codex --runtime opencode --runtime claude-code
+	$(PY) conformance/run.py --runtime codex --runtime opencode --runtime claude-code $(LAB_ARGS)
 
 # The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
 package: $(PACKAGE_STAMP)

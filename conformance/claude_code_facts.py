@@ -138,15 +138,17 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
         + r'\(\);return \3\.length>\5\?\3\.slice\(0,\5-1\)\+"(\\u2026|…)":\3\}'
     )
     parts["cut_fn"], parts["desc_fn"] = m.group(1), m.group(4)
+    suffix = "…"
+    profile_cut = (budget.get("entry_cap_chars"), budget.get("cut_suffix", ""))
     facts.append(
         Fact(
             "entry cut",
-            "text.slice(0, cap - 1) + '…' when text.length > cap (the entry is cap characters long)",
-            "plain slice to cap characters, no ellipsis (assumption in claude-code.toml)",
-            "differs",
+            f"text.slice(0, cap - 1) + {suffix!r} when text.length > cap (the entry is cap "
+            "characters long)",
+            f"entry_cap_chars = {profile_cut[0]}, cut_suffix = {profile_cut[1]!r}",
+            "match" if profile_cut == (cap, suffix) else "differs",
             ex.off(m.start()),
             m.group(0),
-            "Skill Prism has no key for a cut marker: needs a schema feature (entry cut suffix).",
         )
     )
 
@@ -299,12 +301,19 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
         )
     )
     warn = re.search(r"t\(`(Skill listing over budget:[^`]*)`", lfn)
+    template = None
+    if warn:
+        # ${e.length} skills, ${H} chars > ${y} budget: the profile's {total}, {chars}, {limit}
+        names = re.findall(r"\$\{([\w$.]+)\}", warn.group(1))
+        template = warn.group(1).replace("\\u2014", "\u2014")
+        for name, field_name in zip(names, ("total", "chars", "limit"), strict=False):
+            template = template.replace("${" + name + "}", "{" + field_name + "}")
     facts.append(
         Fact(
             "over-budget message",
             warn.group(1) if warn else None,
             budget.get("warning"),
-            "differs",
+            "match" if template is not None and template == budget.get("warning") else "differs",
             ex.off(lat + (warn.start() if warn else 0)),
             note="Only a debug-log line in 2.1.330 (level warn); the 'Skill listing will be "
             "truncated' wording of older releases is not in this binary.",

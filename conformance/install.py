@@ -21,7 +21,7 @@ if __package__ in (None, ""):
 
 import contextlib
 
-from conformance.runtimes import Runtime, python_for, selected
+from conformance.runtimes import BINARY_RUNTIMES, Runtime, python_for, selected
 
 
 def folder_size(path: Path) -> int:
@@ -110,8 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runtime", action="append", metavar="NAME", help="only this runtime")
     parser.add_argument("--force", action="store_true", help="reinstall even when cached")
+    parser.add_argument(
+        "--quick", action="store_true", help="what run.py --quick needs: no binary runtime"
+    )
     args = parser.parse_args(argv)
     for rt in selected(args.runtime):
+        if args.quick and not args.runtime and rt.name in BINARY_RUNTIMES:
+            continue
         install(rt, force=args.force)
         print(f"  size: {human(folder_size(rt.install_dir))}  package: {rt.package_dir}")
     return 0

@@ -15,6 +15,7 @@ is not listed (with a reason) in conformance/known-divergences.toml.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -34,11 +35,12 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance import fixtures
-from conformance.runtimes import LAB, Runtime, selected
+from conformance.runtimes import BINARY_RUNTIMES, LAB, Runtime, selected
 
 KNOWN_FILE = LAB / "known-divergences.toml"
-FIELDS = ("loaded", "name", "description", "clash", "tier1")
+FIELDS = ("loaded", "name", "description", "clash", "tier1", "facts")
 DRIVER_TIMEOUT = 900  # seconds for one driver process (a batch of every case)
+VARIES_CODE = "SP315"  # clash-winner-varies: the profile names no certain winner
 
 # --- Skill Prism's side -----------------------------------------------------------------------
 
@@ -53,6 +55,7 @@ class SpFile:
     loaded: bool
     group: str  # the name it clashes under (qualified name)
     shadowed_by: str
+    varies: bool = False  # the profile says the runtime's pick among its copies varies (SP315)
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ def skillprism_side(profile: Any, tree: fixtures.Tree, style: str = "") -> SpVie
             s.loaded,
             s.qualified_name or s.name,
             s.shadowed_by,
+            any(d.code == VARIES_CODE for d in s.diagnostics),
         )
         for s in catalog.skills
     }
@@ -149,13 +153,19 @@ def show(value: Any, limit: int = 160) -> str:
 
 
 def _first_difference(a: str, b: str) -> tuple[str, str]:
-    """The first differing line of each text, with its line number."""
+    """The first differing line of each text, with its line number, shown from a little before
+    the first differing character (so a long line's difference is visible)."""
     la, lb = a.split("\n"), b.split("\n")
     for i in range(max(len(la), len(lb))):
         x = la[i] if i < len(la) else "<end of text>"
         y = lb[i] if i < len(lb) else "<end of text>"
         if x != y:
-            return f"line {i + 1}: {show(x)}", f"line {i + 1}: {show(y)}"
+            at = next((k for k, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
+            if at is None:
+                at = min(len(x), len(y))
+            start = max(0, at - 40)
+            where = f"line {i + 1}" + (f", column {start + 1}" if start else "")
+            return f"{where}: {show(x[start:])}", f"{where}: {show(y[start:])}"
     return "(same lines)", "(same lines)"
 
 
@@ -205,12 +215,23 @@ def compare_case(
         listed.setdefault(path, []).append(skill)
     rejected = {str(r.get("path")): str(r.get("reason", "")) for r in result.get("rejected", [])}
 
+    # Copies whose winner the profile says may vary: the runtime agrees when it loads exactly
+    # one of them, whichever it is.
+    varying: dict[str, list[str]] = {}
+    for f in sp.files.values():
+        if f.varies:
+            varying.setdefault(f.group, []).append(f.path)
+    settled = {g for g, paths in varying.items() if sum(1 for p in paths if p in listed) == 1}
+
     for cand in candidates:
         rt = listed.get(cand.path, [])
         spf = sp.files.get(cand.path)
         rt_loaded = bool(rt)
         sp_loaded = bool(spf and spf.loaded)
         tally.total["loaded"] += 1
+        if rt_loaded != sp_loaded and spf is not None and spf.varies and spf.group in settled:
+            tally.agree["loaded"] += 1
+            continue
         if rt_loaded == sp_loaded:
             tally.agree["loaded"] += 1
         else:
@@ -253,6 +274,8 @@ def compare_case(
             sp_win = sorted(m.path for m in members if m.loaded)
             rt_win = sorted(m.path for m in members if m.path in listed)
             tally.total["clash"] += 1
+            if name in settled and set(rt_win) <= set(varying[name]):
+                sp_win = rt_win  # any one of the varying copies is the profile's answer
             if sp_win == rt_win:
                 tally.agree["clash"] += 1
             else:
@@ -277,6 +300,30 @@ def compare_case(
                 tally.tier1_alone += 1
             div("(tier-1 text)", "tier1", rv, sv)
     return CaseResult(case_id, tally, divs, outside)
+
+
+def compare_facts(runtime: str, result: Mapping[str, Any]) -> CaseResult:
+    """A runtime that cannot list fixtures (Claude Code) reports facts read from its binary, each
+    already set against the profile's value: `match`, or a divergence naming the byte offset."""
+    tally = Tally()
+    divs: list[Divergence] = []
+    for fact in result.get("facts") or []:
+        tally.total["facts"] += 1
+        if fact.get("status") == "match":
+            tally.agree["facts"] += 1
+            continue
+        where = f" (byte {fact['offset']})" if fact.get("offset") is not None else ""
+        divs.append(
+            Divergence(
+                runtime,
+                "facts",
+                str(fact.get("name")),
+                "fact",
+                f"{fact.get('status')}{where}: {show(fact.get('found'), 400)}",
+                show(fact.get("profile"), 400),
+            )
+        )
+    return CaseResult("facts", tally, divs, [])
 
 
 def _kept_both(members: Sequence[SpFile]) -> bool:
@@ -334,6 +381,9 @@ def _driver_env(rt: Runtime, job: Mapping[str, Any], tmp: str) -> dict[str, str]
         **job["env"],
         **rt.process_env(),
     }
+    if rt.facts_only:
+        # The facts driver renders the same synthetic skills with this Skill Prism to compare.
+        env["SKILLPRISM_LAB_SKILLPRISM"] = str(Path(sys.executable).parent / "skillprism")
     return env
 
 
@@ -357,8 +407,11 @@ def run_driver(
         except subprocess.TimeoutExpired:
             raise DriverError(f"{rt.name}: driver timed out after {DRIVER_TIMEOUT} s") from None
         if proc.returncode != 0:
+            said = proc.stderr.decode(errors="replace")[-2000:]
+            with contextlib.suppress(ValueError, AttributeError):
+                said += " ".join(json.loads(proc.stdout).get("warnings") or [])[-2000:]
             raise DriverError(
-                f"{rt.name}: driver failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}"
+                f"{rt.name}: driver failed ({proc.returncode}) on {first.get('project')}: {said}"
             )
         try:
             return json.loads(proc.stdout)
@@ -370,7 +423,7 @@ def run_driver(
         if not isinstance(out, list) or len(out) != len(jobs):
             raise DriverError(f"{rt.name}: batch result does not match the {len(jobs)} jobs")
         return out
-    workers = workers or max(4, min(8, os.cpu_count() or 2))
+    workers = workers or rt.workers or max(4, min(8, os.cpu_count() or 2))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda j: call(j, j), jobs))
 
@@ -408,6 +461,7 @@ class RuntimeReport:
     skipped_entries: list[str] = field(default_factory=list)
     seconds: float = 0.0
     error: str = ""
+    facts: list[dict] = field(default_factory=list)  # facts-only runtimes (Claude Code)
 
 
 def select_cases(
@@ -429,6 +483,8 @@ def run_runtime(
     profile = fixtures.shipped_profile(rt.profile)
     report = RuntimeReport(rt.name, rt.release, rt.profile)
     started = time.monotonic()
+    if rt.facts_only:
+        return _run_facts(rt, work, known, report, started)
     cases = [c for c in cases if rt.clashes or not c.clash]
     root = os.path.join(work, rt.name)
     tmp = os.path.join(work, "tmp")
@@ -458,6 +514,31 @@ def run_runtime(
     return report
 
 
+def _run_facts(
+    rt: Runtime,
+    work: str,
+    known: Sequence[Mapping[str, str]],
+    report: RuntimeReport,
+    started: float,
+) -> RuntimeReport:
+    """One driver run on an empty tree: the runtime's facts against its profile."""
+    base = os.path.join(work, rt.name, "facts")
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    tree = fixtures.materialize(
+        fixtures.Case("facts", "facts", ()), fixtures.shipped_profile(rt.profile), base
+    )
+    result = run_driver(rt, [tree.job()], tmp)[0]
+    if result.get("facts") is None:
+        raise DriverError(f"{rt.name}: the driver reported no facts: {result.get('warnings')}")
+    cr = compare_facts(rt.name, result)
+    report.facts = list(result["facts"])
+    report.tally.add(cr.tally)
+    report.divergences = mark_known(cr.divergences, known)
+    report.seconds = time.monotonic() - started
+    return report
+
+
 def pct(a: int, b: int) -> str:
     return f"{a}/{b}" + (f" ({100 * a / b:.1f} %)" if b else "")
 
@@ -470,6 +551,20 @@ def print_report(r: RuntimeReport, out=sys.stdout) -> None:
     )
     if r.error:
         print(f"   ERROR: {r.error}", file=out)
+        return
+    if r.facts:
+        print(
+            f"   facts agreeing {pct(t.agree['facts'], t.total['facts'])} "
+            "(read from the binary, set against the profile)",
+            file=out,
+        )
+        for f in r.facts:
+            where = f"byte {f['offset']}" if f.get("offset") is not None else "no offset"
+            print(f"     [{f.get('status')}] {f.get('name')} ({where})", file=out)
+        known = sum(1 for d in r.divergences if d.known)
+        print(f"   divergences: {len(r.divergences)} ({known} known)", file=out)
+        for d in r.divergences:
+            print("    " + d.line(), file=out)
         return
     print(f"   loaded        {pct(t.agree['loaded'], t.total['loaded'])} files", file=out)
     print(f"   name          {pct(t.agree['name'], t.total['name'])} files both load", file=out)
@@ -506,7 +601,16 @@ def print_report(r: RuntimeReport, out=sys.stdout) -> None:
 
 def summary_table(reports: Sequence[RuntimeReport]) -> str:
     rows = [
-        ("runtime", "release", "loaded", "name", "description", "clash winner", "tier-1 identical")
+        (
+            "runtime",
+            "release",
+            "loaded",
+            "name",
+            "description",
+            "clash winner",
+            "tier-1 identical",
+            "facts",
+        )
     ]
     for r in reports:
         t = r.tally
@@ -515,8 +619,8 @@ def summary_table(reports: Sequence[RuntimeReport]) -> str:
                 r.runtime,
                 r.release,
                 *(
-                    pct(t.agree[f], t.total[f])
-                    for f in ("loaded", "name", "description", "clash", "tier1")
+                    pct(t.agree[f], t.total[f]) if t.total[f] or f != "facts" else "-"
+                    for f in FIELDS
                 ),
             )
         )
@@ -532,7 +636,9 @@ def main(argv: list[str] | None = None) -> int:
         "--runtime", action="append", metavar="NAME", help="only this runtime (repeatable)"
     )
     parser.add_argument(
-        "--quick", action="store_true", help="the subset for CI (no 300-skill case)"
+        "--quick",
+        action="store_true",
+        help="the subset for CI: no 300-skill case, no binary runtime unless named",
     )
     parser.add_argument(
         "--case", action="append", metavar="GLOB", help="only cases matching (repeatable)"
@@ -549,6 +655,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     wanted = selected(args.runtime)
+    if args.quick and not args.runtime:
+        # The CI subset: the runtimes shipped as native binaries (350-400 MB each, minutes per
+        # run) only when named with --runtime (`make conformance-bin`).
+        left_out = [rt.name for rt in wanted if rt.name in BINARY_RUNTIMES]
+        wanted = [rt for rt in wanted if rt.name not in BINARY_RUNTIMES]
+        if left_out:
+            print(
+                f"--quick leaves out the binary runtimes ({', '.join(left_out)}); "
+                "name them with --runtime to run them",
+                file=sys.stderr,
+            )
     runtimes = [rt for rt in wanted if rt.installed()]
     missing = [rt.name for rt in wanted if not rt.installed()]
     if missing:
@@ -595,6 +712,7 @@ def main(argv: list[str] | None = None) -> int:
                     "total": r.tally.total,
                     "tier1_not_obtainable": r.tally.tier1_missing,
                     "tier1_differ_alone": r.tally.tier1_alone,
+                    "facts": r.facts,
                     "outside": r.outside,
                     "divergences": [asdict(d) for d in r.divergences],
                 }

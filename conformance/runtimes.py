@@ -47,6 +47,12 @@ class Runtime:
     npm_omit_optional: bool = False
     notes: tuple[str, ...] = ()
     python: str = ""  # a PyPI runtime that needs a newer Python than the lab's, e.g. "3.12"
+    # A native executable below install_dir that must be present (runtimes shipped as binaries).
+    binary: str = ""
+    # The runtime cannot list a fixture (Claude Code lists skills only in a model session): its
+    # driver runs once and reports `facts` read from the binary, each compared with the profile.
+    facts_only: bool = False
+    workers: int = 0  # parallel driver processes for a non-batch runtime (0 = by CPU count)
 
     @property
     def install_dir(self) -> Path:
@@ -73,6 +79,8 @@ class Runtime:
             return False
         if version != self.npm.get(self.package):
             return False
+        if self.binary and not (self.install_dir / self.binary).is_file():
+            return False
         return self.kind != "bun" or bun_path(self).is_file()
 
     def command(self) -> list[str]:
@@ -93,6 +101,10 @@ class Runtime:
             env["NODE_PATH"] = str(self.install_dir / "node_modules")
         if self.pypi:
             env["SKILLPRISM_LAB_PYTHONPATH"] = str(self.install_dir / "site")
+        if self.binary:
+            # conformance/binlab.py finds the install through the cache folder; unshare and git
+            # (which the runtimes call) come from the system PATH.
+            env["SKILLPRISM_LAB_CACHE"] = str(cache_dir())
         return env
 
 
@@ -247,8 +259,61 @@ RUNTIMES: dict[str, Runtime] = {
                 "agentskills profile's roots (the client guide's layout), and it lists them all.",
             ),
         ),
+        # Runtimes shipped as native executables in npm packages (conformance/README-bin.md).
+        # npm installs the platform package (the binary) through optionalDependencies.
+        Runtime(
+            name="codex",
+            release="0.169.0",
+            profile="codex",
+            driver="codex.py",
+            kind="python",
+            npm={"@openai/codex": "0.169.0"},
+            package="@openai/codex",
+            binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+            batch=False,
+            notes=(
+                "codex app-server skills/list and codex debug prompt-input, offline, with the "
+                "bundled system skills switched off (skills.bundled.enabled=false).",
+            ),
+        ),
+        Runtime(
+            name="opencode",
+            release="1.18.33",
+            profile="opencode",
+            driver="opencode.py",
+            kind="python",
+            npm={"opencode-ai": "1.18.33"},
+            package="opencode-ai",
+            binary="node_modules/opencode-linux-x64/bin/opencode",
+            batch=False,
+            notes=(
+                "opencode debug skill --pure, and Skill.fmt / SystemPrompt.skills cut out of the "
+                "binary and run on its own Bun.",
+            ),
+        ),
+        Runtime(
+            name="claude-code",
+            release="2.1.330",
+            profile="claude-code",
+            driver="claude-code.py",
+            kind="python",
+            npm={"@anthropic-ai/claude-code": "2.1.330"},
+            package="@anthropic-ai/claude-code",
+            binary="node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+            batch=False,
+            facts_only=True,
+            notes=(
+                "Claude Code lists skills only inside a model session: the driver reads the "
+                "listing and budget code from the binary and runs it on synthetic skills "
+                "(conformance/claude_code_facts.py); the facts are compared, not fixtures.",
+            ),
+        ),
     )
 }
+
+# Runtimes whose install is large (native binaries of 350-400 MB each); `--quick` leaves the
+# ones named here out unless asked for by --runtime (see conformance/README.md, "CI").
+BINARY_RUNTIMES = tuple(rt.name for rt in RUNTIMES.values() if rt.binary)
 
 
 def selected(names: list[str] | None) -> list[Runtime]:

@@ -282,7 +282,25 @@ def _installed(name: str) -> bool:
     return RUNTIMES[name].installed()
 
 
-@pytest.mark.parametrize("name", sorted(RUNTIMES))
+def test_facts_are_compared_one_by_one():
+    result = {
+        "facts": [
+            {"name": "entry cap", "found": 1536, "profile": 1536, "status": "match", "offset": 7},
+            {"name": "cut", "found": "…", "profile": "", "status": "differs", "offset": 9},
+            {"name": "gone", "found": None, "profile": 1, "status": "not-found", "offset": None},
+        ]
+    }
+    cr = run.compare_facts("claude-code", result)
+    assert (cr.tally.agree["facts"], cr.tally.total["facts"]) == (1, 3)
+    assert [(d.file, d.field) for d in cr.divergences] == [("cut", "fact"), ("gone", "fact")]
+    assert "byte 9" in cr.divergences[0].runtime_value
+    known = run.mark_known(
+        cr.divergences, [{"runtime": "claude-code", "file": "cut", "reason": "r"}]
+    )
+    assert [d.known for d in known] == ["r", ""]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, rt in RUNTIMES.items() if not rt.facts_only))
 def test_driver_runs_a_basic_case(tmp_path, name):
     rt = RUNTIMES[name]
     if not _installed(name):

@@ -48,6 +48,8 @@ CODEX_STATES = {
     f"{PROJECT}/frontend/storybook-stories": "ok",  # Codex searches recursively
     f"{PROJECT}/code-review": "warning",  # keep-both: the model sees both copies
     f"{USER}/code-review": "warning",
+    # 'Use when: ...' unquoted: Codex 0.169.0 reads the value as text (yaml_repair, lab: y-colon)
+    f"{PROJECT}/sql-review": "ok",
 }
 
 

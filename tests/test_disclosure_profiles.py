@@ -4,6 +4,7 @@ verbatim formats, budgets and worked examples in docs/runtime-formats.md."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,8 @@ def test_claude_code_entry_cap_counts_when_to_use(tmp_path: Path) -> None:
     (e,) = r.entries
     assert (e.outcome, e.kept_chars, e.full_chars) == ("shortened", 1536, len("- long: ") + 2003)
     line = r.text.splitlines()[3]
-    assert line == "- long: " + ("d" * 1000 + " - " + "w" * 1000)[:1536]
+    # o5n (2.1.330): slice(0, cap - 1) + "…": the entry's description is 1,536 characters long
+    assert line == "- long: " + ("d" * 1000 + " - " + "w" * 1000)[:1535] + "…"
 
 
 def test_claude_code_drops_least_used_descriptions_last_listed_first(tmp_path: Path) -> None:
@@ -113,10 +115,11 @@ def test_claude_code_drops_least_used_descriptions_last_listed_first(tmp_path: P
     r = m.compute(BudgetSettings(budget_chars=limit))
     assert [e.outcome for e in r.entries] == ["full", "full", "name-only", "name-only"]
     assert "- ccc\n- ddd\n</system-reminder>" in r.text
+    # 2.1.330's debug-log line: skills listed, the listing's size before cuts, the budget
     assert r.warnings == (
-        "Skill listing will be truncated\n"
-        "2 descriptions dropped (full descriptions kept for most-used skills)\n"
-        "run /skills to disable some, or raise skillListingBudgetFraction in settings.json",
+        f"Skill listing over budget: 4 skills, {full} chars > {limit} budget — descriptions "
+        "will be truncated. Run /skills to disable some, or raise skillListingBudgetFraction in "
+        "settings.",
     )
     # With usage, the least used go first whatever their place.
     r = m.compute(BudgetSettings(budget_chars=limit, usage={"aaa": 1, "bbb": 0, "ccc": 9}))
@@ -185,27 +188,31 @@ def test_claude_code_tier2_data() -> None:
 
 # --- Codex -----------------------------------------------------------------------------------------
 
-CODEX_HEAD = (
-    "<skills_instructions>\n"
-    "## Skills\n"
-    "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. Below is "
-    "the list of skills that can be used. Each entry includes a name, description, and file path so "
-    "you can open the source for full instructions when using a specific skill.\n"
-    "### Available skills\n"
-)
+
+def codex_head(*roots: Path) -> str:
+    """Codex 0.169.0's intro, its roots table (aliases r0, r1, ... in root order) and heading."""
+    table = "".join(f"- `r{i}` = `{os.path.realpath(r)}`\n" for i, r in enumerate(roots))
+    return (
+        "<skills_instructions>\n"
+        "## Skills\n"
+        "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. "
+        "Below is the list of skills that can be used. Each entry includes a name, description, "
+        "and a short path that can be expanded into an absolute path using the skill roots "
+        "table.\n### Skill roots\n" + table + "### Available skills\n"
+    )
 
 
 def test_codex_listing_is_exact(tmp_path: Path) -> None:
-    root, a, b = two_skills(tmp_path)
+    root, _a, _b = two_skills(tmp_path)
     skill(root, "gamma", "Not honoured by Codex.", "disable-model-invocation: true\n")
     r = model("codex", root).compute()
     # Codex 0.169.0 (codex debug prompt-input): the entries are followed by the closing tag; the
     # how-to block moved into the base instructions.
     assert r.text == (
-        CODEX_HEAD
-        + f"- alpha: Extract text from PDF files. (file: {a})\n"
-        + f"- beta: Review code changes. (file: {b})\n"
-        + f"- gamma: Not honoured by Codex. (file: {root / 'gamma' / 'SKILL.md'})\n"
+        codex_head(root)
+        + "- alpha: Extract text from PDF files. (file: r0/alpha/SKILL.md)\n"
+        + "- beta: Review code changes. (file: r0/beta/SKILL.md)\n"
+        + "- gamma: Not honoured by Codex. (file: r0/gamma/SKILL.md)\n"
         + "</skills_instructions>"
     )
 
@@ -222,7 +229,11 @@ def test_codex_scope_order_system_admin_repo_user(tmp_path: Path) -> None:
         env={"CODEX_HOME": str(codex_home)},
     )
     r = Tier1Model(catalog).compute()
-    names = [line.split(":")[0] for line in r.text.splitlines() if line.startswith("- ")]
+    names = [
+        line.split(":")[0]
+        for line in r.text.splitlines()
+        if line.startswith("- ") and "`" not in line
+    ]
     assert names[:3] == ["- s-skill", "- r-skill", "- u-skill"]
 
 
@@ -234,15 +245,17 @@ def test_codex_trims_then_omits_with_its_warning(tmp_path: Path) -> None:
     assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
     full = m.compute(BudgetSettings(budget_chars=100_000))
     # Codex budgets only the skill lines (count_frame = false), not its fixed frame.
-    frame = len(CODEX_HEAD) + len("</skills_instructions>")
+    frame = len(codex_head(root)) + len("</skills_instructions>")
     lines = sum(e.chars for e in full.entries) + 2  # three skill lines and the two newlines between
     # Trimming: every description cut to one length, every skill still listed.
     r = m.compute(BudgetSettings(budget_chars=lines - 300))
     assert [e.outcome for e in r.entries] == ["shortened"] * 3
     assert {e.kept_chars for e in r.entries} == {100}
-    assert f"- aa: {'z' * 100} (file: {paths[0]})" in r.text
+    # Codex 0.169.0 ends a cut description with '...' (cut_suffix), within the kept length
+    assert f"- aa: {'z' * 97}... (file: r0/aa/SKILL.md)" in r.text
+    assert paths[0].is_file()
     # Omission: even description-less lines do not all fit; the last ones go.
-    one = len(f"- aa:  (file: {paths[0]})") + 1
+    one = len("- aa:  (file: r0/aa/SKILL.md)") + 1
     r = m.compute(BudgetSettings(budget_chars=2 * one - 1))
     assert [e.outcome for e in r.entries] == ["shortened", "shortened", "omitted"]
     assert "- cc" not in r.text and r.used_chars <= frame + 2 * one + 2
@@ -393,6 +406,7 @@ def test_opencode_listing_is_exact_and_sorted_by_name(tmp_path: Path) -> None:
         "Use the skill tool to load a skill when a task matches its description.\n"
     )
     assert head in DOC
+    builtin = load_profile("opencode").disclosure.tier1.builtin[0]
     assert r.text == (
         head + "<available_skills>\n"
         "  <skill>\n    <name>alpha</name>\n"
@@ -401,6 +415,10 @@ def test_opencode_listing_is_exact_and_sorted_by_name(tmp_path: Path) -> None:
         "  <skill>\n    <name>beta</name>\n"
         "    <description>Review code changes.</description>\n"
         f"    <location>{b}</location>\n  </skill>\n"
+        # OpenCode's own skill, always listed; its location is XML-escaped
+        f"  <skill>\n    <name>customize-opencode</name>\n"
+        f"    <description>{builtin.description}</description>\n"
+        "    <location>&lt;built-in&gt;</location>\n  </skill>\n"
         "</available_skills>"
     )
 
@@ -410,9 +428,10 @@ def test_opencode_tool_description_style(tmp_path: Path) -> None:
     spec = load_profile("opencode").disclosure.tier1.with_style("tool-description")
     catalog = build_catalog(load_profile("opencode"), [str(root)])
     text = Tier1Model(catalog, spec=spec).compute().text
-    assert text.endswith(
+    assert (
         "listed below:\n\n## Available Skills\n"
-        "- **alpha**: Extract text from PDF files.\n- **beta**: Review code changes."
+        "- **alpha**: Extract text from PDF files.\n- **beta**: Review code changes.\n"
+        "- **customize-opencode**: Use ONLY when" in text
     )
     assert text.startswith("Load a specialized skill that provides domain-specific instructions")
 
@@ -474,11 +493,8 @@ EMPTY = {
     "codex": "",  # build_available_skills returns None
     "gemini-cli": "",  # the section is omitted
     "copilot-vscode": "",  # no block
-    # OpenCode prints the two sentences and "No skills are currently available."; the schema's
-    # nearest is the frame (recorded as a gap in the profile).
-    "opencode": "Skills provide specialized instructions and workflows for specific tasks.\n"
-    "Use the skill tool to load a skill when a task matches its description.\n"
-    "<available_skills>\n</available_skills>",
+    # OpenCode always lists its built-in customize-opencode skill: never empty.
+    "opencode": None,
     "workspace-v1": "",
     "agent-tiers": "<available_skills>\n</available_skills>",
     "pegasus": "",
@@ -491,7 +507,10 @@ EMPTY = {
 def test_zero_skills_gives_the_documented_empty_output(tmp_path: Path, profile: str) -> None:
     (tmp_path / "empty").mkdir()
     r = model(profile, tmp_path / "empty").compute()
-    assert r.text == EMPTY[profile]
+    if EMPTY[profile] is None:
+        assert "<name>customize-opencode</name>" in r.text
+    else:
+        assert r.text == EMPTY[profile]
 
 
 @pytest.mark.parametrize("profile", SHIPPED)

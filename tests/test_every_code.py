@@ -215,6 +215,15 @@ def _roots_missing(tmp: Path) -> set[str]:
     return {d.code for d in catalog.all_diagnostics()}
 
 
+def _off_root(tmp: Path) -> set[str]:
+    (tmp / "proj").mkdir()
+    write(tmp, {"home/.claude/skills/s/SKILL.md": fm()})
+    catalog = build_catalog(
+        load_profile("oh-my-pi"), None, project=str(tmp / "proj"), home=str(tmp / "home"), env={}
+    )
+    return {d.code for d in catalog.all_diagnostics()}
+
+
 def _deep(tmp: Path) -> set[str]:
     write(tmp, {"root/a/b/c/s/SKILL.md": fm()})
     catalog = build_catalog(load_profile("agentskills"), [str(tmp / "root")], max_depth=2)
@@ -261,7 +270,18 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
     "SP201": check(
         "agentskills", {"root/s/SKILL.md": "---\ndescription: D. Use when testing.\n---\nbody\n"}
     ),
-    "SP202": check("agentskills", {"root/s/SKILL.md": fm(name="''")}),
+    "SP202": check("agentskills", {"root/s/SKILL.md": fm(name="[1, 2]")}),
+    "SP223": check("agentskills", {"root/s/SKILL.md": fm(name="''")}),
+    "SP224": check("oh-my-pi", {"root/s/SKILL.md": fm("enabled: false\n")}),
+    "SP225": check("agentskills", {"root/s/SKILL.md": "---\nname: s\ndescription: ''\n---\nb\n"}),
+    "SP123": check("pi", {"root/s/SKILL.md": "---\nname: s\ndescription: D.\n-----\nbody\n"}),
+    "SP124": check(
+        "oh-my-pi", {"root/s/SKILL.md": "---\nname: s\ndescription: Use when: x\n---\nb\n"}
+    ),
+    "SP314": _off_root,
+    "SP315": check(
+        "gemini-cli", {"root/a/SKILL.md": fm(name="s"), "root/b/SKILL.md": fm(name="s")}
+    ),
     "SP203": check("agentskills", {"root/" + "a" * 70 + "/SKILL.md": fm(name="a" * 70)}),
     "SP204": check("agentskills", {"root/S/SKILL.md": fm(name="S")}),
     "SP205": check("agentskills", {"root/-s/SKILL.md": fm(name="-s")}),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -399,10 +400,17 @@ def test_opencode_last_loaded_wins_up_the_walk(tree: tuple[Path, Path]) -> None:
     nearer = skill(cwd / ".claude/skills", "tidy")
     at_root = skill(project / ".claude/skills", "nested/tidy")  # recursive: any depth
     cat = resolve("opencode", cwd, home)
-    assert entry(cat, at_root).status == "ok"  # walked up last, so loaded last
+    # Walked up last, so loaded last: the likely winner. OpenCode parses the copies concurrently
+    # (winner = "varies"), so no copy is certain: each carries clash-winner-varies.
+    winner = entry(cat, at_root)
+    assert winner.loaded and winner.status == "warning"
+    for path in (at_root, nearer, global_copy):
+        assert any(
+            d.code == RULES["clash-winner-varies"].code for d in entry(cat, path).diagnostics
+        )
     for path in (nearer, global_copy):
         e = entry(cat, path)
-        assert e.status == "shadowed"
+        assert e.status == "shadowed" and e.reason.startswith("probably shadowed")
         assert any("duplicate skill name" in d.message for d in e.diagnostics)
 
 
@@ -576,3 +584,39 @@ def test_broken_root_templates_fail_when_the_profile_loads(tmp_path, root) -> No
     )
     with pytest.raises(ProfileError, match=r"roots\[0\]\.path"):
         load_profile_file(path)
+
+
+def test_docs_cover_every_key_the_parser_reads(monkeypatch) -> None:
+    """Every key `parse_profile` asks for (with its default, so absent keys count too) has a row
+    in docs/profiles.md: a new schema key cannot go undocumented."""
+    from skillprism.core import profiles as prof
+
+    asked: set[str] = set()
+    real_get, real_strings = prof._Reader.get, prof._Reader.strings
+
+    def get(self, k, *args, **kwargs):
+        asked.add(k)
+        return real_get(self, k, *args, **kwargs)
+
+    def strings(self, k, *args, **kwargs):
+        asked.add(k)
+        return real_strings(self, k, *args, **kwargs)
+
+    monkeypatch.setattr(prof._Reader, "get", get)
+    monkeypatch.setattr(prof._Reader, "strings", strings)
+    data = tomllib.loads(
+        'schema = 1\nname = "all"\n[[roots]]\nscope = "p"\npath = "{project}/x"\n'
+        '[[tier1.builtin]]\nname = "b"\ndescription = "d"\n'
+    )
+    prof.parse_profile(data, "all.toml")
+    docs = DOCS.read_text(encoding="utf-8")
+    structural = {"budget", "styles", "parts", "files", "keys", "env", "variables"}
+    missing = sorted(
+        k
+        for k in asked - structural
+        if not any(
+            form.format(k) in docs
+            for form in ("`{}`", "`[{}]`", "`[[{}]]`", "`[tier1.{}]`", "`[[tier1.{}]]`")
+        )
+    )
+    assert not missing, f"docs/profiles.md does not document {missing}"

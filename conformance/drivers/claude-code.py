@@ -10,6 +10,7 @@ The job on stdin is read and validated, and nothing is run in its folders.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -25,7 +26,9 @@ RUNTIME = "claude-code"
 def main() -> int:
     try:
         read_job()
-        facts = collect(None)
+        # With SKILLPRISM_LAB_SKILLPRISM (the `skillprism` command, set by conformance/run.py)
+        # the extracted listing's texts are compared with `skillprism prompt --profile claude-code`.
+        facts = collect(os.environ.get("SKILLPRISM_LAB_SKILLPRISM") or None)
     except (LabError, OSError, ValueError) as exc:
         return fail(RUNTIME, str(exc))
     emit(

@@ -28,6 +28,8 @@ class RootInfo:
     explicit: bool = False
     namespace: str = ""
     exists: bool = True
+    template: int = -1  # index of the profile's [[roots]] table it comes from (-1: a PATH)
+    enabled_by: str = ""  # read only when this runtime setting is on (profile key enabled_by)
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,6 +184,23 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "is affected: every other skill is checked as usual. Please report it with the file.",
     ),
     (
+        "SP123",
+        "delimiter-lenient",
+        "warning",
+        "Delimiter accepted by a prefix match",
+        "A frontmatter delimiter line is not exactly `---` (`-----`, `---x`, `--- x`), and this "
+        "runtime accepts it because it only looks at the first three characters. Most runtimes "
+        "need a line of exactly `---`.",
+    ),
+    (
+        "SP124",
+        "yaml-repaired",
+        "info",
+        "YAML repaired before reading",
+        "The frontmatter is not valid YAML as written; the runtime repairs it (tabs to spaces, "
+        "quotes around a value that holds `: `) and reads the repaired text.",
+    ),
+    (
         "SP190",
         "refval-rejects-file",
         "info",
@@ -349,6 +366,30 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "No `name` in the frontmatter: the runtime uses the directory name.",
     ),
     (
+        "SP223",
+        "name-empty",
+        "error",
+        "Name is empty",
+        "The `name` is empty, null or only white space. Runtimes that default a missing name to the "
+        "directory usually do so for an empty one too; `name-not-string` covers numbers and lists.",
+    ),
+    (
+        "SP224",
+        "disabled-in-frontmatter",
+        "skip",
+        "Disabled in its frontmatter",
+        "A frontmatter value the runtime reads as an off switch (`enabled: false`, profile key "
+        "`skip_fields`) keeps the skill from loading.",
+    ),
+    (
+        "SP225",
+        "description-empty",
+        "error",
+        "Description is empty",
+        "The `description` is an empty string (or only white space, for runtimes that trim it). "
+        "`description-not-string` covers numbers, lists and white space a runtime keeps.",
+    ),
+    (
         "SP290",
         "refval-accepts-name",
         "info",
@@ -455,6 +496,23 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "Folder cannot be listed",
         "A folder below a skills root cannot be listed (permissions, I/O error); the runtime cannot "
         "see the skills inside it either.",
+    ),
+    (
+        "SP314",
+        "root-off-by-default",
+        "info",
+        "Root read only when enabled",
+        "The runtime reads this root only when a setting turns it on (profile key `enabled_by`); "
+        "its skills are shown as not discovered.",
+    ),
+    (
+        "SP315",
+        "clash-winner-varies",
+        "warning",
+        "Clash winner may vary",
+        "Several skills share a name and the runtime picks one in an order that can change from run "
+        "to run or machine to machine (file-system order, parse completion): which copy it uses "
+        "is not certain.",
     ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (

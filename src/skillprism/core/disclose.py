@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import bisect
 import html
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.diagnostics import Diagnostic
-from skillprism.core.disclosure_spec import BudgetSpec, Tier1Spec, flag_set
+from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
+from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
 OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
@@ -155,6 +157,85 @@ class _Prepared:
     # a string concatenation instead of a template render (the slider shortens thousands).
     pre: str = ""
     post: str = ""
+    short_path: str = ""  # alias/relative path, when the profile lists a roots table
+
+
+_CLOSING_TAG = re.compile(r"^\s*</[A-Za-z][\w:-]*>")
+
+
+def tidy_lines(text: str) -> str:
+    """A prompt formatter's clean-up of the rendered listing (`[tier1] tidy`, oh-my-pi's
+    prompt.format): every line's trailing white space removed; a run of two or more blank lines,
+    and blank lines at the start, at the end or before a closing tag line, dropped; a single
+    blank line between text lines kept."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        if not line:
+            nxt = lines[i + 1] if i + 1 < len(lines) else None
+            if nxt is None or not nxt.strip():
+                while out and not out[-1]:
+                    out.pop()
+                while i + 1 < len(lines) and not lines[i + 1].strip():
+                    i += 1
+                i += 1
+                continue
+            if not out or not out[-1]:
+                i += 1
+                continue
+        if _CLOSING_TAG.match(line):
+            while out and not out[-1]:
+                out.pop()
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
+    """A built-in skill as a catalog entry of its own (no file on disk)."""
+    root = RootInfo(path=b.location, scope=b.scope, layout="", rank=-1, exists=False)
+    return SkillEntry(
+        key=f"builtin:{b.name}",
+        path=b.location,
+        real_path=b.location,
+        directory="",
+        root=root,
+        name=b.name,
+        qualified_name=b.name,
+        description=b.description,
+        status="ok",
+        reason="built into the runtime",
+        diagnostics=(),
+        frontmatter={},
+    )
+
+
+def _folder_location(skill: SkillEntry) -> str:
+    """The skill folder's real path joined with the file's name as found (skills-ref's
+    `to_prompt`: a linked SKILL.md keeps its own name, in the real folder)."""
+    import os
+
+    if not skill.directory:
+        return skill.real_path
+    return os.path.join(os.path.realpath(skill.directory), os.path.basename(skill.path))
+
+
+def _load_slots(catalog: Catalog) -> dict[str, int]:
+    """Each loaded skill's place in the runtime's load order, where a skill that overrides a
+    copy loaded earlier takes that copy's place (a Map whose key is set again keeps its slot).
+    Load order is the roots' own order (the last-wins rank reversed) and, inside a root, the
+    catalog's order."""
+    last_wins = catalog.profile.tie_rule == "last-wins"
+    indexed = list(enumerate(catalog.skills))
+    indexed.sort(key=lambda p: (-p[1].root.rank if last_wins else p[1].root.rank, p[0]))
+    slot: dict[str, int] = {}
+    for pos, (_i, skill) in enumerate(indexed):
+        owner = skill.shadowed_by or skill.path
+        slot.setdefault(owner, pos)
+        slot[owner] = min(slot[owner], pos)
+    return slot
 
 
 def _field_text(value: Any) -> str:
@@ -174,13 +255,18 @@ class Tier1Model:
         self.catalog = catalog
         self.profile = catalog.profile
         self.spec: Tier1Spec = spec or catalog.profile.disclosure.tier1
-        self.model_off = catalog.profile.disclosure.tier2.model_invocation_off
+        self.model_off = (
+            catalog.profile.disclosure.tier2.model_invocation_off
+            if self.spec.model_invocation_excludes
+            else {}
+        )
         self.counter = counter or EstimateCounter()
         self._token_cache: dict[str, int] = {}
         self._render_cache: dict[tuple[str, int], str] = {}
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
         self.items: list[_Prepared] = []
-        for skill in catalog.skills:
+        skills = [*catalog.skills, *(_builtin_entry(b) for b in self.spec.builtin)]
+        for skill in skills:
             if not skill.loaded:
                 continue
             fm = skill.frontmatter
@@ -188,11 +274,16 @@ class Tier1Model:
             for name in self.spec.description_fields:
                 text = skill.description if name == "description" else _field_text(fm.get(name))
                 if text:
-                    parts.append(" ".join(text.split()) if "\n" in text else text)
+                    fold = self.spec.line_breaks == "fold" and "\n" in text
+                    parts.append(" ".join(text.split()) if fold else text)
             description = self.spec.description_joiner.join(parts)
             # Kept from the model by activation rules, or left out of the listing by its own.
-            excluded = flag_set(fm, self.model_off) or flag_set(fm, self.spec.exclude_fields)
-            if not excluded and self.spec.require_description and not description:
+            exact = self.spec.exclude_match == "exact"
+            excluded = flag_set(fm, self.model_off, exact) or flag_set(
+                fm, self.spec.exclude_fields, exact
+            )
+            present = skill.description is not None and self.spec.list_empty_description
+            if not excluded and self.spec.require_description and not description and not present:
                 excluded = "no description"
             self.items.append(
                 _Prepared(
@@ -204,10 +295,22 @@ class Tier1Model:
                     excluded,
                 )
             )
-        if self.spec.order == "name":
+        order = self.spec.order
+        if order == "name":
             self.items.sort(key=lambda p: p.name)
-        elif self.spec.order == "scope":
-            self.items.sort(key=lambda p: p.scope_rank)  # stable: catalog order within a scope
+        elif order == "name-casefold":
+            self.items.sort(key=lambda p: casefold_key(p.name, p.skill.path))
+        elif order == "name-locale":
+            self.items.sort(key=lambda p: locale_key(p.name))
+        elif order == "load":
+            slots = _load_slots(catalog)
+            self.items.sort(key=lambda p: slots.get(p.skill.path, -1))
+        elif order == "scope":
+            if self.spec.scope_then == "name":
+                self.items.sort(key=lambda p: (p.scope_rank, p.name, p.location))
+            else:
+                self.items.sort(key=lambda p: p.scope_rank)  # stable: catalog order in a scope
+        self._roots_text = self._alias_roots() if self.spec.root_alias else ""
         # The listing is header, entries and footer joined by the separator (empty parts left
         # out); `_frame` is what header and footer add, each with its separator.
         self._frame_pieces = [p for p in (self.spec.header, self.spec.footer) if p]
@@ -218,7 +321,9 @@ class Tier1Model:
         for item in self.items:
             values = self._values(item)
             item.name_text = self.spec.entry_name_only.format_map(values)
-            if not item.description:
+            if not item.description and not (
+                self.spec.list_empty_description and item.skill.description is not None
+            ):
                 item.full_text = item.name_text  # nothing to show: the runtime lists the name only
                 item.pre, item.post = item.name_text, ""
                 continue
@@ -234,28 +339,74 @@ class Tier1Model:
 
     # --- rendering -------------------------------------------------------------------------------
 
-    def _esc(self, text: str) -> str:
-        return html.escape(text) if self.spec.escape == "xml" else text
+    def _alias_roots(self) -> str:
+        """Give each root the listing uses an alias, numbered in the roots' own order (rank), and
+        each entry its short path (`r0/name/SKILL.md`); the roots table that the header's
+        {roots} stands for."""
+        import os
+
+        aliases: dict[str, str] = {}
+        lines = []
+        by_root = sorted(self.items, key=lambda p: p.skill.root.rank)
+        for item in by_root:
+            root = item.skill.root
+            if item.excluded:
+                continue
+            if not root.exists and root.rank < 0:  # built-in: no root to name
+                item.short_path = item.location
+                continue
+            real_root = os.path.realpath(root.path)
+            alias = aliases.get(real_root)
+            if alias is None:
+                alias = self.spec.root_alias.format(index=len(aliases))
+                aliases[real_root] = alias
+                lines.append(self.spec.roots_line.format(alias=alias, root=real_root))
+            rel = os.path.relpath(item.location, real_root)
+            if rel == ".." or rel.startswith(".." + os.sep):  # linked in from elsewhere
+                rel = os.path.relpath(item.skill.path, root.path)
+            rel = rel.replace(os.sep, "/")
+            item.short_path = f"{alias}/{rel}"
+        return self.spec.separator.join(lines)
+
+    def _esc(self, text: str, field: str = "description") -> str:
+        escape = self.spec.escape
+        if escape == "none" or field not in self.spec.escape_fields:
+            return text
+        out = html.escape(text)
+        if escape == "xml-apos":
+            return out.replace("&#x27;", "&apos;")
+        return out.replace("&#x27;", "&#39;") if escape == "xml-dec" else out
 
     def _values(self, item: _Prepared) -> dict[str, str]:
         return {
-            "name": self._esc(item.name),
-            "location": item.location,
+            "name": self._esc(item.name, "name"),
+            "location": self._esc(item.location, "location"),
             "scope": item.skill.root.scope,
-            "path": item.skill.path,
+            "path": self._esc(item.skill.path, "path"),
+            "short_path": self._esc(item.short_path, "location"),
+            "folder_location": self._esc(_folder_location(item.skill), "location"),
         }
+
+    def _cut_text(self, description: str, keep: int) -> str:
+        """`description` cut to `keep` characters, the profile's cut suffix ("…", "...") ending
+        the cut within them."""
+        suffix = self.spec.budget.cut_suffix
+        if not suffix:
+            return description[:keep]
+        return description[: max(0, keep - len(suffix))] + suffix[: max(0, keep)]
 
     def _cut(self, item: _Prepared, keep: int) -> str:
         """The full entry with its description cut to `keep` characters."""
         if keep >= len(item.description):
             return item.full_text
+        cut = self._cut_text(item.description, keep)
         if item.pre or item.post:
-            return item.pre + self._esc(item.description[:keep]) + item.post
+            return item.pre + self._esc(cut) + item.post
         key = (item.skill.key, keep)
         cached = self._render_cache.get(key)
         if cached is None:
             cached = self.spec.entry.format_map(
-                {**self._values(item), "description": self._esc(item.description[:keep])}
+                {**self._values(item), "description": self._esc(cut)}
             )
             self._render_cache[key] = cached
         return cached
@@ -379,7 +530,12 @@ class Tier1Model:
                 parts.append(shown)
             rows.append((st, reason[i], keep[i], shown))
         if parts or spec.empty == "frame":
-            text = spec.separator.join([p for p in (spec.header, *parts, spec.footer) if p])
+            header = spec.header
+            if spec.root_alias:
+                header = header.replace("{roots}", self._roots_text)
+            text = spec.separator.join([p for p in (header, *parts, spec.footer) if p])
+            if spec.tidy:
+                text = tidy_lines(text)
         else:
             text = ""
         return Tier1Result(
@@ -405,6 +561,7 @@ class Tier1Model:
         warnings: list[str],
     ) -> int:
         b = self.spec.budget
+        chars = total  # the listing's size before anything is cut, for the warning's {chars}
         items = self.items
         sep = len(self.spec.separator)
         frame = self._frame if b.count_frame else 0
@@ -429,7 +586,11 @@ class Tier1Model:
             if dropped and b.warning:
                 warnings.append(
                     b.warning.format(
-                        dropped=dropped, shown=len(listed), total=len(listed), limit=limit
+                        chars=chars,
+                        dropped=dropped,
+                        shown=len(listed),
+                        total=len(listed),
+                        limit=limit,
                     )
                 )
             if total > limit:
@@ -491,7 +652,11 @@ class Tier1Model:
             if b.warning and (shown < len(listed) or lo < (order[-1] if order else 0)):
                 warnings.append(
                     b.warning.format(
-                        shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
+                        chars=chars,
+                        shown=shown,
+                        total=len(listed),
+                        dropped=len(listed) - shown,
+                        limit=limit,
                     )
                 )
             return total
@@ -516,7 +681,11 @@ class Tier1Model:
             if b.warning and shown < len(listed):
                 warnings.append(
                     b.warning.format(
-                        shown=shown, total=len(listed), dropped=len(listed) - shown, limit=limit
+                        chars=chars,
+                        shown=shown,
+                        total=len(listed),
+                        dropped=len(listed) - shown,
+                        limit=limit,
                     )
                 )
             return running - sep if (shown or has_frame) else 0

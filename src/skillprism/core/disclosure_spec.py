@@ -12,9 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-ESCAPES = ("none", "xml")
+ESCAPES = ("none", "xml", "xml-apos", "xml-dec")
+ESCAPE_FIELDS = ("name", "description", "location", "path")
 EMPTY = ("omit", "frame")
-ORDERS = ("catalog", "name", "scope")
+ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load")
+SCOPE_THEN = ("catalog", "name")
+LINE_BREAKS = ("fold", "keep")
 BUDGET_MODELS = ("none", "drop-descriptions", "trim-then-omit", "exclude-overflow")
 LIMIT_UNITS = ("chars", "tokens")
 KNOBS = ("overrides", "budget_fraction", "budget_chars", "entry_cap_chars", "disabled_skills")
@@ -37,6 +40,17 @@ class BudgetSpec:
     warning: str = ""
     tie_order: str = "last-listed dropped first"
     count_frame: bool = True  # whether the listing's fixed header/footer count against the limit
+    cut_suffix: str = ""  # appended to a description cut at entry_cap_chars (within the cap)
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinSkill:
+    """A skill the runtime always lists without a SKILL.md on disk (OpenCode's own)."""
+
+    name: str
+    description: str
+    location: str = "<built-in>"
+    scope: str = "built-in"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +66,13 @@ class Tier1Spec:
     escape: str = "xml"
     empty: str = "omit"
     exclude_fields: Mapping[str, Any] = field(default_factory=dict)
+    exclude_match: str = "loose"
+    # Skills kept from the model ([tier2] model_invocation_off) are left out of this listing too.
+    model_invocation_excludes: bool = (
+        True  # loose: 'true' matches true; exact: the YAML value and type
+    )
     require_description: bool = True
+    list_empty_description: bool = False  # an empty (but present) description is still listed
     allowlist: bool = False
     order: str = "catalog"
     scope_order: tuple[str, ...] = ()
@@ -60,6 +80,13 @@ class Tier1Spec:
     description_joiner: str = " "
     budget: BudgetSpec = field(default_factory=BudgetSpec)
     styles: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    escape_fields: tuple[str, ...] = ("name", "description")
+    line_breaks: str = "fold"  # fold: line breaks in a description become spaces; keep
+    tidy: bool = False  # the prompt formatter's pass: line ends trimmed, blank-line runs dropped
+    scope_then: str = "catalog"  # order inside one scope when order = "scope"
+    builtin: tuple[BuiltinSkill, ...] = ()
+    root_alias: str = ""  # e.g. "r{index}": entries may use {short_path}, the header {roots}
+    roots_line: str = "- `{alias}` = `{root}`"
 
     def with_style(self, style: str) -> Tier1Spec:
         """This listing in an alternative layout named in `[tier1.styles.<style>]` (KeyError when
@@ -69,7 +96,18 @@ class Tier1Spec:
         return replace(self, **self.styles[style])
 
 
-STYLE_KEYS = ("header", "footer", "entry", "entry_name_only", "separator", "escape", "empty")
+STYLE_KEYS = (
+    "header",
+    "footer",
+    "entry",
+    "entry_name_only",
+    "separator",
+    "escape",
+    "empty",
+    "line_breaks",
+    "exclude_fields",
+    "model_invocation_excludes",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +200,19 @@ def check_template(t: _Table, key: str, text: str, fields: tuple[str, ...]) -> s
     return text
 
 
-ENTRY_FIELDS = ("name", "description", "location", "scope", "path")
+ENTRY_FIELDS = (
+    "name",
+    "description",
+    "location",
+    "scope",
+    "path",
+    "short_path",
+    "folder_location",
+)
+HEADER_FIELDS = (*ENTRY_FIELDS, "roots")
 WRAPPER_FIELDS = ("name", "body", "base_dir", "resources", "args")
 MESSAGE_FIELDS = ("name", "base_dir", "args")
-BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit")
+BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit", "chars")
 
 
 def _string_map(t: _Table, key: str, allowed: tuple[str, ...] = ()) -> dict[str, str]:
@@ -187,8 +234,15 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     for style, raw in t1.get("styles", dict, {}).items():
         if not isinstance(raw, dict) or set(raw) - set(STYLE_KEYS):
             raise t1.fail(f"styles.{style}", f"expected a table of {', '.join(STYLE_KEYS)}")
-        if not all(isinstance(v, str) for v in raw.values()):
-            raise t1.fail(f"styles.{style}", "every value must be a string")
+        kinds = {"exclude_fields": dict, "model_invocation_excludes": bool}
+        if not all(isinstance(v, kinds.get(k, str)) for k, v in raw.items()):
+            raise t1.fail(
+                f"styles.{style}", "every value must be a string (exclude_fields a table)"
+            )
+        if raw.get("line_breaks", "fold") not in LINE_BREAKS:
+            raise t1.fail(
+                f"styles.{style}.line_breaks", f"expected one of {', '.join(LINE_BREAKS)}"
+            )
         for k in ("header", "footer", "entry", "entry_name_only"):
             if k in raw:
                 check_template(t1, f"styles.{style}.{k}", raw[k], ENTRY_FIELDS)
@@ -207,12 +261,28 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         ),
         tie_order=b.get("tie_order", str, db.tie_order),
         count_frame=b.get("count_frame", bool, db.count_frame),
+        cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
     )
     b.check_unknown()
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
+    escape_fields = t1.strings("escape_fields", d1.escape_fields)
+    for i, f in enumerate(escape_fields):
+        if f not in ESCAPE_FIELDS:
+            raise t1.fail(f"escape_fields[{i}]", f"expected one of {', '.join(ESCAPE_FIELDS)}")
+    builtin = []
+    for i, raw in enumerate(t1.get("builtin", list, [])):
+        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+            raise t1.fail(f"builtin[{i}]", "expected a table of strings (name, description, ...)")
+        extra = set(raw) - {"name", "description", "location", "scope"}
+        if extra or not raw.get("name"):
+            raise t1.fail(f"builtin[{i}]", "needs name and description; may set location, scope")
+        builtin.append(BuiltinSkill(**raw))
+    root_alias = t1.get("root_alias", str, d1.root_alias)
+    if root_alias and "{index}" not in root_alias:
+        raise t1.fail("root_alias", "must contain {index}, e.g. 'r{index}'")
     tier1 = Tier1Spec(
-        header=check_template(t1, "header", t1.get("header", str, d1.header), ENTRY_FIELDS),
+        header=check_template(t1, "header", t1.get("header", str, d1.header), HEADER_FIELDS),
         footer=check_template(t1, "footer", t1.get("footer", str, d1.footer), ENTRY_FIELDS),
         entry=check_template(t1, "entry", t1.get("entry", str, d1.entry), ENTRY_FIELDS),
         entry_name_only=check_template(
@@ -222,7 +292,12 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         escape=t1.get("escape", str, d1.escape, ESCAPES),
         empty=t1.get("empty", str, d1.empty, EMPTY),
         exclude_fields=t1.get("exclude_fields", dict, {}),
+        exclude_match=t1.get("exclude_match", str, d1.exclude_match, ("loose", "exact")),
+        model_invocation_excludes=t1.get(
+            "model_invocation_excludes", bool, d1.model_invocation_excludes
+        ),
         require_description=t1.get("require_description", bool, d1.require_description),
+        list_empty_description=t1.get("list_empty_description", bool, d1.list_empty_description),
         allowlist=t1.get("allowlist", bool, d1.allowlist),
         order=t1.get("order", str, d1.order, ORDERS),
         scope_order=t1.strings("scope_order"),
@@ -230,6 +305,15 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         description_joiner=t1.get("description_joiner", str, d1.description_joiner),
         budget=budget,
         styles=styles,
+        escape_fields=escape_fields,
+        line_breaks=t1.get("line_breaks", str, d1.line_breaks, LINE_BREAKS),
+        tidy=t1.get("tidy", bool, d1.tidy),
+        scope_then=t1.get("scope_then", str, d1.scope_then, SCOPE_THEN),
+        builtin=tuple(builtin),
+        root_alias=root_alias,
+        roots_line=check_template(
+            t1, "roots_line", t1.get("roots_line", str, d1.roots_line), ("alias", "root")
+        ),
     )
     t1.check_unknown()
 
@@ -297,13 +381,16 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
     return DisclosureSpec(tier1=tier1, tier2=tier2, tier3=tier3, settings=settings)
 
 
-def flag_set(frontmatter: Mapping[str, Any], flags: Mapping[str, Any]) -> str:
+def flag_set(frontmatter: Mapping[str, Any], flags: Mapping[str, Any], exact: bool = False) -> str:
     """Which of `flags` (field -> switching value) the frontmatter sets, as 'field: value' (''
-    when none). A value matches itself, or its text in any letter case ('true' for true)."""
+    when none). A value matches itself, or (unless `exact`: the same YAML value and type only)
+    its text in any letter case ('true' for true)."""
     for name, value in flags.items():
         if name not in frontmatter:
             continue
         got = frontmatter[name]
-        if (got == value and type(got) is type(value)) or str(got).lower() == str(value).lower():
+        if (got == value and type(got) is type(value)) or (
+            not exact and str(got).lower() == str(value).lower()
+        ):
             return f"{name}: {str(value).lower()}"
     return ""

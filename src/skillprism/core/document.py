@@ -59,20 +59,36 @@ class SkillDocument:
     leading_blank_lines: int = 0
     findings: list[Finding] = field(default_factory=list)
     _yaml: dict[str, YamlResult] = field(default_factory=dict, repr=False)
+    # The same file split by other framings (core/framing.py), keyed by the profile's Framing.
+    _framed: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def readable(self) -> bool:
         return self.text is not None
 
-    def yaml(self, typing: str) -> YamlResult | None:
-        """The frontmatter read with `typing`; None when there is no frontmatter to read."""
+    def yaml(self, typing: str, merge_keys: bool = False) -> YamlResult | None:
+        """The frontmatter read with `typing` (and YAML merge keys applied if asked); None when
+        there is no frontmatter to read."""
         if not self.has_frontmatter:
             return None
-        cached = self._yaml.get(typing)
+        key = f"{typing}+merge" if merge_keys else typing
+        cached = self._yaml.get(key)
         if cached is None:
-            cached = read_yaml(self.frontmatter_text, self.frontmatter_first_line, typing)
-            self._yaml[typing] = cached
+            cached = read_yaml(
+                line_ended(self.frontmatter_text),
+                self.frontmatter_first_line,
+                typing,
+                merge_keys,
+            )
+            self._yaml[key] = cached
         return cached
+
+
+def line_ended(text: str) -> str:
+    """`text` ending with a line break: the frontmatter block ends where the closing '---' line
+    starts, so its last line is a complete line (a block scalar there keeps its line break
+    under clip chomping, as js-yaml and `yaml` read it)."""
+    return text if not text or text.endswith("\n") else text + "\n"
 
 
 _OPEN_FLAGS = (
@@ -197,9 +213,12 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def parse_document(path: str, data: bytes | None = None, *, regular: bool = False) -> SkillDocument:
+def parse_document(
+    path: str, data: bytes | None = None, *, regular: bool = False, nul_as_text: bool = False
+) -> SkillDocument:
     """Read and split the skill file at `path` (or the given `data`); `regular` as for
-    `read_bytes_safely`."""
+    `read_bytes_safely`. With `nul_as_text` a NUL byte is reported (`binary-content`) but the
+    file is still read as text, as runtimes that never check for binary content do."""
     doc = SkillDocument(path=path)
     if data is None:
         data, st, problem = read_bytes_safely(path, regular=regular)
@@ -246,7 +265,8 @@ def parse_document(path: str, data: bytes | None = None, *, regular: bool = Fals
                 "save SKILL.md as UTF-8 text",
             )
         )
-        return doc
+        if not nul_as_text:
+            return doc
     if data.startswith(_BOM):
         doc.bom = True
         data = data[len(_BOM) :]

@@ -22,7 +22,7 @@ SCHEMA = 1
 LAYOUTS = ("one-level", "root-or-one-level", "recursive")
 TIE_RULES = ("first-wins", "last-wins", "keep-both")
 WALKS = ("up", "down")
-TYPINGS = ("string", "core", "yaml11")
+TYPINGS = ("string", "string-null", "core", "core-timestamps", "yaml11")
 CHARSETS = ("ascii-lower", "unicode-lower", "any")
 FIELD_TYPES = (
     "string",
@@ -37,6 +37,22 @@ FIELD_TYPES = (
     "any",
 )
 YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
+# Frontmatter framing: how the opening and closing `---` lines are recognised (docs/profiles.md).
+OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3")
+CLOSERS = ("line", "trimmed", "prefix")
+BEFORE_OPENER = ("blank-lines", "nothing")
+NUL_BYTES = ("binary", "text")
+DUPLICATE_KEYS = ("last-wins", "error")
+FALLBACK_WHEN = ("error", "not-strings")
+FALLBACK_KEYS = ("top-level", "any-indent")
+FALLBACK_QUOTES = ("strip", "keep")
+FALLBACK_REPEAT = ("first", "last")
+FALLBACK_VALUES = ("text", "yaml-scalar")
+YAML_REPAIRS = ("tabs-to-spaces", "quote-colon-values", "quote-any-colon-values")
+NULL_VALUES = ("missing", "wrong-type")
+VALUE_FIELDS = ("name", "description")
+IN_ROOT_ORDERS = ("path", "path-string", "name", "file-system")
+WINNERS = ("by-rule", "varies")
 
 
 _ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
@@ -44,6 +60,13 @@ _ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
 
 class ProfileError(Exception):
     """A profile file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSetting:
+    action: str
+    effect: str = ""
+    hint: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +81,13 @@ class RootTemplate:
     # to the repository root; "down" = repository root first, down to the project folder.
     walk: str = "up"
     suffix: tuple[str, ...] = ()  # trailing literal folders of `path`, e.g. ('.claude', 'skills')
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSetting:
-    action: str
-    effect: str = ""
-    hint: str = ""
+    # Other `*.md` files directly in the root are skills too (pi's own roots).
+    md_files: bool = False
+    # Rule settings that differ in this root (oh-my-pi: only its native root needs a description).
+    rules: Mapping[str, RuleSetting] = field(default_factory=dict)
+    # The runtime reads this root only when a setting turns it on ("" = always read); its skills
+    # are shown as not discovered, naming the setting.
+    enabled_by: str = ""
 
 
 LEVELS = ("verified", "partial", "documented", "specified")
@@ -99,6 +122,39 @@ class RuntimeInfo:
         if self.level == "specified":
             return f"modelled from the written specification of {what}; no code to run"
         return f"documented, not verified: {what} (its code was not run)"
+
+
+@dataclass(frozen=True, slots=True)
+class Framing:
+    """How the runtime finds the frontmatter block in the file's text."""
+
+    opener: str = "line"  # line: '---' (+ spaces); exact: '---' and the line end; prefix: '---...'
+    closer: str = "line"  # line: a '---' line (+ spaces); prefix: the first line starting '---'
+    before_opener: str = "blank-lines"  # what may precede the opener: blank lines, or nothing
+    nul_bytes: str = "binary"  # a NUL byte makes the file binary, or it is read as text
+
+    @property
+    def default(self) -> bool:
+        return self == Framing()
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How the runtime reads values out of the frontmatter, beyond `typing` and `yaml_errors`."""
+
+    trim: tuple[str, ...] = VALUE_FIELDS  # fields whose edge white space is removed
+    duplicate_keys: str = "last-wins"
+    merge_keys: bool = False
+    repair: tuple[str, ...] = ()  # YAML repairs tried before giving up (YAML_REPAIRS)
+    fallback_when: str = "error"
+    fallback_keys: str = "top-level"
+    fallback_quotes: str = "strip"
+    fallback_continuation: bool = False
+    fallback_repeat: str = "first"
+    fallback_values: str = "text"
+    skip_fields: Mapping[str, Any] = field(default_factory=dict)
+    null_values: str = "missing"  # an explicit null name/description: as if absent, or wrong type
+    blank_is_empty: bool = True  # a description of white space only counts as empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +203,16 @@ class Profile:
     body_max_tokens: int = 5000
     disclosure: DisclosureSpec = field(default_factory=DisclosureSpec)
     runtime: RuntimeInfo = field(default_factory=RuntimeInfo)
+    # discovery, continued (docs/profiles.md)
+    in_root_order: str = "path"
+    stop_at_skill: bool = False
+    ignore_files: tuple[str, ...] = ()
+    follow_file_symlinks: bool = True  # a skill file that is a symlink is read
+    # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
+    winner: str = "by-rule"
+    # frontmatter reading, continued
+    framing: Framing = field(default_factory=lambda: Framing())
+    reading: Reading = field(default_factory=lambda: Reading())
 
     @property
     def provenance(self) -> str:
@@ -157,11 +223,25 @@ class Profile:
         setting = self.rules.get(rule)
         return setting if setting is not None else RuleSetting(RULES[rule].action)
 
+    def for_root(self, template: int) -> Profile:
+        """This profile as it applies inside root template number `template` (its `[[roots]]`
+        rule settings merged over the profile's); the profile itself when the root has none.
+        A new object each call: callers keep one per root for a whole build."""
+        if not 0 <= template < len(self.roots) or not self.roots[template].rules:
+            return self
+        return _root_profile(self, template)
+
     @property
     def root_suffixes(self) -> tuple[tuple[str, ...], ...]:
         """Trailing folder names of each root template (`.claude/skills` -> ('.claude', 'skills')),
         used to recognise runtime roots inside a folder given on the command line."""
         return tuple(dict.fromkeys(r.suffix for r in self.roots if r.suffix))
+
+
+def _root_profile(profile: Profile, template: int) -> Profile:
+    from dataclasses import replace
+
+    return replace(profile, rules={**profile.rules, **profile.roots[template].rules})
 
 
 def root_suffix(path: str) -> tuple[str, ...]:
@@ -257,6 +337,10 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         ignore=disc.strings("ignore"),
         plugin_marker=disc.get("plugin_marker", str, ""),
     )
+    in_root_order = disc.get("in_root_order", str, "path", IN_ROOT_ORDERS)
+    stop_at_skill = disc.get("stop_at_skill", bool, False)
+    follow_file_symlinks = disc.get("follow_file_symlinks", bool, True)
+    ignore_files = disc.strings("ignore_files")
     disc.check_unknown()
 
     roots = []
@@ -282,6 +366,9 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 namespace=r.get("namespace", str, "", ("", "plugin")),
                 note=r.get("note", str, ""),
                 walk=r.get("walk", str, "up", WALKS),
+                md_files=r.get("md_files", bool, False),
+                rules=_parse_rules(r.get("rules", dict, {}), where, f"roots[{i}].rules"),
+                enabled_by=r.get("enabled_by", str, ""),
             )
         )
         r.check_unknown()
@@ -291,6 +378,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     shadow_warning = check_template(
         prec, "warning", prec.get("warning", str, ""), ("name", "winner", "loser")
     )
+    winner = prec.get("winner", str, "by-rule", WINNERS)
     prec.check_unknown()
 
     fm = top.table("frontmatter")
@@ -310,6 +398,37 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         reference_validator=fm.get("reference_validator", bool, False),
         body_max_lines=fm.get("body_max_lines", int, 500),
         body_max_tokens=fm.get("body_max_tokens", int, 5000),
+    )
+    framing = Framing(
+        opener=fm.get("opener", str, "line", OPENERS),
+        closer=fm.get("closer", str, "line", CLOSERS),
+        before_opener=fm.get("before_opener", str, "blank-lines", BEFORE_OPENER),
+        nul_bytes=fm.get("nul_bytes", str, "binary", NUL_BYTES),
+    )
+    trim = fm.strings("trim", VALUE_FIELDS)
+    for i, f in enumerate(trim):
+        if f not in VALUE_FIELDS:
+            raise fm.fail(f"trim[{i}]", f"expected one of {', '.join(VALUE_FIELDS)}; got {f!r}")
+    repair = fm.strings("yaml_repair")
+    for i, f in enumerate(repair):
+        if f not in YAML_REPAIRS:
+            raise fm.fail(
+                f"yaml_repair[{i}]", f"expected one of {', '.join(YAML_REPAIRS)}; got {f!r}"
+            )
+    reading = Reading(
+        trim=trim,
+        duplicate_keys=fm.get("duplicate_keys", str, "last-wins", DUPLICATE_KEYS),
+        merge_keys=fm.get("merge_keys", bool, False),
+        repair=repair,
+        fallback_when=fm.get("fallback_when", str, "error", FALLBACK_WHEN),
+        fallback_keys=fm.get("fallback_keys", str, "top-level", FALLBACK_KEYS),
+        fallback_quotes=fm.get("fallback_quotes", str, "strip", FALLBACK_QUOTES),
+        fallback_continuation=fm.get("fallback_continuation", bool, False),
+        fallback_repeat=fm.get("fallback_repeat", str, "first", FALLBACK_REPEAT),
+        fallback_values=fm.get("fallback_values", str, "text", FALLBACK_VALUES),
+        skip_fields=fm.get("skip_fields", dict, {}),
+        null_values=fm.get("null_values", str, "missing", NULL_VALUES),
+        blank_is_empty=fm.get("blank_is_empty", bool, True),
     )
     fm.check_unknown()
 
@@ -332,23 +451,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 f"{', '.join(FIELD_TYPES)} or enum:a|b"
             )
 
-    rules: dict[str, RuleSetting] = {}
-    for rule_name, raw in top.get("rules", dict, {}).items():
-        if rule_name not in RULES:
-            raise ProfileError(
-                f"{where}: key 'rules.{rule_name}': unknown rule (see docs/diagnostics.md)"
-            )
-        if isinstance(raw, str):
-            raw = {"action": raw}
-        if not isinstance(raw, dict):
-            raise ProfileError(f"{where}: key 'rules.{rule_name}': expected an action or a table")
-        r = _Reader(raw, where, f"rules.{rule_name}.")
-        rules[rule_name] = RuleSetting(
-            action=r.get("action", str, RULES[rule_name].action, ACTIONS),
-            effect=r.get("effect", str, ""),
-            hint=r.get("hint", str, ""),
-        )
-        r.check_unknown()
+    rules = _parse_rules(top.get("rules", dict, {}), where, "rules")
     disclosure = parse_disclosure(top)
     runtime = _parse_runtime(top.table("runtime"))
     top.used.update({"fields", "rules", "roots"})
@@ -369,12 +472,42 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         fields=fields,
         enums=enums,
         rules=rules,
+        in_root_order=in_root_order,
+        stop_at_skill=stop_at_skill,
+        ignore_files=ignore_files,
+        follow_file_symlinks=follow_file_symlinks,
+        winner=winner,
+        framing=framing,
+        reading=reading,
         **discovery,
         **frontmatter,
     )
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _parse_rules(table: Mapping[str, Any], where: str, prefix: str) -> dict[str, RuleSetting]:
+    rules: dict[str, RuleSetting] = {}
+    for rule_name, raw in table.items():
+        if rule_name not in RULES:
+            raise ProfileError(
+                f"{where}: key '{prefix}.{rule_name}': unknown rule (see docs/diagnostics.md)"
+            )
+        if isinstance(raw, str):
+            raw = {"action": raw}
+        if not isinstance(raw, dict):
+            raise ProfileError(
+                f"{where}: key '{prefix}.{rule_name}': expected an action or a table"
+            )
+        r = _Reader(raw, where, f"{prefix}.{rule_name}.")
+        rules[rule_name] = RuleSetting(
+            action=r.get("action", str, RULES[rule_name].action, ACTIONS),
+            effect=r.get("effect", str, ""),
+            hint=r.get("hint", str, ""),
+        )
+        r.check_unknown()
+    return rules
 
 
 def _parse_runtime(t: _Reader) -> RuntimeInfo:

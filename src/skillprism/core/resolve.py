@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import CODES, RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile
@@ -166,6 +167,8 @@ def profile_roots(
                         rank=base_rank * 1000 + offset,
                         namespace=template.namespace,
                         exists=os.path.isdir(path),
+                        template=index,
+                        enabled_by=template.enabled_by,
                     )
                 )
     roots.sort(key=lambda r: r.rank)
@@ -184,9 +187,14 @@ def _suggested_root(roots: Sequence[RootInfo], project: str, home: str) -> str:
     return roots[0].path
 
 
-def layout_verdict(profile: Profile, layout: str, parts: Sequence[str]) -> str:
-    """Why `profile` would not discover a skill file at `parts` below a root ('' = it would)."""
+def layout_verdict(
+    profile: Profile, layout: str, parts: Sequence[str], md_files: bool = False
+) -> str:
+    """Why `profile` would not discover a skill file at `parts` below a root ('' = it would).
+    `md_files`: the root also reads other `*.md` files directly in it (`[[roots]] md_files`)."""
     file_name = parts[-1]
+    if md_files and len(parts) == 1 and file_name.endswith(".md"):
+        return ""
     if file_name not in profile.file_names:
         return f"named '{file_name}': {profile.title} only reads {' or '.join(profile.file_names)}"
     levels = len(parts) - 1  # folders between the root and the file
@@ -478,7 +486,22 @@ def build_catalog(
             )
             for where, finding in result.notes:
                 note(where, finding)
-            for f in result.files:
+            files = result.files
+            if 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files:
+                extra = root_md_files(root.path, profile.file_names)
+                for f in extra:
+                    evaluator.add(f)
+                files = [*files, *extra]
+            if root.enabled_by:
+                note(
+                    root.path,
+                    Finding(
+                        "root-off-by-default",
+                        f"{profile.title} reads this root only when {root.enabled_by}",
+                        hint=f"turn on {root.enabled_by} to use the skills here",
+                    ),
+                )
+            for f in files:
                 loc = Located(f, root, f.parts)
                 if root.namespace == "plugin":
                     loc.plugin = plugin_name(root.path, profile.plugin_marker)
@@ -522,30 +545,45 @@ def resolve_located(
     # decided the same way whatever order the files arrived in (a fresh scan, or a live refresh
     # re-resolving a few of them).
     located.sort(key=_load_order)
+
     # One entry per path as found: the same file reached from two overlapping roots counts once.
     # A root that would discover the file beats one that would not (Codex skips `.system` below
     # `$CODEX_HOME/skills` but scans it as a root of its own).
+    def verdict(loc: Located) -> str:
+        return layout_verdict(profile, loc.root.layout, loc.parts, _md_files(profile, loc.root))
+
     unique: dict[str, Located] = {}
     for loc in located:
         kept = unique.get(loc.found.path)
-        if kept is None or (
-            layout_verdict(profile, kept.root.layout, kept.parts)
-            and not layout_verdict(profile, loc.root.layout, loc.parts)
-        ):
+        if kept is None or (verdict(kept) and not verdict(loc)):
             unique[loc.found.path] = loc
     drafts: list[dict] = []
     # Sorted, so the folders below one skill folder are one run found by bisection (not O(n^2)).
     dir_of = {path: os.path.dirname(path) for path in unique}
-    skill_dirs = sorted(set(dir_of.values()))
+    skill_dirs = sorted(
+        {d for p, d in dir_of.items() if os.path.basename(p).lower() == SKILL_FILE_LOWER}
+    )
+    holders = (
+        frozenset(d for p, d in dir_of.items() if os.path.basename(p) in profile.file_names)
+        if profile.stop_at_skill
+        else frozenset()
+    )
     evaluations = evaluator.results(
         [(loc.found.path, loc.found.real, loc.found.regular) for loc in unique.values()]
     )
+    # Roots whose rule settings differ from the profile's get a policy of their own (once).
+    by_root: dict[int, Policy] = {}
     for loc in unique.values():
         path = loc.found.path
         skill_dir = dir_of[path]
         ev, real = evaluations[path]
+        rp = by_root.get(loc.root.template)
+        if rp is None:
+            root_profile = profile.for_root(loc.root.template)
+            rp = policy if root_profile is profile else replace(policy, profile=root_profile)
+            by_root[loc.root.template] = rp
         diags = (
-            [d for d in (policy.diagnostic(f, path) for f in ev.findings) if d is not None]
+            [d for d in (rp.diagnostic(f, path) for f in ev.findings) if d is not None]
             if ev.findings  # most skills have none: skip building the generators
             else []
         )
@@ -557,8 +595,8 @@ def resolve_located(
         while i < len(skill_dirs) and skill_dirs[i].startswith(below):
             nested.append(skill_dirs[i])
             i += 1
-        if nested:
-            d = policy.report(
+        if nested and os.path.basename(path).lower() == SKILL_FILE_LOWER:
+            d = rp.report(
                 "nested-skill",
                 f"this skill folder contains {len(nested)} other skill(s), "
                 f"e.g. {os.path.relpath(nested[0], skill_dir)}",
@@ -566,7 +604,7 @@ def resolve_located(
             )
             if d:
                 diags.append(d)
-        reason = layout_verdict(profile, loc.root.layout, loc.parts)
+        reason = verdict(loc) or _discovery_reason(profile, loc, holders)
         status = ""
         if reason:
             status = "not-discovered"
@@ -580,10 +618,10 @@ def resolve_located(
             if d is not None:
                 diags.insert(0, d)
         elif diags and any(
-            d.severity is Severity.ERROR and policy.skips(CODES[d.code].rule) for d in diags
+            d.severity is Severity.ERROR and rp.skips(CODES[d.code].rule) for d in diags
         ):  # (no security rule ever skips: the runtime loads a risky skill all the same)
             status = "skipped"
-            reason = next(d.message for d in diags if policy.skips(CODES[d.code].rule))
+            reason = next(d.message for d in diags if rp.skips(CODES[d.code].rule))
         elif ev.name and not _passes_filters(profile, ev.name):
             status = "skipped"
             reason = f"left out by the profile's include/ignore filters ('{ev.name}')"
@@ -610,6 +648,12 @@ def resolve_located(
                 shadowed_by="",
             )
         )
+    if profile.in_root_order == "name":
+        # The runtime orders each root's skills by name (lower-cased, then as written, then the
+        # whole path), which decides a clash inside one root.
+        drafts.sort(key=lambda d: (d["root"].rank, d["name"].lower(), d["name"], d["path"]))
+    elif profile.in_root_order == "path-string":
+        drafts.sort(key=lambda d: (d["root"].rank, d["path"]))
     _apply_precedence(profile, drafts, policy)
     skills = []
     for d in drafts:
@@ -996,9 +1040,13 @@ def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> N
                 )
             continue
         winner = group[0]
+        same_root = [d for d in group if d["root"].rank == winner["root"].rank]
         if profile.tie_rule == "last-wins":
             # Inside the winning root, too, the copy discovered last is the one kept.
-            winner = [d for d in group if d["root"].rank == winner["root"].rank][-1]
+            winner = same_root[-1]
+        contenders = _varying_contenders(profile, group, same_root)
+        if contenders:
+            _note_varying_winner(profile, policy, name, winner, contenders)
         for d in group:
             if d is winner:
                 continue
@@ -1010,6 +1058,11 @@ def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> N
             text = template.format(name=name, winner=winner["path"], loser=d["path"])
             d["shadowed_by"] = winner["path"]
             d["reason"] = f"shadowed by {winner['path']}"
+            if any(c is d for c in contenders):
+                d["reason"] = (
+                    f"probably shadowed by {winner['path']}; which copy wins varies (see "
+                    f"{RULES['clash-winner-varies'].code})"
+                )
             _add(
                 d,
                 policy.report(
@@ -1020,6 +1073,66 @@ def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> N
                     hint="rename one of the skills, or remove the copy you do not want",
                 ),
             )
+
+
+def _varying_contenders(profile: Profile, group: list[dict], same_root: list[dict]) -> list[dict]:
+    """The copies among which the runtime's pick is not certain: every copy when its clash order
+    varies from run to run (`[precedence] winner = "varies"`), the copies in the winning root
+    when it lists a root in file-system order (`in_root_order = "file-system"`); [] otherwise."""
+    if profile.winner == "varies":
+        return group
+    if profile.in_root_order == "file-system":
+        # copies in the very folder of the winner: their order is the file system's
+        winner_root = same_root[-1 if profile.tie_rule == "last-wins" else 0]["root"].path
+        in_folder = [d for d in same_root if d["root"].path == winner_root]
+        if len(in_folder) > 1:
+            return in_folder
+    return []
+
+
+def _note_varying_winner(
+    profile: Profile, policy: Policy, name: str, winner: dict, contenders: list[dict]
+) -> None:
+    why = (
+        "in an order that varies from run to run"
+        if profile.winner == "varies"
+        else "in file-system order inside one root, which varies between file systems"
+    )
+    for d in contenders:
+        others = ", ".join(o["path"] for o in contenders if o is not d)
+        guess = "this copy" if d is winner else winner["path"]
+        _add(
+            d,
+            policy.diagnostic(
+                Finding(
+                    "clash-winner-varies",
+                    f"{len(contenders)} skills are named '{name}' and {profile.title} picks one "
+                    f"{why}: Skill Prism shows {guess} as the winner, but any of them may load "
+                    f"(also {others})",
+                    hint="give each skill a distinct name",
+                ),
+                d["path"],
+            ),
+        )
+
+
+def _md_files(profile: Profile, root: RootInfo) -> bool:
+    return 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files
+
+
+def _discovery_reason(profile: Profile, loc: Located, holders: frozenset[str]) -> str:
+    """Why the runtime's discovery never reaches a file its layout allows ('' = it does): a root
+    read only when a setting is on, a linked skill file it does not read, a skill folder above
+    it, an ignore file."""
+    if loc.root.enabled_by:
+        return f"in a root {profile.title} reads only when {loc.root.enabled_by}"
+    if not profile.follow_file_symlinks and os.path.islink(loc.found.path):
+        return f"the skill file is a symbolic link: {profile.title} does not read linked files"
+    if loc.root.explicit:
+        return ""
+    return stop_reason(profile, loc.root.path, loc.parts, holders) or ignored_reason(
+        profile, loc.root.path, loc.parts
+    )
 
 
 def _add(draft: dict, diagnostic: Diagnostic | None) -> None:

@@ -18,8 +18,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from skillprism.core.document import Finding, SkillDocument
+from skillprism.core.framing import frame
 from skillprism.core.profiles import Profile
-from skillprism.core.yamlread import YamlResult, fallback_fields, type_name
+from skillprism.core.reading import frontmatter_data, skip_field
+from skillprism.core.yamlread import YamlResult, type_name
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
 _ASCII_NAME = re.compile(r"[a-z0-9-]*")
@@ -88,13 +90,34 @@ def _profiles_accepting(field_name: str) -> tuple[str, ...]:
 def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
     """Apply `profile`'s frontmatter and body rules to `doc`, whose skill folder is `dir_name`."""
     ev = Evaluation()
+    doc = frame(doc, profile.framing)
     ev.findings.extend(doc.findings)
-    yml = doc.yaml(profile.typing)
-    data: Any = None
-    if yml is not None:
-        data = _frontmatter_data(yml, profile, doc, ev)
+    data, yml = frontmatter_data(doc, profile, ev.findings)
+    if yml is not None and data is not None and not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else f"the scalar {str(data)[:40]!r}"
+        ev.findings.append(
+            Finding(
+                "frontmatter-not-mapping",
+                f"frontmatter is {kind}, not key: value pairs",
+                doc.frontmatter_first_line,
+                1,
+                "write the frontmatter as lines of 'key: value'",
+            )
+        )
     fm: dict[str, Any] = data if isinstance(data, dict) else {}
     ev.frontmatter = fm
+    off = skip_field(profile, fm)
+    if off:
+        line, col = yml.key_positions.get((off,), (1, 1)) if yml else (1, 1)
+        ev.findings.append(
+            Finding(
+                "disabled-in-frontmatter",
+                f"'{off}: {str(fm[off]).lower()}' turns the skill off for {profile.title}",
+                line,
+                col,
+                f"remove '{off}:' to load the skill",
+            )
+        )
     # A runtime that loads files without frontmatter (Claude Code) still names and describes them.
     loads_bare = profile.action("no-frontmatter").action not in ("skip", "error")
     if doc.readable and (doc.has_frontmatter or not _blocking(doc) or loads_bare):
@@ -125,31 +148,6 @@ def _blocking(doc: SkillDocument) -> bool:
     )
 
 
-def _frontmatter_data(yml: YamlResult, profile: Profile, doc: SkillDocument, ev: Evaluation) -> Any:
-    for issue in yml.issues:
-        rule = issue.rule
-        if rule == "yaml-error" and profile.yaml_errors == "fallback-lines":
-            rule = "yaml-fallback"
-        ev.findings.append(Finding(rule, issue.message, issue.line, issue.column, issue.hint))
-    if yml.failed:
-        if profile.yaml_errors == "fallback-lines":
-            return fallback_fields(doc.frontmatter_text)
-        return {}
-    if not isinstance(yml.data, dict):
-        kind = "a list" if isinstance(yml.data, list) else f"the scalar {str(yml.data)[:40]!r}"
-        ev.findings.append(
-            Finding(
-                "frontmatter-not-mapping",
-                f"frontmatter is {kind}, not key: value pairs",
-                doc.frontmatter_first_line,
-                1,
-                "write the frontmatter as lines of 'key: value'",
-            )
-        )
-        return {}
-    return yml.data
-
-
 def _pos(
     positions: dict[tuple[str, ...], tuple[int, int]], key: str, doc: SkillDocument
 ) -> tuple[int, int]:
@@ -165,6 +163,18 @@ def _name(
 ) -> None:
     line, col = _pos(pos, "name", doc)
     raw = fm.get("name")
+    if raw is None and "name" in fm and p.reading.null_values == "wrong-type":
+        ev.findings.append(
+            Finding(
+                "name-not-string",
+                "'name' is null, not a string",
+                line,
+                col,
+                f"write name: {dir_name}",
+            )
+        )
+        ev.name = ""
+        return
     if "name" not in fm:
         if p.name_default == "directory" or p.name_source == "directory":
             ev.findings.append(
@@ -189,14 +199,35 @@ def _name(
             dir_name if (p.name_default == "directory" or p.name_source == "directory") else ""
         )
         return
-    if not isinstance(raw, str) or not raw.strip():
-        what = "empty" if raw in ("", None) else f"{type_name(raw)}, not a string"
+    trims = "name" in p.reading.trim
+    if raw is None or (isinstance(raw, str) and not (raw.strip() if trims else raw)):
+        what = "null" if raw is None else ("empty" if raw == "" else "blank")
+        default = p.name_default == "directory"
         ev.findings.append(
-            Finding("name-not-string", f"'name' is {what}", line, col, f"write name: {dir_name}")
+            Finding(
+                "name-empty",
+                f"'name' is {what}"
+                + (f": the runtime uses the directory name '{dir_name}'" if default else ""),
+                line,
+                col,
+                f"write name: {dir_name}",
+            )
+        )
+        ev.name = dir_name if default else ""
+        return
+    if not isinstance(raw, str):
+        ev.findings.append(
+            Finding(
+                "name-not-string",
+                f"'name' is {type_name(raw)}, not a string",
+                line,
+                col,
+                f"write name: {dir_name}",
+            )
         )
         ev.name = dir_name if p.name_default == "directory" else ""
         return
-    name = raw.strip()
+    name = raw.strip() if trims else raw
     if p.collapse_whitespace and _collapse(name) != name:
         ev.findings.append(
             Finding("field-collapsed", "the runtime collapses 'name' to one line", line, col)
@@ -319,6 +350,17 @@ def _description(
 ) -> None:
     line, col = _pos(pos, "description", doc)
     raw = fm.get("description")
+    if raw is None and "description" in fm and p.reading.null_values == "wrong-type":
+        ev.findings.append(
+            Finding(
+                "description-not-string",
+                "'description' is null, not a string",
+                line,
+                col,
+                "write one or two sentences: what it does and when to use it",
+            )
+        )
+        return
     if "description" not in fm or raw is None:
         if p.description_default == "first-paragraph":
             para = first_paragraph(doc.body)
@@ -344,8 +386,27 @@ def _description(
             )
         )
         return
-    if not isinstance(raw, str) or not raw.strip():
-        what = "empty" if raw == "" or (isinstance(raw, str)) else f"{type_name(raw)}, not a string"
+    trims = "description" in p.reading.trim
+    blank_counts = trims or p.reading.blank_is_empty
+    if isinstance(raw, str) and (raw == "" or (blank_counts and not raw.strip())):
+        ev.findings.append(
+            Finding(
+                "description-empty",
+                "'description' is " + ("empty" if raw == "" else "blank"),
+                line,
+                col,
+                "write one or two sentences: what it does and when to use it",
+            )
+        )
+        if not trims:
+            ev.description = raw  # present, and empty: some runtimes list it so
+        return
+    if not isinstance(raw, str):
+        what = (
+            ("empty" if raw == "" else "blank")
+            if isinstance(raw, str)
+            else f"{type_name(raw)}, not a string"
+        )
         ev.findings.append(
             Finding(
                 "description-not-string",
@@ -355,6 +416,8 @@ def _description(
                 "write one or two sentences: what it does and when to use it",
             )
         )
+        if isinstance(raw, str) and not trims:
+            ev.description = raw  # kept as written by a runtime that does not trim
         return
     desc = raw
     if p.collapse_whitespace and _collapse(desc) != desc.strip():
@@ -372,7 +435,7 @@ def _description(
                 "shorten it; move detail into the body",
             )
         )
-    ev.description = desc.strip()
+    ev.description = desc.strip() if trims else desc
 
 
 def _fields(
@@ -794,6 +857,9 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
             ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
 
 
+_TAB_AFTER_KEY = re.compile(r"^[ ]*+[\w-]++:\t", re.M)
+
+
 def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> list[Finding]:
     """Where skills-ref 0.1.1 would judge this file differently from the specification."""
     notes: list[Finding] = []
@@ -821,6 +887,18 @@ def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> lis
                 f"the reference validator rejects blank lines before '---': {msg_start}",
                 1,
                 1,
+            )
+        )
+    tab = _TAB_AFTER_KEY.search(doc.frontmatter_text) if doc.has_frontmatter else None
+    if tab is not None:
+        notes.append(
+            Finding(
+                "refval-rejects-file",
+                "the reference validator (strictyaml) rejects a tab after ':' (found character "
+                "'\\t' that cannot start any token)",
+                doc.frontmatter_first_line + doc.frontmatter_text.count("\n", 0, tab.start()),
+                tab.end() - tab.start(),
+                "put a space after ':' instead of a tab",
             )
         )
     if doc.has_frontmatter and "---" in doc.frontmatter_text:

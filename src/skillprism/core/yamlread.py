@@ -98,7 +98,7 @@ MAX_TOKENS = 100_000
 # skipped (it would only cost time on the 99.9 % of small, ordinary frontmatter blocks).
 PRESCAN_ABOVE = 2048
 
-TYPINGS = ("string", "core", "yaml11")
+TYPINGS = ("string", "string-null", "core", "core-timestamps", "yaml11")
 
 _STD = "tag:yaml.org,2002:"
 _KNOWN_TAGS = {_PLAIN} | {
@@ -134,6 +134,21 @@ _CORE_FLOAT = re.compile(
 # that overflows to Infinity). Hex and octal scalars are not guarded by Python, hence the bit bound.
 _MAX_INT_DIGITS = 4000
 _MAX_INT_BITS = int(_MAX_INT_DIGITS * 3.32)
+
+
+_TIMESTAMP = re.compile(
+    r"^\d{4}-\d\d-\d\d$|^\d{4}-\d\d?-\d\d?(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?"
+    r"(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?$"
+)
+
+
+def _parse_timestamp(value: str) -> Any:
+    import datetime
+
+    if len(value) == 10:
+        return datetime.date.fromisoformat(value)
+    text = re.sub(r"[ \t]+(?=[Zz+-]|\d\d?:)", "T", value, count=1).replace("t", "T")
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 class HugeInteger(float):
@@ -235,8 +250,9 @@ def yaml_error_hint(problem: str) -> str:
 
 
 class _Builder:
-    def __init__(self, typing: str, first_line: int) -> None:
+    def __init__(self, typing: str, first_line: int, merge_keys: bool = False) -> None:
         self.typing = typing
+        self.merge_keys = merge_keys
         self.first_line = first_line
         self.nodes = 0
         self.result = YamlResult()
@@ -305,6 +321,15 @@ class _Builder:
                 key = self.build(key_node, path, depth + 1)
             mark = key_node.start_mark
             line, col = first_line + mark.line, mark.column + 1
+            if key == "<<" and self.merge_keys and not getattr(key_node, "style", None):
+                # A YAML merge key (js-yaml, Bun): the mapping(s) it names fill in keys that are
+                # not set yet; keys written later still override them.
+                merged = self.build(value_node, path, depth + 1)
+                for part in merged if isinstance(merged, list) else [merged]:
+                    if isinstance(part, dict):
+                        for k, v in part.items():
+                            out.setdefault(k, v)
+                continue
             if not isinstance(key, str):
                 result.issues.append(
                     YamlIssue(
@@ -347,6 +372,9 @@ class _Builder:
         value: str = node.value
         if self.typing == "string":
             return value
+        if self.typing == "string-null":
+            plain = not node.style and node.tag != _STR_TAG
+            return None if plain and _CORE_NULL.match(value) else value
         # Quoted and block scalars are strings in every schema (the C loader marks plain style with
         # '' and the pure-Python one with None, hence the truthiness test).
         if node.style or node.tag == _STR_TAG:
@@ -358,7 +386,14 @@ class _Builder:
         (the fast path has none: its plain scalars are untagged)."""
         if self.typing == "string":
             return value
-        if self.typing == "core":
+        if self.typing == "string-null":
+            return None if _CORE_NULL.match(value) else value
+        if self.typing == "core-timestamps" and _TIMESTAMP.match(value):
+            try:  # js-yaml's default schema: YAML 1.2 core plus timestamps
+                return _parse_timestamp(value)
+            except ValueError:
+                return value
+        if self.typing in ("core", "core-timestamps"):
             if _CORE_NULL.match(value):
                 return None
             if value in _CORE_BOOL:
@@ -430,18 +465,23 @@ def _prescan(text: str, first_line: int) -> YamlIssue | None:
     return None
 
 
-def read_yaml(text: str, first_line: int, typing: str = "core") -> YamlResult:
-    """Read frontmatter `text` whose first line is line `first_line` (1-based) of the file."""
-    simple = read_simple(text, first_line, typing)
+def read_yaml(
+    text: str, first_line: int, typing: str = "core", merge_keys: bool = False
+) -> YamlResult:
+    """Read frontmatter `text` whose first line is line `first_line` (1-based) of the file;
+    `merge_keys` applies YAML merge keys (`<<: *anchor`) as js-yaml does."""
+    simple = read_simple(text, first_line, typing)  # never holds a `<<` key
     if simple is not None:
         return simple
-    return read_composed(text, first_line, typing)
+    return read_composed(text, first_line, typing, merge_keys)
 
 
-def read_composed(text: str, first_line: int, typing: str = "core") -> YamlResult:
+def read_composed(
+    text: str, first_line: int, typing: str = "core", merge_keys: bool = False
+) -> YamlResult:
     """`read_yaml` by the general route: PyYAML composes the nodes, `_Builder` types them."""
     _load_pyyaml()
-    builder = _Builder(typing, first_line)
+    builder = _Builder(typing, first_line, merge_keys)
     result = builder.result
     try:
         if len(text) > PRESCAN_ABOVE:
@@ -646,15 +686,64 @@ def _typed_plain(value: str, typing: str, builder: _Builder | None) -> Any:
 _FALLBACK_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]*+(.*)$")
 
 
-def fallback_fields(text: str, keys: tuple[str, ...] = ("name", "description")) -> dict[str, str]:
-    """The line-based recovery some runtimes use when YAML fails: top-level `key: rest of line`,
-    surrounding quotes removed. Only `keys` are recovered."""
-    out: dict[str, str] = {}
-    for line in text.split("\n"):
-        m = _FALLBACK_LINE.match(line)
-        if m and m.group(1) in keys and m.group(1) not in out:
-            value = m.group(2).rstrip(" \t")
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-                value = value[1:-1]
-            out[m.group(1)] = value
+_FALLBACK_ANY_INDENT = re.compile(r"^\s*+([A-Za-z_][\w-]*):\s*+(.*)$")
+_CONTINUATION = re.compile(r"^[ \t]++\S")
+
+
+def fallback_fields(
+    text: str,
+    keys: tuple[str, ...] | None = ("name", "description"),
+    *,
+    any_indent: bool = False,
+    keep_quotes: bool = False,
+    continuation: bool = False,
+    repeat: str = "first",
+    values: str = "text",
+    typing: str = "core",
+) -> dict[str, Any]:
+    """The line-based recovery some runtimes use when YAML fails: `key: rest of line`. Only
+    `keys` are recovered (None = every key). The variants are profile data (docs/profiles.md,
+    `fallback_*`): keys at any indent, quotes kept, indented continuation lines joined with
+    spaces (description only), the first or the last of a repeated key, and each value read as
+    one YAML scalar (`yaml-scalar`: numbers and booleans typed, a list kept, anything else the
+    raw text)."""
+    out: dict[str, Any] = {}
+    lines = text.split("\n")
+    pattern = _FALLBACK_ANY_INDENT if any_indent else _FALLBACK_LINE
+    i = 0
+    while i < len(lines):
+        m = pattern.match(lines[i])
+        i += 1
+        if not m or (keys is not None and m.group(1) not in keys):
+            continue
+        key = m.group(1)
+        value = m.group(2).strip(" \t") if any_indent else m.group(2).rstrip(" \t")
+        if continuation and key == "description":
+            parts = [value]
+            while i < len(lines) and _CONTINUATION.match(lines[i]):
+                parts.append(lines[i].strip())
+                i += 1
+            value = " ".join(p for p in parts if p)
+        if not keep_quotes and len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        if key in out and repeat == "first":
+            continue
+        out[key] = _scalar_value(value, typing) if values == "yaml-scalar" else value
     return out
+
+
+def _scalar_value(raw: str, typing: str) -> Any:
+    """One value read as YAML on its own: a scalar typed, a list kept; a mapping, null or a YAML
+    error gives the raw text back."""
+    if not raw:
+        return raw
+    try:
+        parsed = read_composed("v: " + raw, 1, typing)
+    except Exception:  # pragma: no cover - read_composed reports, it does not raise
+        return raw
+    if parsed.failed or not isinstance(parsed.data, dict):
+        return raw
+    value = parsed.data.get("v")
+    if value is None or isinstance(value, dict):
+        return raw
+    return value

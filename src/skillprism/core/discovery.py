@@ -1,0 +1,159 @@
+"""Discovery rules that go beyond the generic search (`scan.search`), each a profile key
+(docs/profiles.md): other `*.md` files directly in a root are skills (`[[roots]] md_files`),
+the search stops below a folder holding a skill file (`[discovery] stop_at_skill`), ignore files
+inside a root hide what they match (`[discovery] ignore_files`), and roots the runtime reads only
+when a setting enables them (`[[roots]] enabled_by`).
+
+Each check answers with a reason ("" = the runtime discovers the file), which `resolve` turns
+into the `not-discovered` state like a layout mismatch.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from skillprism.core.profiles import Profile
+from skillprism.core.scan import FoundFile
+
+
+def root_md_files(root: str, file_names: Sequence[str]) -> list[FoundFile]:
+    """The `*.md` files directly in `root` other than its skill files (sorted)."""
+    try:
+        with os.scandir(root) as it:
+            names = sorted(
+                e.name
+                for e in it
+                if e.name.endswith(".md")
+                and e.name not in file_names
+                and not e.name.startswith(".")
+                and e.is_file()
+            )
+    except OSError:
+        return []
+    return [
+        FoundFile(os.path.join(root, n), root, (n,), os.path.join(os.path.realpath(root), n))
+        for n in names
+    ]
+
+
+def stop_reason(
+    profile: Profile, root: str, parts: Sequence[str], skill_dirs: frozenset[str]
+) -> str:
+    """Why the runtime never reaches this file when it stops below a folder holding a skill file
+    (`skill_dirs`: every folder, as found, that holds one of the profile's skill files)."""
+    if not profile.stop_at_skill:
+        return ""
+    folder = root
+    for part in parts[:-1]:
+        if folder in skill_dirs:
+            return (
+                f"below {folder}, which holds {profile.file_names[0]}: {profile.title} does not "
+                "search below a skill folder"
+            )
+        folder = os.path.join(folder, part)
+    if len(parts) == 1 and parts[0] not in profile.file_names and root in skill_dirs:
+        return f"{root} holds {profile.file_names[0]} itself: {profile.title} reads only that file there"
+    return ""
+
+
+# --- ignore files ---------------------------------------------------------------------------
+
+
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    """One gitignore pattern (without '!' and the trailing '/') as a regex over a '/'-joined path
+    relative to the ignore file's folder."""
+    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
+    pattern = pattern.lstrip("/")
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                i += 2
+                if pattern.startswith("/", i):
+                    out.append("(?:.*/)?")
+                    i += 1
+                else:
+                    out.append(".*")
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    body = "".join(out)
+    return re.compile(("" if anchored else "(?:.*/)?") + body + "(?:/.*)?")
+
+
+@lru_cache(maxsize=256)
+def _rules(path: str, mtime_ns: int) -> tuple[tuple[re.Pattern[str], bool, bool], ...]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read(1 << 20).splitlines()
+    except OSError:
+        return ()
+    rules = []
+    for raw in lines:
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        if negate or line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if line:
+            rules.append((_pattern_regex(line), negate, dir_only))
+    return tuple(rules)
+
+
+def _file_rules(folder: str, names: Sequence[str]) -> list[tuple[re.Pattern[str], bool, bool]]:
+    out: list[tuple[re.Pattern[str], bool, bool]] = []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        out.extend(_rules(path, st.st_mtime_ns))
+    return out
+
+
+def ignored_reason(profile: Profile, root: str, parts: Sequence[str]) -> str:
+    """Why an ignore file inside the root hides this file ('' when none does). Rules of a folder's
+    ignore files apply below it; the last matching rule wins; an ignored folder hides all below."""
+    names = profile.ignore_files
+    if not names:
+        return ""
+    scoped: list[tuple[str, list[tuple[re.Pattern[str], bool, bool]]]] = []
+    folder = root
+    for depth, part in enumerate(parts):
+        rules = _file_rules(folder, names)
+        if rules:
+            scoped.append(("/".join(parts[:depth]), rules))
+        is_dir = depth < len(parts) - 1
+        rel_all = "/".join(parts[: depth + 1])
+        verdict = False
+        for base, rules in scoped:
+            rel = rel_all[len(base) + 1 :] if base else rel_all
+            for regex, negate, dir_only in rules:
+                if dir_only and not is_dir:
+                    continue
+                if regex.fullmatch(rel):
+                    verdict = not negate
+        if verdict:
+            kind = "folder" if is_dir else "file"
+            return (
+                f"the {kind} '{rel_all}' is listed in an ignore file ({', '.join(names)}) inside "
+                f"the root: {profile.title} skips it"
+            )
+        folder = os.path.join(folder, part)
+    return ""

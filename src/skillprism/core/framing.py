@@ -1,0 +1,185 @@
+"""Frontmatter framing as one runtime does it: which line opens the block, which closes it, what
+may come before the opener, and whether a NUL byte makes the file binary.
+
+`document.parse_document` splits every file the usual way (an opening `---` line after optional
+blank lines, a closing `---` line, trailing spaces allowed). A profile whose `[frontmatter]`
+framing keys say otherwise (docs/profiles.md: `opener`, `closer`, `before_opener`, `nul_bytes`)
+gets the same file split again its own way by `frame`, once per framing (cached on the document).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from skillprism.core.document import (
+    MAX_FRONTMATTER_CHARS,
+    Finding,
+    SkillDocument,
+    parse_document,
+)
+from skillprism.core.profiles import Framing
+
+# Findings that come from the split, which a framing of its own decides again.
+SPLIT_RULES = frozenset(
+    {
+        "no-frontmatter",
+        "frontmatter-unclosed",
+        "frontmatter-too-large",
+        "leading-blank-lines",
+        "delimiter-trailing-space",
+        "delimiter-lenient",
+    }
+)
+
+
+def frame(doc: SkillDocument, framing: Framing) -> SkillDocument:
+    """`doc` split the way `framing` says (the document itself for the usual framing)."""
+    if framing.default:
+        return doc
+    cached = doc._framed.get(framing)
+    if cached is not None:
+        return cached
+    source = doc
+    if (
+        framing.nul_bytes == "text"
+        and not doc.readable
+        and any(f.rule == "binary-content" for f in doc.findings)
+    ):
+        source = parse_document(doc.path, nul_as_text=True)
+    if source.text is None:
+        out = source
+    else:
+        out = replace(
+            source,
+            findings=[f for f in source.findings if f.rule not in SPLIT_RULES],
+            has_frontmatter=False,
+            frontmatter_text="",
+            frontmatter_first_line=0,
+            body="",
+            body_first_line=1,
+            leading_blank_lines=0,
+            _yaml={},
+            _framed={},
+        )
+        split_framed(out, out.text or "", framing)
+    doc._framed[framing] = out
+    return out
+
+
+def _opens(line: str, opener: str) -> bool:
+    if opener == "trimmed":
+        return line.strip() == "---"
+    if opener == "exact":
+        return line == "---"
+    if opener == "prefix":
+        return line.startswith("---")
+    if opener == "prefix3":
+        return line.startswith("---") and not line.startswith("----")
+    return line.rstrip() == "---"
+
+
+def _closes(line: str, closer: str) -> bool:
+    if closer == "trimmed":
+        return line.strip() == "---"
+    if closer == "prefix":
+        return line.startswith("---")
+    return line.rstrip() == "---"
+
+
+def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
+    """Split `text` (line ends already LF) into frontmatter and body per `framing`, with the
+    findings the usual split reports, worded for this framing."""
+    lines = text.split("\n")
+    first = 0
+    if framing.before_opener == "blank-lines":
+        while first < len(lines) and not lines[first].strip():
+            first += 1
+    if first >= len(lines) or not _opens(lines[first], framing.opener):
+        what = {
+            "exact": "a line of exactly '---'",
+            "trimmed": "a '---' line (spaces around it allowed)",
+            "prefix": "a line starting with '---'",
+            "prefix3": "a line starting with '---' and no fourth '-'",
+            "line": "a '---' line",
+        }[framing.opener]
+        where = "" if framing.before_opener == "blank-lines" else " (nothing may come before it)"
+        doc.findings.append(
+            Finding(
+                "no-frontmatter",
+                f"the file does not start with {what}{where}, so the runtime sees no frontmatter",
+                first + 1 if first < len(lines) else 1,
+                1,
+                "start the file with '---', name: and description: lines, '---'",
+            )
+        )
+        doc.body, doc.body_first_line = text, 1
+        return
+    if first:
+        doc.leading_blank_lines = first
+        doc.findings.append(
+            Finding(
+                "leading-blank-lines",
+                f"{first} blank line(s) before the opening '---'",
+                1,
+                1,
+                "delete the blank lines so '---' is the first line",
+            )
+        )
+    opener = lines[first]
+    if opener != "---":
+        rule = "delimiter-trailing-space" if opener.rstrip() == "---" else "delimiter-lenient"
+        doc.findings.append(_delimiter_finding(rule, opener, first + 1, "opens"))
+    close = first + 1
+    while close < len(lines) and not _closes(lines[close], framing.closer):
+        close += 1
+    if close >= len(lines):
+        doc.findings.append(
+            Finding(
+                "frontmatter-unclosed",
+                "the frontmatter has no closing '---' line",
+                first + 1,
+                1,
+                "add a line with only '---' after the last key",
+            )
+        )
+        doc.body, doc.body_first_line = "", len(lines)
+        return
+    closer = lines[close]
+    if closer != "---":
+        rule = "delimiter-trailing-space" if closer.rstrip() == "---" else "delimiter-lenient"
+        doc.findings.append(_delimiter_finding(rule, closer, close + 1, "closes"))
+    # A prefix opener reads from the fifth character on, as `text.slice(4)` does: the rest of a
+    # longer opener line ('----', '--- x') is the frontmatter's first line.
+    head = [opener[4:]] if framing.opener.startswith("prefix") and len(opener) > 4 else []
+    fm = "\n".join([*head, *lines[first + 1 : close]])
+    doc.frontmatter_first_line = first + (1 if head else 2)
+    doc.body = "\n".join(lines[close + 1 :])
+    doc.body_first_line = close + 2
+    if len(fm) > MAX_FRONTMATTER_CHARS:
+        doc.findings.append(
+            Finding(
+                "frontmatter-too-large",
+                f"frontmatter is {len(fm):,} characters; it is not parsed",
+                first + 2,
+                1,
+                "keep frontmatter to a few short keys",
+            )
+        )
+        return
+    doc.has_frontmatter = True
+    doc.frontmatter_text = fm
+
+
+def _delimiter_finding(rule: str, line: str, line_no: int, verb: str) -> Finding:
+    if rule == "delimiter-trailing-space":
+        return Finding(
+            rule, "trailing white space after '---'", line_no, 4, "remove the spaces after '---'"
+        )
+    return Finding(
+        rule,
+        f"{line[:20]!r} {verb} the frontmatter for this runtime (it only looks at the first "
+        "three characters); most runtimes need a line of exactly '---'",
+        line_no,
+        1,
+        "write the delimiter as '---' alone on its line",
+    )

@@ -1,0 +1,170 @@
+"""Reading the frontmatter's values the way one runtime does: its YAML reader's treatment of
+repeated keys and merge keys, the repairs it tries on broken YAML, and the line-by-line fallback
+it uses instead (with that fallback's variants). All of it is profile data (`[frontmatter]` keys
+`duplicate_keys`, `merge_keys`, `yaml_repair`, `yaml_errors`, `fallback_*`; docs/profiles.md).
+
+`frontmatter_data` returns the mapping the runtime ends up with and appends the findings that
+explain how it got there (`yaml-error`, `yaml-fallback`, `yaml-repaired`, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from skillprism.core.document import Finding, SkillDocument, line_ended
+from skillprism.core.profiles import Profile
+from skillprism.core.yamlread import YamlResult, fallback_fields, read_yaml, type_name
+
+# A plain `key: value` line whose value holds ': ' (oh-my-pi's PLAIN_SCALAR_KEY_VALUE; OpenCode's
+# retry turns the same values into block scalars, which reads the same text).
+_PLAIN_KEY_VALUE = re.compile(r"^(\s*+[A-Za-z_][\w-]*:\s++)(\S.*)$")
+_EXPLICIT_START = frozenset("\"'[{|>!&*#")
+
+
+def quote_colon_values(text: str, any_colon: bool = False) -> str | None:
+    """`text` with every plain value that holds ': ' (with `any_colon`, any ':') written as a
+    quoted string (None when no line changes)."""
+    changed = False
+    out = []
+    for line in text.split("\n"):
+        m = _PLAIN_KEY_VALUE.match(line)
+        if m:
+            value = m.group(2).rstrip()
+            tail = m.group(2)[len(value) :]
+            has = ":" in value if any_colon else ": " in value
+            if has and value[0] not in _EXPLICIT_START:
+                line = f"{m.group(1)}{json.dumps(value, ensure_ascii=False)}{tail}"
+                changed = True
+        out.append(line)
+    return "\n".join(out) if changed else None
+
+
+def _fallback(profile: Profile, text: str) -> dict[str, Any]:
+    r = profile.reading
+    return fallback_fields(
+        text,
+        None if r.fallback_values == "yaml-scalar" else ("name", "description"),
+        any_indent=r.fallback_keys == "any-indent",
+        keep_quotes=r.fallback_quotes == "keep",
+        continuation=r.fallback_continuation,
+        repeat=r.fallback_repeat,
+        values=r.fallback_values,
+        typing=profile.typing,
+    )
+
+
+_NUL_STAND_IN = "\ue000"
+
+
+def _read(profile: Profile, doc: SkillDocument, text: str) -> YamlResult:
+    if text == doc.frontmatter_text:
+        yml = doc.yaml(profile.typing, profile.reading.merge_keys)
+        assert yml is not None
+        return yml
+    return read_yaml(
+        line_ended(text), doc.frontmatter_first_line, profile.typing, profile.reading.merge_keys
+    )
+
+
+def _restore_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace(_NUL_STAND_IN, "\x00")
+    if isinstance(value, list):
+        return [_restore_nul(v) for v in value]
+    if isinstance(value, dict):
+        return {_restore_nul(k): _restore_nul(v) for k, v in value.items()}
+    return value
+
+
+def _refused_duplicates(yml: YamlResult) -> bool:
+    return any(i.rule == "duplicate-key" for i in yml.issues)
+
+
+def frontmatter_data(
+    doc: SkillDocument, profile: Profile, findings: list[Finding]
+) -> tuple[Any, YamlResult | None]:
+    """The frontmatter value the runtime works with (None without frontmatter; {} when nothing is
+    left of it) and the YAML reading it came from, appending the findings on the way."""
+    r = profile.reading
+    if not doc.has_frontmatter:
+        return None, None
+    text = doc.frontmatter_text
+    if "tabs-to-spaces" in r.repair and "\t" in text:
+        text = text.replace("\t", "  ")
+    nul = profile.framing.nul_bytes == "text" and "\x00" in text and _NUL_STAND_IN not in text
+    if nul:
+        # A runtime that reads NUL as text gets it through its YAML reader; PyYAML refuses the
+        # character, so it stands in as a private-use one and comes back in the values.
+        text = text.replace("\x00", _NUL_STAND_IN)
+    yml = _read(profile, doc, text)
+    failed = yml.failed or (r.duplicate_keys == "error" and _refused_duplicates(yml))
+    repaired: YamlResult | None = None
+    quoting = {"quote-colon-values", "quote-any-colon-values"} & set(r.repair)
+    if failed and quoting:
+        quoted = quote_colon_values(text, "quote-any-colon-values" in quoting)
+        if quoted is not None:
+            attempt = read_yaml(
+                line_ended(quoted), doc.frontmatter_first_line, profile.typing, r.merge_keys
+            )
+            if not attempt.failed and not (
+                r.duplicate_keys == "error" and _refused_duplicates(attempt)
+            ):
+                repaired = attempt
+    fallback = profile.yaml_errors == "fallback-lines"
+    if repaired is not None:
+        first = next((i for i in yml.issues if i.rule == "yaml-error"), None)
+        findings.append(
+            Finding(
+                "yaml-repaired",
+                "the runtime quotes values that hold ': ' and reads the frontmatter again"
+                + (f" ({first.message})" if first else ""),
+                first.line if first else doc.frontmatter_first_line,
+                first.column if first else 1,
+                "quote values that contain ': ' (for example description: \"Use when: ...\")",
+            )
+        )
+        yml, failed = repaired, False
+    for issue in yml.issues:
+        rule = issue.rule
+        message = issue.message
+        if rule == "duplicate-key" and r.duplicate_keys == "error":
+            rule = "yaml-error"
+            message = message.split(";")[0] + ": the runtime's YAML reader refuses repeated keys"
+        if rule == "yaml-error" and fallback:
+            rule = "yaml-fallback"
+        findings.append(Finding(rule, message, issue.line, issue.column, issue.hint))
+    if failed:
+        data = _fallback(profile, text) if fallback else {}
+        return (_restore_nul(data) if nul else data), yml
+    data = _restore_nul(yml.data) if nul else yml.data
+    if fallback and r.fallback_when == "not-strings":
+        fm = data if isinstance(data, dict) else {}
+        odd = [
+            f"'{k}' is {type_name(fm[k]) if k in fm else 'missing'}"
+            for k in ("name", "description")
+            if not isinstance(fm.get(k), str)
+        ]
+        if odd:
+            findings.append(
+                Finding(
+                    "yaml-fallback",
+                    f"{', '.join(odd)}: the runtime reads name and description again line by "
+                    "line, as text",
+                    doc.frontmatter_first_line,
+                    1,
+                    "write name and description as plain strings",
+                )
+            )
+            data = _fallback(profile, text)
+            return (_restore_nul(data) if nul else data), yml
+    return data, yml
+
+
+def skip_field(profile: Profile, fm: dict[str, Any]) -> str:
+    """The frontmatter key whose value turns the skill off for this runtime ('' = none)."""
+    for key, value in profile.reading.skip_fields.items():
+        if key in fm and fm[key] == value and type(fm[key]) is type(value):
+            return key
+    return ""

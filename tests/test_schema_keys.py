@@ -1,0 +1,456 @@
+"""Each profile key added for the conformance lab's runtimes, pinned on a small fixture tree
+without the lab: framing, value reading, discovery, precedence and tier-1 keys
+(docs/profiles.md). Every test builds a one-root profile `t` from TOML text."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.codes import RULES
+from skillprism.core.disclose import Tier1Model, tidy_lines
+from skillprism.core.ordering import locale_key
+from skillprism.core.profiles import Profile, ProfileError, parse_profile
+from skillprism.core.resolve import build_catalog
+
+BASE = """
+schema = 1
+name = "t"
+[rules]
+unknown-field = "ignore"
+name-directory-mismatch = "ignore"
+[[roots]]
+scope = "project"
+path = "{project}/skills"
+layout = "recursive"
+"""
+
+
+def _merge(into: dict, extra: dict) -> None:
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+def profile(*sections: str, roots: str = "") -> Profile:
+    """BASE merged with each TOML section; `roots` replaces the single root."""
+    data = tomllib.loads(BASE if not roots else BASE.split("[[roots]]")[0] + roots)
+    for section in sections:
+        _merge(data, tomllib.loads(section))
+    return parse_profile(data, "t.toml")
+
+
+def write(root: Path, rel: str, text: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def fm(body: str) -> str:
+    return f"---\n{body}\n---\n\nBody.\n"
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
+def build(prof: Profile, proj: Path) -> Catalog:
+    return build_catalog(prof, project=str(proj), home=str(proj.parent / "home"), env={})
+
+
+def get(cat: Catalog, path: Path) -> SkillEntry:
+    return cat.by_key()[str(path)]
+
+
+def rules_of(e: SkillEntry) -> set[str]:
+    from skillprism.core.codes import CODES
+
+    return {CODES[d.code].rule for d in e.diagnostics}
+
+
+def listing(prof: Profile, proj: Path) -> str:
+    return Tier1Model(build(prof, proj)).compute().text
+
+
+# --- framing ---------------------------------------------------------------------------------
+
+
+def test_prefix_closer_accepts_five_dashes_and_text(proj: Path) -> None:
+    five = write(proj, "skills/a/SKILL.md", "---\nname: a\ndescription: A.\n-----\nBody\n")
+    text = write(proj, "skills/b/SKILL.md", "---\nname: b\ndescription: B.\n---x\nBody\n")
+    usual = build(profile(), proj)
+    assert get(usual, five).status == "skipped" and get(usual, text).status == "skipped"
+    cat = build(profile('[frontmatter]\ncloser = "prefix"'), proj)
+    for path in (five, text):
+        assert get(cat, path).loaded and "delimiter-lenient" in rules_of(get(cat, path))
+
+
+def test_prefix_opener_reads_from_the_fifth_character(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", "----\nname: a\ndescription: A.\n---\n")
+    assert get(build(profile(), proj), path).status == "skipped"
+    cat = build(profile('[frontmatter]\nopener = "prefix"'), proj)
+    assert get(cat, path).loaded and get(cat, path).description == "A."
+
+
+def test_exact_and_trimmed_openers(proj: Path) -> None:
+    spaced = write(proj, "skills/a/SKILL.md", "--- \nname: a\ndescription: A.\n---\n")
+    indented = write(proj, "skills/b/SKILL.md", " ---\nname: b\ndescription: B.\n---\n")
+    exact = build(profile('[frontmatter]\nopener = "exact"'), proj)
+    assert get(exact, spaced).status == "skipped"
+    assert "no-frontmatter" in rules_of(get(exact, spaced))
+    trimmed = build(profile('[frontmatter]\nopener = "trimmed"'), proj)
+    assert get(trimmed, indented).loaded and get(trimmed, spaced).loaded
+
+
+def test_before_opener_nothing_means_no_frontmatter(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", "\n" + fm("name: a\ndescription: A."))
+    assert get(build(profile(), proj), path).loaded
+    cat = build(profile('[frontmatter]\nbefore_opener = "nothing"'), proj)
+    assert get(cat, path).status == "skipped"
+    assert "no-frontmatter" in rules_of(get(cat, path))
+
+
+def test_nul_bytes_as_text(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: Has \x00 a NUL."))
+    assert get(build(profile(), proj), path).status == "skipped"
+    cat = build(
+        profile('[frontmatter]\nnul_bytes = "text"\n[rules]\nbinary-content = "warning"'), proj
+    )
+    e = get(cat, path)
+    assert e.loaded and e.description == "Has \x00 a NUL." and "binary-content" in rules_of(e)
+
+
+# --- reading values ----------------------------------------------------------------------------
+
+
+def test_trim_lists_the_fields_a_runtime_trims(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm('name: "  a  "\ndescription: |\n  One\n  Two'))
+    usual = get(build(profile(), proj), path)
+    assert (usual.name, usual.description) == ("a", "One\nTwo")
+    kept = get(build(profile("[frontmatter]\ntrim = []"), proj), path)
+    assert (kept.name, kept.description) == ("  a  ", "One\nTwo\n")
+    with pytest.raises(ProfileError, match="trim"):
+        profile('[frontmatter]\ntrim = ["body"]')
+
+
+def test_empty_and_blank_values(proj: Path) -> None:
+    empty = write(proj, "skills/a/SKILL.md", fm('name: ""\ndescription: ""'))
+    blank = write(proj, "skills/b/SKILL.md", fm('name: "  "\ndescription: "  "'))
+    number = write(proj, "skills/c/SKILL.md", fm("name: 12\ndescription: C."))
+    cat = build(profile('[frontmatter]\nname_default = "directory"'), proj)
+    assert {"name-empty", "description-empty"} <= rules_of(get(cat, empty))
+    assert get(cat, empty).name == "a"
+    assert {"name-empty", "description-empty"} <= rules_of(get(cat, blank))
+    assert "name-not-string" in rules_of(get(cat, number))
+    untrimmed = build(profile('[frontmatter]\nname_default = "directory"\ntrim = []'), proj)
+    e = get(untrimmed, blank)
+    assert e.name == "  " and "description-empty" in rules_of(e)
+    kept = build(profile("[frontmatter]\ntrim = []\nblank_is_empty = false"), proj)
+    e = get(kept, blank)
+    assert e.description == "  " and not {"description-empty", "description-not-string"} & rules_of(
+        e
+    )
+
+
+def test_null_values(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name:\ndescription:"))
+    usual = get(build(profile('[frontmatter]\nname_default = "directory"'), proj), path)
+    assert {"name-empty", "description-missing"} <= rules_of(usual) and usual.name == "a"
+    typed = profile('[frontmatter]\nname_default = "directory"\nnull_values = "wrong-type"')
+    e = get(build(typed, proj), path)
+    assert {"name-not-string", "description-not-string"} <= rules_of(e)
+
+
+def test_core_timestamps_typing(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: 2024-01-02"))
+    assert get(build(profile(), proj), path).description == "2024-01-02"
+    e = get(build(profile('[frontmatter]\ntyping = "core-timestamps"'), proj), path)
+    assert "description-not-string" in rules_of(e)
+
+
+def test_list_empty_description(proj: Path) -> None:
+    write(proj, "skills/a/SKILL.md", fm('name: a\ndescription: ""'))
+    base = '[frontmatter]\ntrim = []\n[rules]\ndescription-empty = "warning"\n'
+    assert listing(profile(base, T1), proj) == ""
+    text = listing(profile(base, T1 + "list_empty_description = true"), proj)
+    assert "a||" in text
+
+
+def test_duplicate_keys_error(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: One.\ndescription: Two."))
+    usual = get(build(profile(), proj), path)
+    assert usual.loaded and usual.description == "Two." and "duplicate-key" in rules_of(usual)
+    refused = get(build(profile('[frontmatter]\nduplicate_keys = "error"'), proj), path)
+    assert refused.status == "skipped" and "yaml-error" in rules_of(refused)
+
+
+def test_merge_keys(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\nbase: &b {description: Merged.}\n<<: *b"))
+    assert get(build(profile(), proj), path).description is None
+    assert get(build(profile("[frontmatter]\nmerge_keys = true"), proj), path).description == (
+        "Merged."
+    )
+
+
+def test_yaml_repair(proj: Path) -> None:
+    colon = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: Use when: x"))
+    tab = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: >\n\tTabbed."))
+    assert get(build(profile(), proj), colon).status == "skipped"
+    cat = build(
+        profile('[frontmatter]\nyaml_repair = ["tabs-to-spaces", "quote-colon-values"]'), proj
+    )
+    assert get(cat, colon).description == "Use when: x"
+    assert "yaml-repaired" in rules_of(get(cat, colon))
+    assert get(cat, tab).description == "Tabbed."
+
+
+def test_fallback_variants(proj: Path) -> None:
+    text = fm('name: "q"\ndescription: 42\n  continued\nname: last')
+    path = write(proj, "skills/a/SKILL.md", text)
+    on_error = profile('[frontmatter]\nyaml_errors = "fallback-lines"\nduplicate_keys = "error"')
+    e = get(build(on_error, proj), path)
+    assert (e.name, e.description) == ("q", "42")  # first of each, quotes stripped
+    gemini_like = profile(
+        "[frontmatter]\n"
+        'yaml_errors = "fallback-lines"\nfallback_when = "not-strings"\n'
+        'fallback_keys = "any-indent"\nfallback_quotes = "keep"\n'
+        'fallback_continuation = true\nfallback_repeat = "last"'
+    )
+    e = get(build(gemini_like, proj), path)
+    assert (e.name, e.description) == ("last", "42 continued")
+    only_strings = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: [x, y]"))
+    e = get(build(gemini_like, proj), only_strings)
+    assert e.description == "[x, y]" and "yaml-fallback" in rules_of(e)
+
+
+def test_fallback_values_read_as_yaml_scalars(proj: Path) -> None:
+    path = write(
+        proj, "skills/a/SKILL.md", fm("name: a\ndescription: 'Quoted'\nbad: [\nenabled: false")
+    )
+    prof = profile(
+        '[frontmatter]\nyaml_errors = "fallback-lines"\nfallback_values = "yaml-scalar"\n'
+        "skip_fields = { enabled = false }"
+    )
+    e = get(build(prof, proj), path)
+    assert e.frontmatter["enabled"] is False and e.frontmatter["description"] == "Quoted"
+    assert e.status == "skipped" and "disabled-in-frontmatter" in rules_of(e)
+
+
+def test_skip_fields_compare_the_type(proj: Path) -> None:
+    off = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: A.\nenabled: false"))
+    text = write(proj, "skills/b/SKILL.md", fm('name: b\ndescription: B.\nenabled: "false"'))
+    cat = build(profile("[frontmatter]\nskip_fields = { enabled = false }"), proj)
+    assert get(cat, off).status == "skipped" and get(cat, text).loaded
+
+
+def test_string_null_typing(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: 12\ndescription: ~"))
+    e = get(build(profile('[frontmatter]\ntyping = "string-null"'), proj), path)
+    assert e.name == "12" and e.description is None and "description-missing" in rules_of(e)
+
+
+# --- discovery -----------------------------------------------------------------------------------
+
+
+def test_in_root_order_decides_a_clash_in_one_root(proj: Path) -> None:
+    a = write(proj, "skills/x/SKILL.md", fm("name: Same\ndescription: X."))
+    b = write(proj, "skills/x-2/SKILL.md", fm("name: Same\ndescription: X2."))
+    by_path = build(profile(), proj)
+    assert get(by_path, a).loaded and not get(by_path, b).loaded
+    by_string = build(profile('[discovery]\nin_root_order = "path-string"'), proj)
+    assert get(by_string, b).loaded  # 'x-2/SKILL.md' < 'x/SKILL.md'
+    by_name = build(profile('[discovery]\nin_root_order = "name"'), proj)
+    assert get(by_name, b).loaded
+
+
+def test_file_system_order_reports_a_varying_winner(proj: Path) -> None:
+    a = write(proj, "skills/a/SKILL.md", fm("name: same\ndescription: A."))
+    b = write(proj, "skills/b/SKILL.md", fm("name: same\ndescription: B."))
+    cat = build(profile('[discovery]\nin_root_order = "file-system"'), proj)
+    for path in (a, b):
+        assert "clash-winner-varies" in rules_of(get(cat, path))
+    assert get(cat, a).status == "warning"  # the guess loads, without certainty
+    assert get(cat, b).reason.startswith("probably shadowed")
+
+
+def test_winner_varies_across_roots(proj: Path) -> None:
+    roots = (
+        '[[roots]]\nscope = "p"\npath = "{project}/one"\n'
+        '[[roots]]\nscope = "p"\npath = "{project}/two"\n'
+    )
+    a = write(proj, "one/s/SKILL.md", fm("name: s\ndescription: A."))
+    b = write(proj, "two/s/SKILL.md", fm("name: s\ndescription: B."))
+    certain = build(profile(roots=roots), proj)
+    assert "clash-winner-varies" not in rules_of(get(certain, a))
+    varies = build(profile('[precedence]\nwinner = "varies"', roots=roots), proj)
+    assert all("clash-winner-varies" in rules_of(get(varies, p)) for p in (a, b))
+
+
+def test_stop_at_skill(proj: Path) -> None:
+    outer = write(proj, "skills/outer/SKILL.md", fm("name: outer\ndescription: O."))
+    inner = write(proj, "skills/outer/inner/SKILL.md", fm("name: inner\ndescription: I."))
+    assert get(build(profile(), proj), inner).loaded
+    cat = build(profile("[discovery]\nstop_at_skill = true"), proj)
+    assert get(cat, outer).loaded and get(cat, inner).status == "not-discovered"
+
+
+def test_ignore_files(proj: Path) -> None:
+    write(proj, "skills/.gitignore", "hidden/\n*.tmp\n!kept-*\n")
+    hidden = write(proj, "skills/hidden/SKILL.md", fm("name: hidden\ndescription: H."))
+    kept = write(proj, "skills/kept/SKILL.md", fm("name: kept\ndescription: K."))
+    assert get(build(profile(), proj), hidden).loaded
+    cat = build(profile('[discovery]\nignore_files = [".gitignore"]'), proj)
+    assert get(cat, hidden).status == "not-discovered" and get(cat, kept).loaded
+    assert ".gitignore" in get(cat, hidden).reason
+
+
+def test_md_files_in_a_root(proj: Path) -> None:
+    extra = write(proj, "skills/extra.md", fm("name: extra\ndescription: E."))
+    write(proj, "skills/s/SKILL.md", fm("name: s\ndescription: S."))
+    assert str(extra) not in build(profile(), proj).by_key()
+    roots = '[[roots]]\nscope = "p"\npath = "{project}/skills"\nmd_files = true\n'
+    e = get(build(profile(roots=roots), proj), extra)
+    assert e.loaded and e.name == "extra"
+
+
+def test_follow_file_symlinks(proj: Path, tmp_path: Path) -> None:
+    target = write(tmp_path, "elsewhere/real.md", fm("name: linked\ndescription: L."))
+    link = proj / "skills/linked/SKILL.md"
+    link.parent.mkdir(parents=True)
+    os.symlink(target, link)
+    assert get(build(profile(), proj), link).loaded
+    cat = build(profile("[discovery]\nfollow_file_symlinks = false"), proj)
+    assert get(cat, link).status == "not-discovered"
+
+
+def test_root_rules_and_enabled_by(proj: Path) -> None:
+    roots = (
+        '[[roots]]\nscope = "strict"\npath = "{project}/strict"\n'
+        'rules.description-missing = "skip"\n'
+        '[[roots]]\nscope = "lax"\npath = "{project}/lax"\n'
+        '[[roots]]\nscope = "off"\npath = "{project}/off"\nenabled_by = "the x setting is on"\n'
+    )
+    strict = write(proj, "strict/a/SKILL.md", fm("name: a"))
+    lax = write(proj, "lax/b/SKILL.md", fm("name: b"))
+    off = write(proj, "off/c/SKILL.md", fm("name: c\ndescription: C."))
+    cat = build(profile('[rules]\ndescription-missing = "warning"', roots=roots), proj)
+    assert get(cat, strict).status == "skipped" and get(cat, lax).loaded
+    assert (
+        get(cat, off).status == "not-discovered" and "the x setting is on" in get(cat, off).reason
+    )
+    assert any(d.code == RULES["root-off-by-default"].code for d in cat.diagnostics)
+    with pytest.raises(ProfileError, match=r"roots\[0\]\.rules\.nope"):
+        profile(roots='[[roots]]\nscope = "p"\npath = "{project}/x"\nrules.nope = "skip"\n')
+
+
+# --- tier 1 --------------------------------------------------------------------------------------
+
+T1 = '[tier1]\nheader = "<h>"\nfooter = "</h>"\nentry = "{name}|{description}|{path}"\n'
+
+
+def test_escape_flavours_and_fields(proj: Path) -> None:
+    write(proj, "skills/it's/SKILL.md", fm("name: it's\ndescription: \"a <b> 'c'\""))
+    xml = listing(profile(T1 + 'escape = "xml"'), proj)
+    assert "it&#x27;s|a &lt;b&gt; &#x27;c&#x27;|" in xml and "/it's/SKILL.md" in xml
+    apos = listing(
+        profile(T1 + 'escape = "xml-apos"\nescape_fields = ["description", "path"]'), proj
+    )
+    assert "it's|a &lt;b&gt; &apos;c&apos;|" in apos and "/it&apos;s/SKILL.md" in apos
+    dec = listing(profile(T1 + 'escape = "xml-dec"\nescape_fields = ["path"]'), proj)
+    assert "it's|a <b> 'c'|" in dec and "/it&#39;s/SKILL.md" in dec
+
+
+def test_exclude_match_and_line_breaks(proj: Path) -> None:
+    write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: |\n  One\n  Two\nhide: 'true'"))
+    loose = listing(profile(T1 + "exclude_fields = { hide = true }"), proj)
+    assert loose == ""
+    exact = profile(T1 + 'exclude_fields = { hide = true }\nexclude_match = "exact"')
+    assert "a|One Two|" in listing(exact, proj)
+    kept = profile(
+        T1 + 'exclude_fields = { hide = true }\nexclude_match = "exact"\nline_breaks = "keep"'
+    )
+    assert "a|One\nTwo|" in listing(kept, proj)
+
+
+def test_tidy_lines() -> None:
+    assert tidy_lines("<s>\n- a: x  \n\n\n- b\n\n</s>") == "<s>\n- a: x\n- b\n</s>"
+    assert tidy_lines("a\n\nb") == "a\n\nb"
+
+
+def test_listing_orders(proj: Path) -> None:
+    for folder, name in (("1", "beta"), ("2", "Alpha"), ("3", "alpha-x"), ("4", "_under")):
+        write(proj, f"skills/{folder}/SKILL.md", fm(f"name: {name}\ndescription: D."))
+
+    def names(order: str) -> list[str]:
+        text = listing(profile(T1 + f'order = "{order}"'), proj)
+        return [line.split("|")[0] for line in text.split("\n")[1:-1]]
+
+    assert names("name") == ["Alpha", "_under", "alpha-x", "beta"]
+    assert names("name-casefold") == ["_under", "Alpha", "alpha-x", "beta"]
+    assert names("name-locale") == ["_under", "Alpha", "alpha-x", "beta"]
+    assert locale_key("a") < locale_key("A") < locale_key("b")
+
+
+def test_load_order_keeps_the_overridden_slot(proj: Path) -> None:
+    roots = (
+        '[[roots]]\nscope = "low"\npath = "{project}/low"\n'
+        '[[roots]]\nscope = "high"\npath = "{project}/high"\n'
+    )
+    write(proj, "low/b/SKILL.md", fm("name: b\ndescription: low b."))
+    write(proj, "low/c/SKILL.md", fm("name: c\ndescription: low c."))
+    write(proj, "high/a/SKILL.md", fm("name: a\ndescription: high a."))
+    write(proj, "high/b/SKILL.md", fm("name: b\ndescription: high b."))
+    prec = '[precedence]\nrule = "last-wins"\n'
+    text = listing(profile(prec, T1 + 'order = "load"', roots=roots), proj)
+    assert [line.split("|")[1] for line in text.split("\n")[1:-1]] == [
+        "high b.",
+        "low c.",
+        "high a.",
+    ]
+
+
+def test_scope_then_name(proj: Path) -> None:
+    write(proj, "skills/1/SKILL.md", fm("name: zeta\ndescription: Z."))
+    write(proj, "skills/2/SKILL.md", fm("name: alpha\ndescription: A."))
+    text = listing(profile(T1 + 'order = "scope"\nscope_then = "name"'), proj)
+    assert text.index("alpha|") < text.index("zeta|")
+
+
+def test_builtin_skills_are_listed(proj: Path) -> None:
+    write(proj, "skills/z/SKILL.md", fm("name: z\ndescription: Z."))
+    prof = profile(
+        T1 + 'order = "name"\nescape_fields = ["path"]\n'
+        '[[tier1.builtin]]\nname = "b"\ndescription = "Built in."\nlocation = "<built-in>"\n'
+    )
+    text = listing(prof, proj)
+    assert text.startswith("<h>\nb|Built in.|&lt;built-in&gt;\nz|Z.|")
+    with pytest.raises(ProfileError, match="builtin"):
+        profile('[[tier1.builtin]]\ndescription = "no name"\n')
+
+
+def test_roots_table_and_short_paths(proj: Path) -> None:
+    write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: A."))
+    prof = profile(
+        '[tier1]\nheader = "<h>\\n{roots}\\n--"\nfooter = "</h>"\n'
+        'entry = "{name} ({short_path})"\nroot_alias = "r{index}"\n'
+    )
+    real = os.path.realpath(proj / "skills")
+    assert listing(prof, proj) == f"<h>\n- `r0` = `{real}`\n--\na (r0/a/SKILL.md)\n</h>"
+    with pytest.raises(ProfileError, match="root_alias"):
+        profile('[tier1]\nroot_alias = "r"')
+
+
+def test_cut_suffix(proj: Path) -> None:
+    write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: " + "d" * 30))
+    prof = profile(T1 + '[tier1.budget]\nmodel = "none"\nentry_cap_chars = 10\ncut_suffix = "..."')
+    assert "a|ddddddd...|" in listing(prof, proj)

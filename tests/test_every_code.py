@@ -207,6 +207,21 @@ def _filtered(tmp: Path) -> set[str]:
     return {d.code for d in build_catalog(profile, [str(tmp / "root")]).all_diagnostics()}
 
 
+def _not_installable(tmp: Path) -> set[str]:
+    from skillprism.core.installed import Install, find_units
+
+    write(tmp, {"repo/skills/s/SKILL.md": fm(), "proj/.keep": ""})
+    catalog = build_catalog(
+        load_profile("hermes-agent"),  # it has no project skills folder
+        None,
+        project=str(tmp / "proj"),
+        home=str(tmp / "home"),
+        env={},
+        install=Install(tuple(find_units(str(tmp / "repo"))), "project"),
+    )
+    return {d.code for d in catalog.all_diagnostics()}
+
+
 def _roots_missing(tmp: Path) -> set[str]:
     (tmp / "proj").mkdir()
     catalog = build_catalog(
@@ -279,6 +294,7 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
         "oh-my-pi", {"root/s/SKILL.md": "---\nname: s\ndescription: Use when: x\n---\nb\n"}
     ),
     "SP314": _off_root,
+    "SP316": _not_installable,
     "SP315": check(
         "gemini-cli", {"root/a/SKILL.md": fm(name="s"), "root/b/SKILL.md": fm(name="s")}
     ),

@@ -100,7 +100,9 @@ class Workspace:
 
     `paths`: folders or skill files to look at (empty: the settings file's `roots`, else each
     profile's own roots for `project` and `home`). `profiles`: names or paths of profiles (empty:
-    the settings file's `profiles`, else agentskills)."""
+    the settings file's `profiles`, else agentskills). `install_into` ("personal" or "project"):
+    review the `paths` (repositories of skills) as installed into each runtime's personal or
+    project skills folder, beside what is already there (core/installed.py); "" = as laid out."""
 
     def __init__(
         self,
@@ -113,6 +115,7 @@ class Workspace:
         max_depth: int = DEFAULT_MAX_DEPTH,
         workers: int = 1,
         start_method: str = "fork",
+        install_into: str = "",
     ) -> None:
         self.project = os.path.abspath(project or os.getcwd())
         if not os.path.isdir(self.project):
@@ -126,6 +129,9 @@ class Workspace:
         self.home = home or os.path.expanduser("~")
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
         self.max_depth = max_depth
+        if install_into not in ("", "personal", "project"):
+            raise WorkspaceError(f"install into {install_into!r}: expected personal or project")
+        self.install_into = install_into
         self.workers = workers
         self.start_method = start_method
         self.given_paths = tuple(paths)
@@ -210,6 +216,7 @@ class Workspace:
                 policy=self.policy(spec),
                 cache=self.cache,
                 security=self.settings.security,
+                install_into=self.install_into if self.paths else "",
             )
             live.workers = self.workers
             live.start_method = self.start_method

@@ -47,6 +47,13 @@ def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool)
         )
     parser.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
     parser.add_argument(
+        "--install-into",
+        choices=("personal", "project"),
+        default="",
+        help="review the PATHs (repositories of skills) as installed into each runtime's "
+        "personal or project skills folder, beside what is there (default: as laid out)",
+    )
+    parser.add_argument(
         "--max-depth",
         type=int,
         default=10,
@@ -97,6 +104,7 @@ def open_workspace(
             specs,
             max_depth=getattr(args, "max_depth", 10),
             workers=workers,
+            install_into=getattr(args, "install_into", ""),
         )
         if getattr(args, "counter", None):
             workspace.use_counter(args.counter)

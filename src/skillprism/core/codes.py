@@ -514,6 +514,14 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "to run or machine to machine (file-system order, parse completion): which copy it uses "
         "is not certain.",
     ),
+    (
+        "SP316",
+        "not-installable",
+        "warning",
+        "Cannot be installed into this runtime",
+        "Reviewing a repository as installed: the runtime has no skills folder of the kind chosen "
+        "(personal or project), so these skills would not be installed there.",
+    ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (
         "SP401",

@@ -15,7 +15,7 @@ import re
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -30,6 +30,7 @@ from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile,
 from skillprism.core.validate import Evaluation, evaluate
 
 if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
+    from skillprism.core.installed import Install
     from skillprism.core.security import RiskFinding
 
 log = logging.getLogger(__name__)
@@ -371,11 +372,14 @@ def build_catalog(
     workers: int = 1,
     start_method: str = "fork",
     security: bool = False,
+    install: Install | None = None,
 ) -> Catalog:
     """Resolve the skill set under `profile`: the folders/skills in `paths` (first ranks highest)
     or, without paths, the profile's own roots for `project` and `home`.
 
-    `security` adds the security pass's findings (what each skill could do to the user who
+    `install` reviews a repository as installed (core/installed.py): its units are placed in the
+    runtime's personal or project root and resolved with what the roots already hold; `paths`
+    are then ignored. `security` adds the security pass's findings (what each skill could do to the user who
     installs it; category `security`). `policy` reports every finding (the profile's rules and the project's settings: its
     `ignore_codes` drop findings before states are decided, its `ignore_paths` also drop skill
     files before precedence, as if they were not there). `workers` > 1 reads
@@ -395,7 +399,7 @@ def build_catalog(
         if d is not None:
             root_diags.append(d)
 
-    if paths:
+    if paths and install is None:
         for index, given in enumerate(paths):
             absolute = os.path.abspath(given)
             if not os.path.lexists(absolute):
@@ -459,7 +463,7 @@ def build_catalog(
                 located.append(_locate_explicit(profile, f, index, root))
     else:
         roots = profile_roots(profile, project or os.getcwd(), home, env)
-        if roots and not any(root.exists for root in roots):
+        if roots and not any(root.exists for root in roots) and install is None:
             shown = ", ".join(r.path for r in roots[:3]) + (
                 f" and {len(roots) - 3} more" if len(roots) > 3 else ""
             )
@@ -515,9 +519,44 @@ def build_catalog(
                         "folders (skills scan truncated)",
                     ),
                 )
+    if install is not None:
+        _install(
+            profile, install, roots, located, evaluator, note, project or os.getcwd(), home, env
+        )
     if policy.ignore_paths:
         located = [loc for loc in located if not policy.ignores_path(loc.found.path)]
     return resolve_located(profile, roots, located, root_diags, evaluator, policy)
+
+
+def _install(
+    profile: Profile,
+    install: Install,
+    roots: list[RootInfo],
+    located: list[Located],
+    evaluator: _Evaluator,
+    note: Callable[[str, Finding], None],
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+) -> None:
+    """Add a repository's units to the build as installed (core/installed.py)."""
+    from skillprism.core.installed import install_plan
+
+    plan, homeless = install_plan(profile, install, roots, os.path.abspath(project), home, env)
+    for found, root, plugin in plan:
+        evaluator.add(found)
+        located.append(Located(found, root, found.parts, plugin))
+    roots.sort(key=lambda r: r.rank)
+    for unit in homeless:
+        note(
+            unit.path,
+            Finding(
+                "not-installable",
+                f"{profile.title} has no {install.kind} skills folder: the {len(unit.skills)} "
+                f"skill(s) of {unit.kind} '{unit.name}' would not be installed there",
+                hint="review it as installed into the other scope, or under another runtime",
+            ),
+        )
 
 
 def _load_order(loc: Located) -> tuple[int, list[str]]:

@@ -546,6 +546,7 @@ class LiveCatalog:
         max_depth: int = DEFAULT_MAX_DEPTH,
         policy: Policy | None = None,
         security: bool = False,
+        install_into: str = "",
         cache: DocumentCache | None = None,
         catalog: Catalog | None = None,
     ) -> None:
@@ -562,6 +563,9 @@ class LiveCatalog:
         self.workers = 1
         self.start_method = "fork"
         self.security = security
+        # "personal" or "project": review the PATHs (repositories) as installed there
+        # (core/installed.py); "" = as laid out.
+        self.install_into = install_into
         self._lock = threading.RLock()
         self._catalog = catalog
         self._index: _Index | None = None
@@ -581,9 +585,16 @@ class LiveCatalog:
             return self._catalog
 
     def _build(self) -> Catalog:
+        install = None
+        if self.install_into:
+            from skillprism.core.installed import Install, find_units
+
+            units = tuple(u for path in self.paths for u in find_units(path))
+            install = Install(units, self.install_into)
         return build_catalog(
             self.profile,
             self.paths or None,
+            install=install,
             project=self.project,
             home=self.home,
             env=self.env,
@@ -604,7 +615,7 @@ class LiveCatalog:
         if self.paths:
             for p in self.paths:
                 out[os.path.dirname(p) if os.path.isfile(p) else p] = None
-        else:
+        if not self.paths or self.install_into:
             for root in profile_roots(self.profile, self.project, self.home, self.env):
                 out[root.path] = None
             for template in self.profile.roots:

@@ -99,10 +99,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPU(s), best of {args.repeat}")
         print(ensure_bytecode())
 
+        # The bare loop and skills-ref only parse and validate: compare check doing the same work,
+        # without the security pass (bench/bench_security.py measures that pass on its own).
+        plain = os.path.join(tmp, "plain-project")
+        os.mkdir(plain)
+        with open(os.path.join(plain, ".skillprism.toml"), "w", encoding="utf-8") as fh:
+            fh.write("security = false\n")
+        check = [*_check_cmd(), "check", "--project", plain, "--format", "json", root]
         # Interleaved, so drift in the machine's speed (a shared VM) hits both the same way.
         check_times, bare_times, rss = [], [], 0
         for _ in range(args.repeat):
-            s, code, kib, out = _timed([*_check_cmd(), "check", "--format", "json", root], env, tmp)
+            s, code, kib, out = _timed(check, env, tmp)
             check_times.append(s)
             rss = max(rss, kib)
             s, bcode, _, bout = _timed([sys.executable, "-c", BARE_LOOP, root], env, tmp)
@@ -124,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = True
         print()
         print(
-            f"check --format json : {check_s:7.3f} s   exit {code}; {summary['skills']:,} skills, "
+            f"check (no security) : {check_s:7.3f} s   exit {code}; {summary['skills']:,} skills, "
             f"{summary['status']['ok']:,} ok; peak RSS {rss / 1024:.0f} MiB"
         )
         print(f"bare walk+CSafeLoader: {bare_s:7.3f} s   exit {bcode}; {int(bout):,} parsed")

@@ -264,3 +264,13 @@ def test_limits_are_honoured(tmp_path: Path) -> None:
         (skill / f"f{i}.md").write_text("rm -rf ~\n")
     found = scan_skill(str(skill), str(skill / "SKILL.md"), limits=SecurityLimits(max_files=10))
     assert any(f.rule == "security-scan-limited" and "more than 10" in f.message for f in found)
+
+
+def test_preload_readies_the_pass_before_workers_fork() -> None:
+    import sys
+
+    import skillprism.core.security.preload as preload
+
+    preload.warm_up()  # idempotent: what a parent runs before forking its workers
+    assert "bandit.core.node_visitor" in sys.modules
+    assert "skillprism.core.security.engine" in sys.modules

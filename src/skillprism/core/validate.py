@@ -628,8 +628,15 @@ def body_references(body: str) -> list[tuple[str, int, int]]:
     # at a literal (fast), instead of a Python loop over every line of every body.
     fences = {m.start() for m in _FENCE_LINE.finditer("\n" + body)}  # their offsets in body
     starts = set(fences)
+    # The start of each mark's line, found moving forward: a search back from each mark to the
+    # line start would be quadratic on one long line of links.
+    line_start, next_nl = 0, body.find("\n")
     for m in _LINK_MARK.finditer(body):
-        starts.add(body.rfind("\n", 0, m.start()) + 1)
+        pos = m.start()
+        if 0 <= next_nl < pos:
+            line_start = body.rfind("\n", next_nl, pos) + 1
+            next_nl = body.find("\n", pos)
+        starts.add(line_start)
     in_fence = False
     i = last = 0
     for start in sorted(starts):

@@ -269,13 +269,17 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
             "what the budget counts",
             "terminal display width of each full entry (Bun.stringWidth, ambiguous = narrow, "
             "plus extra cells for some Indic/emoji clusters) + one per newline; no header/frame",
-            f"characters; count_frame = {budget.get('count_frame', True)}",
-            "differs",
+            f"{budget.get('measure', 'chars')}; count_frame = {budget.get('count_frame', True)}",
+            "match"
+            if width_def
+            and budget.get("measure") == "display-width"
+            and budget.get("count_frame") is False
+            else "differs",
             width_def.start() if width_def else ex.off(lat),
             f"{parts['width_fn']}() in {name}",
-            "Frame not counted: count_frame = false is profile data. Display width (wide CJK "
-            "characters count 2, combining marks 0) needs a schema feature (budget unit "
-            "'display-width'); for ASCII text it equals the character count.",
+            "measure = 'display-width' counts cells from a table read off Bun 1.4.4 (the Bun this "
+            "binary is built with, conformance/gen_width_table.py); the extra cells the binary "
+            "adds for some Indic and emoji clusters are not modelled (profile assumption).",
         )
     )
     over = (
@@ -293,11 +297,12 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
             if over
             else "not recognised",
             f"model = {budget.get('model')}",
-            "differs" if over else "not-found",
+            ("match" if budget.get("model") == "keep-by-priority" else "differs")
+            if over
+            else "not-found",
             ex.off(lat),
-            note="Skill Prism drops descriptions from the end until the listing fits (documented "
-            "schema gap); same result when the dropped descriptions are the last ones and "
-            "no shorter later one would fit.",
+            note="model 'keep-by-priority': names stay, descriptions kept by priority while "
+            "their extra characters fit; bundled skills are not modelled (pins do the same).",
         )
     )
     warn = re.search(r"t\(`(Skill listing over budget:[^`]*)`", lfn)
@@ -546,6 +551,17 @@ CASES = {
         ],
         "budget": 900,
     },
+}
+# Over budget where keeping greedily differs from dropping from the end: the second (long)
+# description does not fit, the later short ones still do.
+CASES["greedy"] = {
+    "skills": [
+        {"name": "g0", "description": "First " + "a" * 40},
+        {"name": "g1", "description": "Long " + "b" * 300},
+        {"name": "g2", "description": "Short two."},
+        {"name": "g3", "description": "Short three."},
+    ],
+    "budget": 140,
 }
 # Exactly the entries plus newlines: Claude Code lists every description; a budget that also
 # counts the header and frame would drop some.

@@ -419,3 +419,44 @@ def test_prompt_usage_file_must_have_the_documented_shape(tmp_path: Path, capsys
     assert main(["prompt", "--usage", "/dev/zero", str(tmp_path / "skills")]) == 2
     (tmp_path / "u.json").write_text('{"usage": {"alpha": 3}, "pins": ["alpha"]}')
     assert main(["prompt", "--usage", str(tmp_path / "u.json"), str(tmp_path / "skills")]) == 0
+
+
+GREEDY = CLAUDE_LIKE.replace('model = "drop-descriptions"', 'model = "keep-by-priority"')
+
+
+def test_keep_by_priority_keeps_a_later_shorter_description(tmp_path: Path) -> None:
+    # Over budget, names stay; descriptions are kept in priority order while what each adds
+    # still fits: the long one goes, the short ones after it stay (not: drop from the end).
+    root = tmp_path / "skills"
+    skill(root, "aaa", "a" * 20)
+    skill(root, "bbb", "b" * 300)
+    skill(root, "ccc", "c" * 10)
+    skill(root, "ddd", "d" * 10)
+    m = model(tmp_path, GREEDY, root)
+    r = m.compute(BudgetSettings(budget_chars=120))
+    assert {e.name: e.outcome for e in r.entries} == {
+        "aaa": "full",
+        "bbb": "name-only",
+        "ccc": "full",
+        "ddd": "full",
+    }
+    assert r.warnings and "1 descriptions dropped" in r.warnings[0]
+    # Usage decides before listing order: the most used keeps its description.
+    r = m.compute(BudgetSettings(budget_chars=80, usage={"ddd": 5.0}))
+    outcomes = {e.name: e.outcome for e in r.entries}
+    assert outcomes["ddd"] == "full" and outcomes["bbb"] == "name-only"
+
+
+def test_display_width_measure_counts_wide_characters_twice(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "cjk", "日本語のスキル説明")  # 9 characters, 18 cells
+    wide = GREEDY.replace("[tier1.budget]\n", '[tier1.budget]\nmeasure = "display-width"\n')
+    chars = model(tmp_path, GREEDY, root).compute(BudgetSettings(budget_chars=10_000))
+    cells = model(tmp_path, wide, root).compute(BudgetSettings(budget_chars=10_000))
+    assert chars.text == cells.text
+    entry = "- cjk: 日本語のスキル説明"
+    # the frame counts in both; the entry counts 9 more cells than characters
+    fits_chars = model(tmp_path, GREEDY, root).compute(BudgetSettings(budget_chars=len(chars.text)))
+    assert fits_chars.entries[0].outcome == "full"
+    over = model(tmp_path, wide, root).compute(BudgetSettings(budget_chars=len(chars.text)))
+    assert over.entries[0].outcome == "name-only", entry

@@ -20,6 +20,7 @@ from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
 from skillprism.core.ordering import casefold_key, locale_key
+from skillprism.core.textwidth import display_width
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
 OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
@@ -261,6 +262,8 @@ class Tier1Model:
             else {}
         )
         self.counter = counter or EstimateCounter()
+        # What the budget counts an entry by: characters, or terminal cells.
+        self._size = display_width if self.spec.budget.measure == "display-width" else len
         self._token_cache: dict[str, int] = {}
         self._render_cache: dict[tuple[str, int], str] = {}
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
@@ -314,9 +317,9 @@ class Tier1Model:
         # The listing is header, entries and footer joined by the separator (empty parts left
         # out); `_frame` is what header and footer add, each with its separator.
         self._frame_pieces = [p for p in (self.spec.header, self.spec.footer) if p]
-        self._frame = sum(len(p) for p in self._frame_pieces) + len(self.spec.separator) * len(
-            self._frame_pieces
-        )
+        self._frame = sum(self._size(p) for p in self._frame_pieces) + len(
+            self.spec.separator
+        ) * len(self._frame_pieces)
         marker = "\x00description\x00"
         for item in self.items:
             values = self._values(item)
@@ -412,12 +415,17 @@ class Tier1Model:
         return cached
 
     def _cut_len(self, item: _Prepared, keep: int) -> int:
-        """len(self._cut(item, keep)) without building the string where that is exact."""
+        """The budget size of self._cut(item, keep) (its length, or its display width), without
+        building the string where that is exact."""
         if keep >= len(item.description):
-            return len(item.full_text)
-        if self.spec.escape == "none" and (item.pre or item.post):
+            return self._size(item.full_text)
+        if self._size is len and self.spec.escape == "none" and (item.pre or item.post):
             return len(item.pre) + keep + len(item.post)
-        return len(self._cut(item, keep))
+        return self._size(self._cut(item, keep))
+
+    def _name_len(self, item: _Prepared) -> int:
+        """The budget size of the entry without its description."""
+        return self._size(item.name_text)
 
     def tokens(self, text: str) -> int:
         n = self._token_cache.get(text)
@@ -500,14 +508,14 @@ class Tier1Model:
             keep[i] = full_len
             if override == "name-only":
                 state[i], reason[i] = "name-only", "override name-only"
-                total += len(item.name_text) + sep
+                total += self._name_len(item) + sep
             elif cap and full_len > cap:
                 keep[i] = cap
                 state[i] = "shortened"
                 reason[i] = f"description cut to the {cap:,}-character entry cap"
                 total += self._cut_len(item, cap) + sep
             else:
-                total += len(item.full_text) + sep
+                total += self._cut_len(item, full_len) + sep
         if listed or (b.count_frame and self._frame_pieces):
             total -= sep
         warnings: list[str] = []
@@ -579,7 +587,7 @@ class Tier1Model:
                 if total <= limit:
                     break
                 item = items[i]
-                total -= self._cut_len(item, keep[i]) - len(item.name_text)
+                total -= self._cut_len(item, keep[i]) - self._name_len(item)
                 state[i] = "name-only"
                 reason[i] = "description dropped: the listing is over its budget"
                 dropped += 1
@@ -598,6 +606,45 @@ class Tier1Model:
                     f"the listing is {total - limit:,} characters over budget even with names only"
                 )
             return total
+        if b.model == "keep-by-priority":
+            # Names always stay. Name-only overrides and pinned skills keep their entry as it
+            # is; the rest, most-used first (ties: listing order), each keep their description
+            # only if the characters it adds still fit: a later, shorter one can fit after a
+            # longer one did not.
+            usage, pins = settings.usage, settings.pins
+            fixed = {i for i in listed if state[i] == "name-only" or items[i].name in pins}
+            rest = [i for i in listed if i not in fixed]
+            if not rest:
+                return total
+            used = frame + sep * len(listed) - (sep if (listed or has_frame) else 0)
+            for i in listed:
+                used += self._cut_len(items[i], keep[i]) if i in fixed else self._name_len(items[i])
+            room = limit - used
+            rest.sort(key=lambda i: -usage.get(items[i].name, 0.0))
+            dropped = 0
+            for i in rest:
+                extra = self._cut_len(items[i], keep[i]) - self._name_len(items[i])
+                if extra <= room:
+                    room -= extra
+                else:
+                    state[i] = "name-only"
+                    reason[i] = "description dropped: it no longer fits the listing's budget"
+                    dropped += 1
+            if b.warning:
+                warnings.append(
+                    b.warning.format(
+                        chars=chars,
+                        dropped=dropped,
+                        shown=len(listed),
+                        total=len(listed),
+                        limit=limit,
+                    )
+                )
+            if room < 0:
+                warnings.append(
+                    f"the listing is {-room:,} characters over budget even with names only"
+                )
+            return limit - room
         if b.model == "trim-then-omit":
             # Cut every description to the longest common length L that fits; if even empty
             # descriptions do not fit, leave skills out from the end of the order.
@@ -668,7 +715,9 @@ class Tier1Model:
             for i in listed:
                 item = items[i]
                 size = (
-                    len(item.name_text) if state[i] == "name-only" else self._cut_len(item, keep[i])
+                    self._name_len(item)
+                    if state[i] == "name-only"
+                    else self._cut_len(item, keep[i])
                 )
                 if running + size <= limit:
                     running += size + sep

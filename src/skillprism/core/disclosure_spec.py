@@ -18,8 +18,16 @@ EMPTY = ("omit", "frame")
 ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load")
 SCOPE_THEN = ("catalog", "name")
 LINE_BREAKS = ("fold", "keep")
-BUDGET_MODELS = ("none", "drop-descriptions", "trim-then-omit", "exclude-overflow")
+BUDGET_MODELS = (
+    "none",
+    "drop-descriptions",
+    "keep-by-priority",
+    "trim-then-omit",
+    "exclude-overflow",
+)
 LIMIT_UNITS = ("chars", "tokens")
+# What the budget counts: characters, or terminal cells (core/textwidth.py: wide characters two).
+MEASURES = ("chars", "display-width")
 KNOBS = ("overrides", "budget_fraction", "budget_chars", "entry_cap_chars", "disabled_skills")
 SETTINGS_FORMATS = ("json", "toml")
 CONSENT = ("none", "first-activation")
@@ -41,6 +49,7 @@ class BudgetSpec:
     tie_order: str = "last-listed dropped first"
     count_frame: bool = True  # whether the listing's fixed header/footer count against the limit
     cut_suffix: str = ""  # appended to a description cut at entry_cap_chars (within the cap)
+    measure: str = "chars"  # how an entry's size is counted against the limit (MEASURES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,10 +271,14 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         tie_order=b.get("tie_order", str, db.tie_order),
         count_frame=b.get("count_frame", bool, db.count_frame),
         cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
+        measure=b.get("measure", str, db.measure, MEASURES),
     )
     b.check_unknown()
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
+    if budget.measure != "chars" and budget.model == "trim-then-omit":
+        # trimming finds one common description length, which only a count of characters gives
+        raise b.fail("measure", 'trim-then-omit counts characters; use measure = "chars"')
     escape_fields = t1.strings("escape_fields", d1.escape_fields)
     for i, f in enumerate(escape_fields):
         if f not in ESCAPE_FIELDS:

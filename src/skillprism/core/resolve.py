@@ -938,11 +938,10 @@ class _Evaluator:
             ctx = multiprocessing.get_context(self.start_method)
             preload = ["skillprism.core.resolve"]
             if self.security:
-                # Loaded once here, not once per worker: forked workers inherit it, a fork
-                # server preloads it.
+                # A fork server loads the security pass once for every worker it starts. A
+                # forked pool does not: loading it here, before the fork, would hold up the
+                # walk; each process loads what its first script or secret needs, when it needs it.
                 preload.append("skillprism.core.security.preload")
-                if self.start_method == "fork":
-                    import skillprism.core.security.preload  # noqa: F401
             if self.start_method == "forkserver":
                 ctx.set_forkserver_preload(preload)
             self.pool = ctx.Pool(self.processes, initializer=_pool_init, initargs=(self.profile,))

@@ -709,12 +709,12 @@ def scan_skill(
     from the skill is executed, imported or fetched. `skill_text`, when the caller already read
     the skill file, is used instead of reading it again."""
     sink = Sink(skill_dir, limits)
-    files = walk_skill(skill_dir, limits)
     prefix = os.path.join(skill_dir, "")
     if skill_file.startswith(prefix):
         skill_rel = skill_file[len(prefix) :].replace(os.sep, "/")
     else:
         skill_rel = os.path.relpath(skill_file, skill_dir).replace(os.sep, "/")
+    files = walk_skill(skill_dir, limits, skill_rel if skill_text is not None else "")
     for rel, why in files.limited:
         sink.limited(rel, why)
     for item in files.items:

@@ -125,8 +125,9 @@ def _resolve_link(skill_dir: str, rel_path: str) -> tuple[str, bool]:
     return first, True  # a loop: treat as leaving, it cannot be read safely
 
 
-def walk_skill(skill_dir: str, limits: SecurityLimits) -> SkillFiles:
-    """Every entry below `skill_dir` (sorted, depth-first) within the limits."""
+def walk_skill(skill_dir: str, limits: SecurityLimits, known: str = "") -> SkillFiles:
+    """Every entry below `skill_dir` (sorted, depth-first) within the limits. The file at relative
+    path `known` (the skill file, which the caller has read already) is listed but not read."""
     out = SkillFiles(skill_dir)
     budget = limits.max_total_bytes
     stack: list[tuple[str, str, int]] = [(skill_dir, "", 0)]
@@ -168,6 +169,9 @@ def walk_skill(skill_dir: str, limits: SecurityLimits) -> SkillFiles:
                 return out
             if not regular:
                 out.items.append(FileItem(rel, entry.path, "special", error="not a regular file"))
+                continue
+            if rel == known:
+                out.items.append(FileItem(rel, entry.path, "file"))
                 continue
             got = _read(entry.path, limits.max_file_bytes, limits.sniff_bytes, budget)
             if isinstance(got, str):

@@ -460,3 +460,15 @@ def test_display_width_measure_counts_wide_characters_twice(tmp_path: Path) -> N
     assert fits_chars.entries[0].outcome == "full"
     over = model(tmp_path, wide, root).compute(BudgetSettings(budget_chars=len(chars.text)))
     assert over.entries[0].outcome == "name-only", entry
+
+
+def test_keep_by_priority_costs_a_name_only_override_as_its_name(tmp_path: Path) -> None:
+    # An override to name-only lists just the name; only that counts against the budget.
+    root = tmp_path / "skills"
+    skill(root, "aaa", "a" * 100)
+    skill(root, "bbb", "b" * 100)
+    m = model(tmp_path, GREEDY, root)
+    full = m.compute(BudgetSettings(budget_chars=10_000)).used_chars
+    names_only = full - 100  # bbb's description gone
+    r = m.compute(BudgetSettings(budget_chars=names_only, overrides={"bbb": "name-only"}))
+    assert {e.name: e.outcome for e in r.entries} == {"aaa": "full", "bbb": "name-only"}

@@ -34,6 +34,12 @@ def skill(
     return d
 
 
+def show(qtbot, w: MainWindow, key: str, line: int = 0) -> None:  # type: ignore[no-untyped-def]
+    """Select skill `key` and wait for its pages, which are prepared in the background."""
+    with qtbot.waitSignal(w.sig_skill_shown, timeout=20000):
+        w.select_skill(key, line)
+
+
 @pytest.fixture
 def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
     created: list[MainWindow] = []
@@ -79,11 +85,11 @@ def test_problems_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # ty
     qtmodeltester.check(model, force_py=True)
 
 
-def test_selecting_a_skill_shows_its_preview(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_selecting_a_skill_shows_its_preview(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     skill(root, "alpha", "Alpha does the first thing.")
     w = window([str(root)])
-    w.select_skill(str(root / "alpha" / "SKILL.md"))
+    show(qtbot, w, str(root / "alpha" / "SKILL.md"))
     assert "Alpha does the first thing." in w.overview.toPlainText()
     assert "Body of alpha." in w.overview.toPlainText()
     assert w.source.toPlainText().startswith("---\nname: alpha")
@@ -95,7 +101,7 @@ def test_writing_a_skill_updates_tree_preview_and_problems(window, qtbot, tmp_pa
     skill(root, "alpha")
     w = window([str(root)])
     key = str(root / "alpha" / "SKILL.md")
-    w.select_skill(key)
+    show(qtbot, w, key)
     assert w.problems_model.rowCount() == 0
     # An edit on disk: a new field the spec does not know, and a new skill.
     (root / "alpha" / "SKILL.md").write_text(
@@ -157,14 +163,14 @@ def test_selection_survives_a_manual_reload(window, qtbot, tmp_path) -> None:  #
         skill(root, n)
     w = window([str(root)])
     key = str(root / "beta" / "SKILL.md")
-    w.select_skill(key)
+    show(qtbot, w, key)
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=10000):
         w.reload()
     assert w.selected_key == key
     assert w.tree.currentIndex().data(KEY_ROLE) == key
 
 
-def test_filter_matches_all_words_and_states(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_filter_matches_all_words_and_states(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     skill(root, "pdf-tools", "Extracts text from PDF files.")
     skill(root, "csv-tools", "Cleans CSV files.")
@@ -179,13 +185,15 @@ def test_filter_matches_all_words_and_states(window, tmp_path) -> None:  # type:
                 out.add(w.proxy.index(c, 0, ridx).data())
         return out
 
+    # The worker answers each change from its index a moment later.
     w.filter_edit.setText("files text")
-    assert visible() == {"pdf-tools"}
+    qtbot.waitUntil(lambda: visible() == {"pdf-tools"}, timeout=5000)
     w.filter_edit.setText("")
     w.state_filter.setCurrentIndex(w.state_filter.findData("error"))
-    assert visible() == {"Bad_Name"}
+    qtbot.waitUntil(lambda: visible() == {"Bad_Name"}, timeout=5000)
     w.state_filter.setCurrentIndex(0)
-    assert visible() == {"pdf-tools", "csv-tools", "Bad_Name"}
+    qtbot.waitUntil(lambda: visible() == {"pdf-tools", "csv-tools", "Bad_Name"}, timeout=5000)
+    assert not w.proxy.active
 
 
 def test_switching_profile_changes_which_copy_is_shadowed(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -235,7 +243,7 @@ def test_a_dropped_folder_becomes_a_root(window, qtbot, tmp_path) -> None:  # ty
     assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
 
 
-def test_problem_activation_selects_skill_and_line(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_problem_activation_selects_skill_and_line(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     skill(root, "alpha", extra="bogus: 1\n")
     w = window([str(root)])
@@ -244,13 +252,14 @@ def test_problem_activation_selects_skill_and_line(window, tmp_path) -> None:  #
         for r in range(w.problems_proxy.rowCount())
         if w.problems_proxy.index(r, 1).data() == "SP216"
     )
-    w._on_problem_activated(w.problems_proxy.index(row, 0))
+    with qtbot.waitSignal(w.sig_skill_shown, timeout=10000):
+        w._on_problem_activated(w.problems_proxy.index(row, 0))
     assert w.selected_key == str(root / "alpha" / "SKILL.md")
     assert w.tabs.currentWidget() is w.source
     assert w.source.textCursor().blockNumber() + 1 == 4  # the line of 'bogus:'
 
 
-def test_hostile_inputs_open_without_crash(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_inputs_open_without_crash(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     (root / "bomb").mkdir(parents=True)
     lol = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
@@ -269,7 +278,7 @@ def test_hostile_inputs_open_without_crash(window, tmp_path) -> None:  # type: i
     os.mkfifo(root / "fifo-skill" / "SKILL.md") if (root / "fifo-skill").mkdir() is None else None
     w = window([str(root)])
     for s in w.catalog.skills:
-        w.select_skill(s.key)  # none of them breaks the window
+        show(qtbot, w, s.key)  # none of them breaks the window
     from skillprism.gui.preview import overview_html
 
     skill = next(s for s in w.catalog.skills if s.name == "html")
@@ -333,13 +342,13 @@ def test_export_report_writes_html_and_markdown(window, qtbot, tmp_path) -> None
         assert "changelog-writer" in text and "<script" not in text
 
 
-def test_reference_links_in_previews_follow_tier3(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_reference_links_in_previews_follow_tier3(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     d = skill(root, "alpha")
     (d / "references").mkdir()
     (d / "references" / "notes.md").write_text("Some notes.\n", encoding="utf-8")
     w = window([str(root)])
-    w.select_skill(str(d / "SKILL.md"))
+    show(qtbot, w, str(d / "SKILL.md"))
     w._on_link(QUrl("references/notes.md"))
     assert w.tabs.currentWidget() is w.files_view
     text = w.files_view.toPlainText()

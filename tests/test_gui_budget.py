@@ -1,4 +1,6 @@
-"""The budget view follows its controls exactly as the engine computes."""
+"""The budget view follows its controls exactly as the engine computes. The view asks for each
+listing (`sig_inputs_changed`); here it is answered at once through a Workspace, as the window's
+controller does in its worker."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
+from skillprism.app.workspace import Workspace
 from skillprism.core.disclose import BudgetSettings, Tier1Model
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
@@ -24,15 +27,29 @@ def make_skills(root: Path, n: int) -> None:
         )
 
 
+def wired(view: BudgetView, tmp_path: Path, root: Path, profile: str) -> Workspace:
+    """Answer the view's requests through a Workspace (the window's controller does the same in
+    its worker thread) and show it the catalog."""
+    ws = Workspace(str(tmp_path), [str(root)], [profile], home=str(tmp_path / "home"))
+
+    def answer(inputs: object) -> None:
+        settings, unread = ws.budget_settings(profile, inputs)  # type: ignore[arg-type]
+        view.show_result(ws.tier1_model(profile).compute(settings), unread)
+
+    view.sig_inputs_changed.connect(answer)
+    view.set_catalog(ws.catalog(profile))
+    view.recompute()
+    return ws
+
+
 def test_moving_the_context_window_changes_name_only_skills_as_the_engine_does(
     qtbot, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     make_skills(root, 60)
-    catalog = build_catalog(load_profile("claude-code"), [str(root)])
     view = BudgetView()
     qtbot.addWidget(view)
-    view.set_catalog(catalog, str(tmp_path))
+    catalog = wired(view, tmp_path, root, "claude-code").catalog("claude-code")
     engine = Tier1Model(catalog)
     for label in ("8k", "32k", "200k (Claude)", "1M"):
         view.context.setCurrentIndex(view.context.findText(label))
@@ -51,10 +68,9 @@ def test_moving_the_context_window_changes_name_only_skills_as_the_engine_does(
 def test_overrides_usage_and_fixed_budget(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     make_skills(root, 5)
-    catalog = build_catalog(load_profile("claude-code"), [str(root)])
     view = BudgetView()
     qtbot.addWidget(view)
-    view.set_catalog(catalog, str(tmp_path))
+    wired(view, tmp_path, root, "claude-code")
     view.set_override("skill-001", "off")
     view.set_override("skill-002", "name-only")
     got = {e.name: e.outcome for e in view._result.entries}
@@ -63,8 +79,8 @@ def test_overrides_usage_and_fixed_budget(qtbot, tmp_path) -> None:  # type: ign
     assert view._result.limit_chars == 400
     view.set_usage("skill-000", 100)
     got = {e.name: e.outcome for e in view._result.entries}
-    # Claude Code drops descriptions least-used first: the used skill keeps its own while the
-    # others lose theirs.
+    # Claude Code keeps descriptions most-used first while they fit: the used skill keeps its
+    # own while the others lose theirs.
     assert got["skill-000"] == "full"
     assert "name-only" in [v for k, v in got.items() if k != "skill-000"]
 
@@ -74,7 +90,7 @@ def test_recompute_follows_a_moving_control_quickly(qtbot, tmp_path) -> None:  #
     make_skills(root, 300)
     view = BudgetView()
     qtbot.addWidget(view)
-    view.set_catalog(build_catalog(load_profile("codex"), [str(root)]), str(tmp_path))
+    wired(view, tmp_path, root, "codex")
     limits = []
     for i in range(view.context.count() - 1):
         view.context.setCurrentIndex(i)

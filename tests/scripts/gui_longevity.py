@@ -84,18 +84,30 @@ def main() -> int:
     window.show()
     state = {"highlighted": 0, "selected": 0}
 
+    queue: list[str] = []
+
     def run(_catalog: object) -> None:
+        # Each skill's pages are prepared in the background: select the next one once the last
+        # one is on screen (highlighted), so every selection really highlights.
         window.sig_catalog_applied.disconnect(run)
         keys = [s.key for s in window.catalog.skills]  # type: ignore[union-attr]
         long_key = next(k for k in keys if "long-skill" in k)
-        window.select_skill(long_key)
-        app.processEvents()
-        state["highlighted"] = window.source.document().blockCount()
-        for key in [k for k in keys if k != long_key][:ORDINARY]:
-            window.select_skill(key)
-            app.processEvents()
+        queue.extend([long_key, *[k for k in keys if k != long_key][:ORDINARY]])
+        window.sig_skill_shown.connect(shown)
+        window.select_skill(queue[0])
+
+    def shown(key: str) -> None:
+        if key != queue[0]:
+            return
+        queue.pop(0)
+        if "long-skill" in key:
+            state["highlighted"] = window.source.document().blockCount()
+        else:
             state["selected"] += 1
-        QTimer.singleShot(0, app.quit)
+        if queue:
+            window.select_skill(queue[0])
+        else:
+            QTimer.singleShot(0, app.quit)
 
     window.sig_catalog_applied.connect(run)
     QTimer.singleShot(0, window.reload)

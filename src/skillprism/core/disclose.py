@@ -618,7 +618,10 @@ class Tier1Model:
                 return total
             used = frame + sep * len(listed) - (sep if (listed or has_frame) else 0)
             for i in listed:
-                used += self._cut_len(items[i], keep[i]) if i in fixed else self._name_len(items[i])
+                pinned_full = i in fixed and state[i] != "name-only"
+                used += (
+                    self._cut_len(items[i], keep[i]) if pinned_full else self._name_len(items[i])
+                )
             room = limit - used
             rest.sort(key=lambda i: -usage.get(items[i].name, 0.0))
             dropped = 0

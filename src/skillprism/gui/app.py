@@ -317,11 +317,16 @@ def run_gui(
             app.quit()
 
         def done(_catalog: object) -> None:
+            window.sig_catalog_applied.disconnect(done)
+            first = None
             if window.selected_key == "" and window.catalog is not None:
                 first = next((s for s in window.catalog.skills if s.active), None)
-                if first is not None:
-                    window.select_skill(first.key)
-            QTimer.singleShot(150, grab)
+            if first is None:
+                QTimer.singleShot(150, grab)
+                return
+            # the skill's pages are prepared in the background: take the picture once shown
+            window.sig_skill_shown.connect(lambda _key: QTimer.singleShot(150, grab))
+            window.select_skill(first.key)
 
         def failed(_message: str) -> None:
             outcome["code"] = 1

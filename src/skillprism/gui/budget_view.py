@@ -1,11 +1,11 @@
 """The budget view: what the selected runtime puts in the prompt for this skill set, and what its
-budget keeps of each skill. Moving a control recomputes through core's Tier1Model (prepared once
-per catalog), so it follows the control; the long listing text is refreshed a moment later."""
+budget keeps of each skill. Moving a control asks for the listing again (`sig_inputs_changed`);
+the window's controller computes it in the background through the Workspace (the runtime's own
+settings files merged by the same rule as the CLI's) and hands the result to `show_result`."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import replace
+import html
 from typing import Any
 
 from PySide6.QtCore import (
@@ -40,8 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from skillprism.app.workspace import BudgetInputs
 from skillprism.core.catalog import Catalog
-from skillprism.core.disclose import OVERRIDES, BudgetSettings, Tier1Model, Tier1Result
+from skillprism.core.disclose import OVERRIDES, Tier1Result
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
@@ -203,13 +204,13 @@ class BudgetBar(QWidget):
 class BudgetView(QWidget):
     sig_select_skill = Signal(str)
     """The user asked to see a skill (double-click on a row)."""
+    sig_inputs_changed = Signal(object)
+    """A control changed: the listing is wanted for these BudgetInputs."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model: Tier1Model | None = None
         self.catalog: Catalog | None = None
-        self.project = ""
-        self._runtime: BudgetSettings = BudgetSettings()
+        self._result: Tier1Result | None = None
         self._problems: list[str] = []
         self.context = QComboBox(editable=True)
         for label, value in CONTEXT_PRESETS:
@@ -297,52 +298,49 @@ class BudgetView(QWidget):
 
     # --- data -------------------------------------------------------------------------------------
 
-    def set_catalog(self, catalog: Catalog | None, project: str = "") -> None:
-        from skillprism.core.runtime_settings import apply_runtime_settings
-
+    def set_catalog(self, catalog: Catalog | None) -> None:
+        """A new catalog is shown; its listing follows through `show_result`."""
         self.catalog = catalog
-        self.project = project or self.project
-        self.model = Tier1Model(catalog) if catalog is not None else None
-        if catalog is not None:
-            self._runtime, self._problems = apply_runtime_settings(
-                catalog.profile.disclosure.settings,
-                BudgetSettings(),
-                project=self.project,
-                home=os.path.expanduser("~"),
-                env=os.environ,
-            )
-        self.recompute()
+        if catalog is None:
+            self.show_result(None, [])
 
-    def settings(self) -> BudgetSettings:
+    def inputs(self) -> BudgetInputs:
+        """What the controls say, for the Workspace's budget rule."""
         text = self.context.currentText().strip()
         value = self.context.currentData()
         if self.context.findText(text) < 0 or value is None:
             digits = "".join(c for c in text if c.isdigit())
             value = int(digits) if digits else 0
-        base = self._runtime
-        overrides = {**base.overrides, **self.outcomes.overrides}
-        return replace(
-            base,
+        return BudgetInputs(
             context_window=int(value),
-            budget_fraction=self.fraction.value() or base.budget_fraction,
-            budget_chars=self.fixed.value() or base.budget_chars,
-            overrides=overrides,
-            usage={**base.usage, **self.outcomes.usage},
+            budget_chars=self.fixed.value() or None,
+            budget_fraction=None if self.fixed.value() else (self.fraction.value() or None),
+            usage=dict(self.outcomes.usage),
+            overrides=dict(self.outcomes.overrides),
         )
 
-    def recompute(self, *_args: Any) -> Tier1Result | None:
-        if self.model is None:
-            self.outcomes.set_result(None)
-            self.bar.set_result(None)
-            self.summary.setText("No skills loaded.")
-            self.text.setPlainText("")
-            return None
-        result = self.model.compute(self.settings())
+    def recompute(self, *_args: Any) -> None:
+        """Ask for the listing under the current controls."""
+        if self.catalog is not None:
+            self.sig_inputs_changed.emit(self.inputs())
+
+    def show_failure(self, message: str) -> None:
+        self.summary.setText(f"<span style='color:#d23b3b'>{html.escape(message)}</span>")
+
+    def show_result(self, result: Tier1Result | None, unread: list[str]) -> None:
+        """Show a computed listing (None: nothing loaded) and the settings files that could not
+        be read."""
         self._result = result
+        self._problems = list(unread)
         self.outcomes.set_result(result)
         self.bar.set_result(result)
+        if result is None:
+            self.summary.setText("No skills loaded.")
+            self.text.setPlainText("")
+            return
+        title = self.catalog.profile.title if self.catalog is not None else ""
         lines = [
-            f"<b>{self.model.profile.title}</b>: {result.used_chars:,} characters in the listing"
+            f"<b>{html.escape(title)}</b>: {result.used_chars:,} characters in the listing"
             + (
                 f" of a {result.limit_chars:,}-character budget"
                 if result.limit_chars is not None
@@ -356,26 +354,29 @@ class BudgetView(QWidget):
             + f"; token counts by {result.counter}."
         ]
         for w in result.warnings:
-            lines.append(f"<span style='color:#b7791f'>Runtime warning: {w}</span>")
+            lines.append(f"<span style='color:#b7791f'>Runtime warning: {html.escape(w)}</span>")
         applied = result.settings_applied or ("none found",)
-        lines.append("Runtime settings applied: " + "; ".join(applied))
+        lines.append("Runtime settings applied: " + html.escape("; ".join(applied)))
         for problem in self._problems:
-            lines.append(f"<span style='color:#d23b3b'>Settings problem: {problem}</span>")
+            lines.append(
+                f"<span style='color:#d23b3b'>Settings problem: {html.escape(problem)}</span>"
+            )
         lines.append(
-            "<span style='color:gray'>Assumptions: " + "; ".join(result.assumptions) + "</span>"
+            "<span style='color:gray'>Assumptions: "
+            + html.escape("; ".join(result.assumptions))
+            + "</span>"
         )
         self.summary.setText("<br>".join(lines))
         self._text_timer.start()
-        return result
 
     def _show_text(self) -> None:
-        result = getattr(self, "_result", None)
+        result = self._result
         self.text.setPlainText(result.text if result is not None else "")
 
     # --- actions ------------------------------------------------------------------------------------
 
     def _copy(self) -> None:
-        result = getattr(self, "_result", None)
+        result = self._result
         if result is not None:
             QGuiApplication.clipboard().setText(result.text)
 

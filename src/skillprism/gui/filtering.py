@@ -1,5 +1,4 @@
-"""Filtering the skill tree: AND of words over name and description, and a state filter.
-Recursive, so a root stays while any of its skills matches; a skill's files follow the skill."""
+"""Filtering the skill tree by a set of matching skill keys, prepared in the background."""
 
 from __future__ import annotations
 
@@ -7,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
 
-from skillprism.gui.tree_model import KIND_ROLE, SEARCH_ROLE, STATE_ROLE
+from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE
 
 
 def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
@@ -23,39 +22,36 @@ def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
 
 
 class SkillFilterProxy(QSortFilterProxyModel):
+    """Shows the skills whose keys the worker found matching (app/filter_index.py): recursive,
+    so a root stays while any of its skills matches; a skill's files follow the skill. The GUI
+    thread only looks keys up in a set."""
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._terms: list[str] = []
-        self._states: frozenset[str] = frozenset()
+        self._matches: frozenset[str] | None = None
         self.setRecursiveFilteringEnabled(True)
 
-    def set_text(self, text: str) -> None:
-        change_filter(self, lambda: setattr(self, "_terms", text.lower().split()))
-
-    def set_states(self, states: frozenset[str]) -> None:
-        """Show only skills in `states` (empty = every state)."""
-        change_filter(self, lambda: setattr(self, "_states", states))
+    def set_matches(self, keys: frozenset[str] | None) -> None:
+        """Show only the skills with these keys (None = every skill)."""
+        if keys == self._matches:
+            return
+        change_filter(self, lambda: setattr(self, "_matches", keys))
 
     @property
     def active(self) -> bool:
-        return bool(self._terms or self._states)
-
-    def _skill_matches(self, index: QModelIndex) -> bool:
-        if self._states and index.data(STATE_ROLE) not in self._states:
-            return False
-        text = index.data(SEARCH_ROLE) or ""
-        return all(term in text for term in self._terms)
+        return self._matches is not None
 
     def filterAcceptsRow(
         self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
     ) -> bool:
-        if not self.active:  # checked first: called for every row the view lays out
+        matches = self._matches
+        if matches is None:  # checked first: called for every row the view lays out
             return True
         model = self.sourceModel()
         index = model.index(source_row, 0, source_parent)
         kind = index.data(KIND_ROLE)
         if kind == "skill":
-            return self._skill_matches(index)
+            return index.data(KEY_ROLE) in matches
         if kind == "file":
-            return self._skill_matches(source_parent)  # type: ignore[arg-type]
+            return source_parent.data(KEY_ROLE) in matches
         return False  # a root shows through its matching skills (recursive filtering)

@@ -6,7 +6,6 @@ import html
 import os
 import shlex
 import subprocess
-import threading
 import time
 from typing import Any
 
@@ -34,12 +33,16 @@ from PySide6.QtWidgets import (
 )
 
 from skillprism import APP_NAME, __version__
+from skillprism.app.filter_index import FilterQuery
+from skillprism.app.workspace import BudgetInputs
 from skillprism.core.catalog import STATES, Catalog, SkillEntry
+from skillprism.core.display import display_path
 from skillprism.gui.browser import SafeBrowser
+from skillprism.gui.controller import Controller, Loaded, OpenSpec, Preview
 from skillprism.gui.filtering import SkillFilterProxy
 from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFilter, ProblemsModel
-from skillprism.gui.service import CatalogService, LoadResult, WatchBridge
+from skillprism.gui.service import WatchBridge
 from skillprism.gui.source_view import SourceView
 from skillprism.gui.table_view import PlaceholderTableView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
@@ -50,11 +53,21 @@ MAX_RECENT = 10
 TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".rst"}
 
 
+def _folder_label(path: str) -> str:
+    """A folder as the title bar names it: the home folder as ~, odd characters spelled out."""
+    home = os.path.expanduser("~")
+    if path == home or path.startswith(home + os.sep):
+        path = "~" + path[len(home) :]
+    return display_path(path)
+
+
 class MainWindow(QMainWindow):
     sig_catalog_applied = Signal(object)
     """A new Catalog is shown (tree, problems and preview are up to date)."""
     sig_scan_failed = Signal(str)
     """Building the catalog failed; the message says why."""
+    sig_skill_shown = Signal(str)
+    """The pages of the selected skill (its key) are on screen."""
     sig_report_written = Signal(str, str)
     """An exported report is written (path, "") or failed (path, error)."""
 
@@ -72,15 +85,25 @@ class MainWindow(QMainWindow):
         self._last_refresh = ""
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
-        self.service = CatalogService(self)
+        self.install_into = ""  # "" as laid out; "personal" / "project": as installed there
+        self.controller = Controller(self)
         self.watch = WatchBridge(self)
         self._reload_timer = QTimer(self, singleShot=True, interval=0)
+        self._filter_timer = QTimer(self, singleShot=True, interval=30)
+        self._filter_timer.timeout.connect(self._request_filter)
         self._pending_changes: set[str] = set()
+        self._budget_dirty = True  # recomputed when the budget view is next shown
+        self._activation_dirty = True
+        self._shown_key = ""  # the skill whose pages are on screen
+        self._open_file = ""  # the file open in the Files tab ("" = the file list)
+        self._pending_line = 0  # a line to show once the selected skill's pages arrive
+        self._report_path = ""
+        self._index_size = 0
         self._build_ui()
         self._build_actions()
-        self.service.sig_loaded.connect(self._apply_result)
-        self.service.sig_failed.connect(self._on_failed)
-        self.service.sig_busy.connect(self._on_busy)
+        self.controller.sig_answer.connect(self._on_answer)
+        self.controller.sig_failed.connect(self._on_request_failed)
+        self.controller.sig_busy.connect(self._on_busy)
         self.watch.sig_changed.connect(self._on_files_changed)
         self.watch.sig_state.connect(lambda _m, _r: self._update_watch_label())
         self.live = True  # watch the folders for changes (off for one-shot screenshots)
@@ -123,6 +146,7 @@ class MainWindow(QMainWindow):
         lv.addWidget(self.tree, 1)
 
         self.tabs = QTabWidget()
+        self.tabs.currentChanged.connect(lambda _i: self._refresh_activation_if_shown())
         self.overview = SafeBrowser()
         self.overview.anchorClicked.connect(self._on_link)
         self.source = SourceView(dark=self.dark)
@@ -194,6 +218,7 @@ class MainWindow(QMainWindow):
 
         self.budget = BudgetView()
         self.budget.sig_select_skill.connect(self.select_skill)
+        self.budget.sig_inputs_changed.connect(self._request_budget)
         self.budget_dock = QDockWidget("Prompt Budget", self)
         self.budget_dock.setObjectName("budget-dock")
         self.budget_dock.setWidget(self.budget)
@@ -204,12 +229,18 @@ class MainWindow(QMainWindow):
 
         self.matrix = MatrixView()
         self.matrix.sig_select.connect(self.select_in_profile)
+        self.matrix.sig_compare_requested.connect(
+            lambda specs: self.controller.request("matrix", tuple(specs), self.budget.inputs())
+        )
         self.matrix_dock = QDockWidget("Compare Runtimes", self)
         self.matrix_dock.setObjectName("matrix-dock")
         self.matrix_dock.setWidget(self.matrix)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.matrix_dock)
         self.tabifyDockWidget(self.budget_dock, self.matrix_dock)
         self.problems_dock.raise_()
+        self.budget_dock.visibilityChanged.connect(
+            lambda shown: shown and self._request_budget_if_shown()
+        )
         self._docks_placed = False  # sized once the window is first shown (or restored)
 
         sb = self.statusBar()
@@ -343,18 +374,62 @@ class MainWindow(QMainWindow):
             return "No problems: every skill here passes this runtime's checks."
         return "No problems match the filter."
 
+    def spec(self) -> OpenSpec:
+        """What the window shows, as the controller's workspace needs it."""
+        return OpenSpec(self.project, tuple(self.roots), self.profile, self.install_into)
+
     def reload(self) -> None:
         """Rescan from scratch (F5): nothing cached is trusted."""
-        self.service.request(self.profile, self.roots, self.project, full=True)
+        self.controller.request("open", self.spec(), True)
+
+    def _open(self) -> None:
+        """Show the current folders and runtime (a new set, or another runtime of the same)."""
+        self.controller.request("open", self.spec(), False)
 
     def _on_busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
         if busy and self.catalog is None:
             self.counts_label.setText("Scanning…")
 
-    def _on_failed(self, message: str) -> None:
-        self.counts_label.setText(f"Scan failed: {message}")
-        self.sig_scan_failed.emit(message)
+    def _on_request_failed(self, kind: str, message: str) -> None:
+        if kind in ("open", "refresh"):
+            self.counts_label.setText(f"Scan failed: {message}")
+            self.sig_scan_failed.emit(message)
+        elif kind == "report":
+            self.sig_report_written.emit(self._report_path, message)
+        elif kind == "matrix":
+            self.matrix.show_failure(message)
+        elif kind == "tier1":
+            self.budget.show_failure(message)
+        else:
+            self.statusBar().showMessage(message, 8000)
+
+    def _on_answer(self, kind: str, result: object) -> None:
+        if kind in ("open", "refresh"):
+            self._apply_loaded(result)  # type: ignore[arg-type]
+        elif kind == "filter":
+            query, keys = result  # type: ignore[misc]
+            self._apply_filter(query, keys)
+        elif kind == "tier1":
+            self.budget.show_result(*result)  # type: ignore[misc]
+        elif kind == "matrix":
+            self.matrix.show_matrix(result)
+        elif kind == "report":
+            self.sig_report_written.emit(result, "")
+        elif kind == "preview":
+            self._apply_preview(result)
+
+    def _request_budget(self, inputs: BudgetInputs) -> None:
+        self._budget_dirty = False
+        self.controller.request("tier1", self.profile, inputs)
+
+    def _request_budget_if_shown(self) -> None:
+        """The budget listing is computed for a budget view that can be seen (or for a window
+        not shown at all); otherwise when it is next shown."""
+        if self.catalog is None or not self._budget_dirty:
+            return
+        if self.budget.isVisible() or not self.isVisible():
+            self._request_budget(self.budget.inputs())
 
     def _on_files_changed(self, paths: list[str]) -> None:
         self._pending_changes.update(paths)
@@ -363,7 +438,7 @@ class MainWindow(QMainWindow):
     def _reload_changed(self) -> None:
         changed = tuple(sorted(self._pending_changes))
         self._pending_changes.clear()
-        self.service.request(self.profile, self.roots, self.project, changed)
+        self.controller.request("refresh", self.spec(), changed)
 
     def _expanded_keys(self) -> set[str]:
         keys = set()
@@ -377,16 +452,23 @@ class MainWindow(QMainWindow):
                     keys.add(cidx.data(KEY_ROLE))
         return keys
 
-    def _apply_result(self, result: LoadResult) -> None:
+    def _apply_loaded(self, loaded: Loaded) -> None:
+        if loaded.spec != self.spec():
+            return  # the user has moved on (another runtime or folder) since this was asked
         first = self.catalog is None
         expanded = self._expanded_keys()
         scroll = self.tree.verticalScrollBar().value()
         key = self.selected_key
-        self.catalog = result.catalog
-        self.tree_model.set_catalog(result.catalog)
-        self.problems_model.set_catalog(result.catalog)
-        self.budget.set_catalog(result.catalog, self.project)
-        self.matrix.set_source(self.roots, self.project)
+        self.catalog = loaded.catalog
+        self._index_size = len(loaded.index)
+        self.tree_model.set_catalog(loaded.catalog)
+        self.problems_model.set_catalog(loaded.catalog)
+        self.budget.set_catalog(loaded.catalog)
+        self.matrix.set_catalog(loaded.catalog)
+        self._budget_dirty = True
+        self._request_budget_if_shown()
+        if self.proxy.active:
+            self._request_filter()  # the index is new: ask again for what matches
         if first:
             self.tree.expandToDepth(0)
         else:
@@ -396,11 +478,12 @@ class MainWindow(QMainWindow):
                     self.tree.expand(self.proxy.mapFromSource(src))
             self.tree.verticalScrollBar().setValue(scroll)
         self._select_key(key, keep_line=True)
-        self._update_status(result)
+        self._update_status(loaded)
+        self._update_title()
         if self.live:
             self.watch.watch(self._watch_paths())
         self._update_watch_label()
-        self.sig_catalog_applied.emit(result.catalog)
+        self.sig_catalog_applied.emit(loaded.catalog)
 
     def _watch_paths(self) -> list[str]:
         if self.catalog is None:
@@ -432,7 +515,15 @@ class MainWindow(QMainWindow):
             self.watch_label.setText("Not watching")
             self.watch_label.setToolTip(self.watch.reason)
 
-    def _update_status(self, result: LoadResult) -> None:
+    def _update_title(self) -> None:
+        shown = ", ".join(_folder_label(r) for r in self.roots[:3]) or "the runtime's own folders"
+        if len(self.roots) > 3:
+            shown += f" and {len(self.roots) - 3} more"
+        title = self.catalog.profile.title if self.catalog is not None else self.profile
+        view = {"personal": " (as installed: personal)", "project": " (as installed: project)"}
+        self.setWindowTitle(f"{shown}{view.get(self.install_into, '')} — {title} — {APP_NAME}")
+
+    def _update_status(self, result: Loaded) -> None:
         cat = result.catalog
         s = cat.summary()
         st = s["status"]
@@ -446,6 +537,8 @@ class MainWindow(QMainWindow):
         self.refresh_label.setText(
             f"Refreshed {self._last_refresh} ({result.seconds * 1000:.0f} ms)"
         )
+        if result.warnings:
+            self.statusBar().showMessage("; ".join(result.warnings), 10000)
 
     # --- selection and preview -----------------------------------------------------------------------
 
@@ -464,10 +557,8 @@ class MainWindow(QMainWindow):
         self._show_key(key)
 
     def select_skill(self, key: str, line: int = 0) -> None:
+        self._pending_line = line  # applied with the skill's prepared pages
         self._select_key(key)
-        if line:
-            self.tabs.setCurrentWidget(self.source)
-            self.source.go_to_line(line)
 
     def select_in_profile(self, key: str, profile: str) -> None:
         """Show skill `key` under `profile` (switching the runtime when it differs)."""
@@ -501,6 +592,8 @@ class MainWindow(QMainWindow):
 
     def _show_nothing(self) -> None:
         self.selected_key = ""
+        self._shown_key = ""
+        self._open_file = ""
         text = (
             "Select a skill on the left to see its frontmatter, rendered instructions, source "
             "and files."
@@ -513,33 +606,65 @@ class MainWindow(QMainWindow):
         self.activation.show_skill(None, None)
 
     def _show_key(self, key: str) -> None:
+        """Show skill `key`: its pages are prepared in the background and applied when ready
+        (the same skill again, after a save, keeps the scroll positions and the open file)."""
         skill = self._skill(key)
         if skill is None:
             self._show_nothing()
             return
+        if key != self.selected_key:
+            self._open_file = ""
         self.selected_key = key
-        from skillprism.gui.preview import overview_html, source_text
+        self.controller.request("preview", skill, self.catalog, self.dark, self._open_file)
 
+    def _apply_preview(self, preview: Preview) -> None:
+        if preview.key != self.selected_key:
+            return
+        skill = self._skill(preview.key)
+        if skill is None:
+            return
+        same = preview.key == self._shown_key
+        overview_at = self.overview.verticalScrollBar().value()
+        source_at = self.source.verticalScrollBar().value()
+        files_at = self.files_view.verticalScrollBar().value()
         self.overview.set_allowed_root(skill.directory)
         self.files_view.set_allowed_root(skill.directory)
-        self.overview.setHtml(overview_html(skill, self.catalog, dark=self.dark))  # type: ignore[arg-type]
-        text, diags = source_text(skill)
-        self.source.set_source(text, diags)
-        self.activation.show_skill(self.catalog, skill)
-        self._show_file_list(skill)
+        self.overview.setHtml(preview.overview)
+        self.source.set_source(preview.source, preview.diagnostics)
+        self.files_view.setHtml(preview.file_page or preview.files)
+        self._shown_key = preview.key
+        if same:  # a save or a rescan of the skill shown: the reader stays where they were
+            self.overview.verticalScrollBar().setValue(overview_at)
+            self.source.verticalScrollBar().setValue(source_at)
+            self.files_view.verticalScrollBar().setValue(files_at)
+        self._activation_dirty = True
+        self._refresh_activation_if_shown()
+        if self._pending_line:
+            self.tabs.setCurrentWidget(self.source)
+            self.source.go_to_line(self._pending_line)
+            self._pending_line = 0
+        self.sig_skill_shown.emit(preview.key)
+
+    def _refresh_activation_if_shown(self) -> None:
+        """The Activate tab recomputes only when it is the tab shown."""
+        activation = getattr(self, "activation", None)
+        if (
+            activation is not None
+            and self.tabs.currentWidget() is activation
+            and self._activation_dirty
+        ):
+            self._activation_dirty = False
+            self.activation.show_skill(self.catalog, self._skill(self.selected_key))
 
     def _show_file_list(self, skill: SkillEntry) -> None:
-        from skillprism.gui.preview import files_html
-
-        self.files_view.setHtml(files_html(skill, dark=self.dark))
+        self._open_file = ""
+        self._show_key(skill.key)
 
     def _show_file(self, path: str) -> None:
-        skill = self._skill(self.selected_key)
-        if skill is None or not path:
+        if not path or self._skill(self.selected_key) is None:
             return
-        from skillprism.gui.preview import file_html
-
-        self.files_view.setHtml(file_html(skill, path, dark=self.dark))
+        self._open_file = path
+        self._show_key(self.selected_key)
 
     def _on_link(self, url: QUrl) -> None:
         from skillprism.gui.preview import RESOURCE_SCHEME
@@ -573,17 +698,39 @@ class MainWindow(QMainWindow):
         if key:
             self.select_skill(key, line)
 
-    def _on_filter(self, *_args: Any) -> None:
-        self.proxy.set_text(self.filter_edit.text())
+    def _filter_query(self) -> FilterQuery:
         state = self.state_filter.currentData()
-        self.proxy.set_states(frozenset({state}) if state else frozenset())
-        if self.proxy.active:
-            self.tree.expandAll()
+        return FilterQuery(self.filter_edit.text(), frozenset({state}) if state else frozenset())
+
+    def _on_filter(self, *_args: Any) -> None:
+        """A keystroke or a state choice: the worker answers from its index a moment later (the
+        GUI thread only applies the set of matching keys)."""
+        self._filter_timer.start()
+
+    def _request_filter(self) -> None:
+        self.controller.request("filter", self._filter_query())
+
+    def _apply_filter(self, query: FilterQuery, keys: frozenset[str] | None) -> None:
+        if query != self._filter_query():
+            return  # typed on since: the newer query is on its way
+        key = self.selected_key
+        self.proxy.set_matches(keys)
+        if self.proxy.active and keys is not None and len(keys) <= 200:
+            self.tree.expandAll()  # few enough matches to show them all opened
+        elif self.proxy.active:
+            self.tree.expandToDepth(0)
+        # The selection stays when it still matches; the view keeps it in sight.
+        if key and (keys is None or key in keys):
+            src = self.tree_model.index_for_key(key)
+            idx = self.proxy.mapFromSource(src) if src.isValid() else QModelIndex()
+            if idx.isValid():
+                self.tree.setCurrentIndex(idx)
+                self.tree.scrollTo(idx)
 
     def _on_profile_changed(self, _index: int) -> None:
         self.profile = self.profile_combo.currentData()
         self.settings.setValue("profile", self.profile)
-        self.service.request(self.profile, self.roots, self.project)
+        self._open()
 
     # --- roots, files, editor ----------------------------------------------------------------------------
 
@@ -592,7 +739,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue("roots", self.roots)
         for r in self.roots:
             self._remember_recent(r)
-        self.reload()
+        self._open()
 
     def open_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(
@@ -690,8 +837,9 @@ class MainWindow(QMainWindow):
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def export_report(self, path: str = "") -> None:
-        """Write the review report for the runtime shown (format from the extension), off the GUI
-        thread; the status bar says when it is written or why not."""
+        """Write the review report for the runtime shown (format from the extension) through the
+        Workspace, as `skillprism report` does; the status bar says when it is written or why
+        not."""
         if self.catalog is None:
             return
         if not path:
@@ -705,38 +853,9 @@ class MainWindow(QMainWindow):
             return
         if not path.lower().endswith((".html", ".htm", ".md")):
             path += ".html"
-        catalog = self.catalog
-        settings = self.budget.settings()
-
-        def work() -> None:
-            import tempfile
-
-            from skillprism.core.compare import build_matrix
-            from skillprism.core.disclose import Tier1Model
-            from skillprism.render.report import report_html, report_markdown
-
-            try:
-                make = report_markdown if path.lower().endswith(".md") else report_html
-                text = make(
-                    [catalog],
-                    build_matrix([catalog], settings),
-                    [Tier1Model(catalog).compute(settings)],
-                    generated=time.strftime("%Y-%m-%d %H:%M"),
-                    paths=self.roots,
-                    project=self.project,
-                )
-                folder = os.path.dirname(os.path.abspath(path))
-                with tempfile.NamedTemporaryFile(
-                    "w", encoding="utf-8", dir=folder, delete=False, suffix=".tmp"
-                ) as fh:
-                    fh.write(text)
-                os.replace(fh.name, path)
-                self.sig_report_written.emit(path, "")
-            except Exception as err:  # report why, never crash the window
-                self.sig_report_written.emit(path, str(err))
-
+        self._report_path = path
         self.statusBar().showMessage(f"Writing {path}…")
-        threading.Thread(target=work, daemon=True, name="skillprism-report").start()
+        self.controller.request("report", path, (self.profile,), self.budget.inputs())
 
     def _on_report_written(self, path: str, error: str) -> None:
         if error:
@@ -823,8 +942,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop the watcher and the worker threads (idempotent)."""
         self.watch.close()
-        self.service.shutdown()
-        self.matrix.shutdown()
+        self.controller.shutdown()
 
     def is_dark(self) -> bool:
         return self.palette().color(QPalette.ColorRole.Window).lightness() < 128

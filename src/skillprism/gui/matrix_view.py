@@ -11,12 +11,9 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
-    QObject,
     QPersistentModelIndex,
     Qt,
-    QThread,
     Signal,
-    Slot,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -107,42 +104,18 @@ class MatrixModel(QAbstractTableModel):
         return None
 
 
-class _Builder(QObject):
-    sig_done = Signal(object, int)
-    """A Matrix is ready: (matrix, generation)."""
-    sig_failed = Signal(str, int)
-    """Building failed: (message, generation)."""
-
-    @Slot(object)
-    def build(self, request: tuple) -> None:
-        from skillprism.core.compare import build_matrix
-        from skillprism.core.profiles import ProfileError, load_profile
-        from skillprism.core.resolve import DocumentCache, build_catalog
-
-        profiles, paths, project, generation = request
-        try:
-            cache = DocumentCache()
-            catalogs = [
-                build_catalog(load_profile(p), list(paths) or None, project=project, cache=cache)
-                for p in profiles
-            ]
-            self.sig_done.emit(build_matrix(catalogs), generation)
-        except ProfileError as err:
-            self.sig_failed.emit(str(err), generation)
-        except Exception as err:  # keep the thread alive and say what happened
-            self.sig_failed.emit(f"could not compare: {err!r}", generation)
-
-
 class MatrixView(QWidget):
+    """Skills x runtimes. The window builds the matrix in the background (the controller, with
+    the Prompt Budget view's settings) when this view asks (`sig_compare_requested`), and hands
+    it to `show_matrix`; a new catalog makes a shown matrix stale and asks again."""
+
     sig_select = Signal(str, str)
     """The user clicked a cell: (skill key, profile name)."""
-    _sig_request = Signal(object)
+    sig_compare_requested = Signal(list)
+    """Compare these runtimes (profile names), with the budget settings of the budget view."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._generation = 0
-        self._paths: list[str] = []
-        self._project = ""
         self.profiles = QListWidget()
         self.profiles.setMaximumWidth(230)
         from skillprism.core.profiles import ProfileError, available_profiles, load_profile
@@ -187,17 +160,19 @@ class MatrixView(QWidget):
         row.addWidget(self.status, 1)
         layout.addLayout(row)
         layout.addWidget(split, 1)
-        self._thread = QThread()
-        self._thread.setObjectName("skillprism-matrix")
-        self._builder = _Builder()
-        self._builder.moveToThread(self._thread)
-        self._sig_request.connect(self._builder.build)
-        self._builder.sig_done.connect(self._on_done)
-        self._builder.sig_failed.connect(self._on_failed)
-        self._thread.start()
+        self._stale = False
 
-    def set_source(self, paths: list[str], project: str) -> None:
-        self._paths, self._project = list(paths), project
+    def set_catalog(self, _catalog: object) -> None:
+        """The skill set changed: a matrix on screen is compared again when next seen."""
+        if self.model.matrix is not None:
+            self._stale = True
+            if self.isVisible():
+                self.compare()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.compare()
 
     def chosen(self) -> list[str]:
         out = []
@@ -212,15 +187,11 @@ class MatrixView(QWidget):
         if not profiles:
             self.status.setText("Pick at least one runtime.")
             return
-        self._generation += 1
+        self._stale = False
         self.status.setText(f"Comparing {len(profiles)} runtimes…")
-        self._sig_request.emit(
-            (tuple(profiles), tuple(self._paths), self._project, self._generation)
-        )
+        self.sig_compare_requested.emit(profiles)
 
-    def _on_done(self, matrix: Matrix, generation: int) -> None:
-        if generation != self._generation:
-            return
+    def show_matrix(self, matrix: Matrix) -> None:
         self.model.set_matrix(matrix)
         self.table.resizeColumnsToContents()
         self.status.setText(
@@ -228,9 +199,8 @@ class MatrixView(QWidget):
             "Click a cell to see that skill under that runtime."
         )
 
-    def _on_failed(self, message: str, generation: int) -> None:
-        if generation == self._generation:
-            self.status.setText(message)
+    def show_failure(self, message: str) -> None:
+        self.status.setText(message)
 
     def _on_clicked(self, index: QModelIndex) -> None:
         matrix = self.model.matrix
@@ -239,7 +209,3 @@ class MatrixView(QWidget):
         key = matrix.rows[index.row()].key
         profile = matrix.profiles[index.column() - 1] if index.column() > 0 else ""
         self.sig_select.emit(key, profile)
-
-    def shutdown(self) -> None:
-        self._thread.quit()
-        self._thread.wait(60_000)  # a running QThread must never be destroyed

@@ -340,8 +340,11 @@ class SelfTest:
         skill = next((s for s in window.catalog.skills if s.active), None)
         if skill is None:
             raise SelfTestFailure("no active skill to preview")
-        window.select_skill(skill.key)
-        self._wait(lambda: window.selected_key == skill.key, 5.0)
+        shown: list[str] = []
+        window.sig_skill_shown.connect(shown.append)
+        window.select_skill(skill.key)  # its pages are prepared in the background
+        if not self._wait(lambda: skill.key in shown, WINDOW_TIMEOUT_S):
+            raise SelfTestFailure(f"the pages of {skill.name!r} did not arrive")
         text = window.overview.toPlainText()
         if skill.name not in text:
             raise SelfTestFailure(f"the overview does not show {skill.name!r}")
@@ -369,7 +372,7 @@ class SelfTest:
         # The watch catches up once when it starts (a rescan of the roots): let that finish, so
         # only a real file event can bring the new skill in.
         busy = {"now": False}
-        window.service.sig_busy.connect(lambda b: busy.__setitem__("now", b))
+        window.controller.sig_busy.connect(lambda b: busy.__setitem__("now", b))
         self._wait_quiet(lambda: not busy["now"], 0.3, WATCH_TIMEOUT_S)
         events: list[str] = []
         window.watch.sig_changed.connect(events.extend)

@@ -23,7 +23,6 @@ KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # stable key: skill path as found, or "
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2  # "root" | "skill" | "file"
 STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # skill state (docs/architecture.md)
 PATH_ROLE = Qt.ItemDataRole.UserRole + 4  # file system path of the item
-SEARCH_ROLE = Qt.ItemDataRole.UserRole + 5  # lower-cased name + description, for filtering
 
 FILE_LIMIT = 500
 _ANY_INDEX = QModelIndex | QPersistentModelIndex
@@ -213,10 +212,6 @@ class SkillTreeModel(QAbstractItemModel):
         skill = node.skill
         if role == STATE_ROLE:
             return skill.status if skill is not None and node.kind == "skill" else ""
-        if role == SEARCH_ROLE:
-            if node.kind == "skill" and skill is not None:
-                return f"{skill.qualified_name or skill.name} {os.path.basename(skill.directory)} {skill.description or ''}".lower()
-            return ""
         if node.kind == "root":
             return self._root_data(node, col, role)
         if node.kind == "skill" and skill is not None:

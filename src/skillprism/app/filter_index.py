@@ -1,0 +1,62 @@
+"""Which skills a filter matches, answered from an index built once per catalog.
+
+The window's skill filter is words that must all occur (in the name, the folder's name, the
+description or the findings' codes) and a set of states. Building the index walks the catalog once; a query
+is one pass over prepared lower-case strings, so the worker answers each keystroke quickly and the
+window only applies a set of keys. No Qt here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from skillprism.core.catalog import Catalog
+
+
+@dataclass(frozen=True, slots=True)
+class FilterQuery:
+    text: str = ""
+    states: frozenset[str] = frozenset()
+
+    @property
+    def terms(self) -> list[str]:
+        return self.text.lower().split()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.text.split() or self.states)
+
+
+class FilterIndex:
+    """Every skill's key, state and searchable text, in catalog order."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, catalog: Catalog | None) -> None:
+        rows: list[tuple[str, str, str]] = []
+        if catalog is not None:
+            for skill in catalog.skills:
+                codes = " ".join(d.code for d in skill.diagnostics)
+                folder = os.path.basename(skill.directory)
+                name = skill.qualified_name or skill.name
+                haystack = f"{name} {folder} {skill.description or ''} {codes}".lower()
+                rows.append((skill.key, skill.status, haystack))
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def matches(self, query: FilterQuery) -> frozenset[str] | None:
+        """The keys of the skills `query` keeps (None: the query keeps everything)."""
+        if not query.active:
+            return None
+        terms, states = query.terms, query.states
+        return frozenset(
+            key
+            for key, state, haystack in self._rows
+            if (not states or state in states) and all(t in haystack for t in terms)
+        )
+
+    def keys(self) -> Iterable[str]:
+        return (key for key, _state, _text in self._rows)

@@ -1,0 +1,267 @@
+"""The window's one mechanism for background work: a worker thread that owns one `Workspace`.
+
+Everything the window asks of the pipeline is a request to this worker: opening a set of folders,
+a refresh after files changed, switching the runtime, a filter query, the tier-1 listing of the
+budget view, the matrix, a report to export. The worker answers with prepared results (catalogs,
+key sets, computed listings, matrices) that the GUI thread only applies. Each kind of request has
+its own generation: a newer request of a kind overtakes an older one, whose result is dropped.
+
+Because the window goes through the same `Workspace` as the CLI, both read the project's settings
+file, build findings through one policy and give the same results (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from skillprism.app.filter_index import FilterIndex, FilterQuery
+from skillprism.app.workspace import BudgetInputs, Update, Workspace, WorkspaceError
+from skillprism.core.catalog import Catalog
+
+
+@dataclass(frozen=True)
+class OpenSpec:
+    """What the window shows: the project, the folders (empty: the runtime's own roots), the
+    runtime profile and how the folders are reviewed ("" as laid out, or installed into the
+    "personal" or "project" skills folder)."""
+
+    project: str
+    paths: tuple[str, ...]
+    profile: str
+    install_into: str = ""
+
+    def workspace_key(self) -> tuple[str, tuple[str, ...], str]:
+        return (self.project, self.paths, self.install_into)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A catalog ready to show, with what changed and its filter index."""
+
+    catalog: Catalog
+    update: Update | None
+    index: FilterIndex
+    seconds: float
+    spec: OpenSpec
+    warnings: tuple[str, ...] = ()
+    changed: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The pages of one skill, rendered: Overview, Source (text and findings), Files (the list,
+    or the page of the file open there)."""
+
+    key: str
+    overview: str
+    source: str
+    diagnostics: list[Any]
+    files: str
+    file_page: str = ""
+
+
+@dataclass(frozen=True)
+class _Request:
+    kind: str
+    generation: int
+    args: tuple[Any, ...]
+
+
+class _Worker(QObject):
+    sig_answer = Signal(str, int, object)
+    """A request is answered: (kind, generation, result)."""
+    sig_error = Signal(str, int, str)
+    """A request failed: (kind, generation, message for the user)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.workspace: Workspace | None = None
+        self.key: tuple[str, tuple[str, ...], str] | None = None
+        self.index = FilterIndex(None)
+
+    # --- requests --------------------------------------------------------------------------------
+
+    @Slot(object)
+    def run(self, request: _Request) -> None:
+        handler = getattr(self, f"_do_{request.kind}")
+        try:
+            result = handler(*request.args)
+        except WorkspaceError as err:
+            self.sig_error.emit(request.kind, request.generation, str(err))
+            return
+        except Exception as err:  # a bug must not kill the worker thread; say what happened
+            self.sig_error.emit(
+                request.kind, request.generation, f"Skill Prism failed: {type(err).__name__}: {err}"
+            )
+            return
+        self.sig_answer.emit(request.kind, request.generation, result)
+
+    def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:
+        """The workspace for `spec` (a new one when the folders change); True when new."""
+        if cold or self.workspace is None or self.key != spec.workspace_key():
+            workspace = Workspace(
+                spec.project,
+                spec.paths,
+                (spec.profile,),
+                workers=min(os.cpu_count() or 1, 4),
+                start_method="forkserver",  # this process has threads: never fork it
+                install_into=spec.install_into,
+            )
+            self.workspace, self.key = workspace, spec.workspace_key()
+            return workspace, True
+        self.workspace.choose((spec.profile,))
+        return self.workspace, False
+
+    def _loaded(
+        self, spec: OpenSpec, start: float, update: Update | None, changed: tuple[str, ...] = ()
+    ) -> Loaded:
+        assert self.workspace is not None
+        catalog = self.workspace.catalog(spec.profile)
+        self.index = FilterIndex(catalog)
+        return Loaded(
+            catalog,
+            update,
+            self.index,
+            time.perf_counter() - start,
+            spec,
+            tuple(self.workspace.path_problems()),
+            changed,
+        )
+
+    def _do_open(self, spec: OpenSpec, cold: bool) -> Loaded:
+        start = time.perf_counter()
+        workspace, new = self._workspace(spec, cold)
+        update = None if new else workspace.refresh()
+        return self._loaded(spec, start, update)
+
+    def _do_refresh(self, spec: OpenSpec, changed: tuple[str, ...]) -> Loaded:
+        start = time.perf_counter()
+        workspace, new = self._workspace(spec, False)
+        update = None if new else workspace.refresh(changed)
+        return self._loaded(spec, start, update, changed)
+
+    def _do_filter(self, query: FilterQuery) -> tuple[FilterQuery, frozenset[str] | None]:
+        return query, self.index.matches(query)
+
+    def _do_tier1(self, spec: str, inputs: BudgetInputs) -> tuple[Any, list[str]]:
+        workspace = self._require()
+        settings, unread = workspace.budget_settings(spec, inputs)
+        result = workspace.tier1_model(spec).compute(settings)
+        _ = result.entries  # outcomes are built lazily: here, not on the GUI thread
+        return result, unread
+
+    def _do_matrix(self, specs: tuple[str, ...], inputs: BudgetInputs) -> Any:
+        return self._require().matrix(specs, inputs)
+
+    def _do_report(self, path: str, specs: tuple[str, ...], inputs: BudgetInputs) -> str:
+        from skillprism.app.workspace import write_atomically
+
+        workspace = self._require()
+        text = workspace.report(workspace.report_format(path), specs, inputs)
+        write_atomically(path, text)
+        return path
+
+    def _do_where(self, skill_dir: str) -> Any:
+        return self._require().where(skill_dir)
+
+    def _do_preview(self, skill: Any, catalog: Catalog, dark: bool, open_file: str) -> Preview:
+        from skillprism.gui.preview import file_html, files_html, overview_html, source_text
+
+        text, diagnostics = source_text(skill)
+        return Preview(
+            skill.key,
+            overview_html(skill, catalog, dark=dark),
+            text,
+            diagnostics,
+            files_html(skill, dark=dark),
+            file_html(skill, open_file, dark=dark) if open_file else "",
+        )
+
+    def _require(self) -> Workspace:
+        if self.workspace is None:
+            raise WorkspaceError("nothing is open yet")
+        return self.workspace
+
+
+def _start_fork_server() -> None:
+    try:
+        import multiprocessing
+        from multiprocessing import forkserver
+
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            multiprocessing.get_context("forkserver").set_forkserver_preload(
+                ["skillprism.core.resolve"]
+            )
+            forkserver.ensure_running()
+    except Exception:  # an optimisation only: the pool starts the server itself if needed
+        pass
+
+
+class Controller(QObject):
+    """The window's door to the pipeline (see the module doc). `request(kind, *args)` returns the
+    generation; answers arrive as `sig_answer(kind, result)` on the GUI thread, only for the
+    newest request of each kind."""
+
+    sig_answer = Signal(str, object)
+    """The newest request of a kind is answered: (kind, result)."""
+    sig_failed = Signal(str, str)
+    """The newest request of a kind failed: (kind, message)."""
+    sig_busy = Signal(bool)
+    """Work started (True) or nothing is pending any more (False)."""
+    _sig_request = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._generations: dict[str, int] = {}
+        self._pending: dict[str, int] = {}
+        self._thread = QThread()
+        self._thread.setObjectName("skillprism-controller")
+        self._worker = _Worker()
+        self._worker.moveToThread(self._thread)
+        self._sig_request.connect(self._worker.run)
+        self._worker.sig_answer.connect(self._on_answer)
+        self._worker.sig_error.connect(self._on_error)
+        self._thread.start()
+        # The first scan evaluates through a fork server; start it now, beside the window.
+        threading.Thread(
+            target=_start_fork_server, daemon=True, name="skillprism-forkserver"
+        ).start()
+
+    def request(self, kind: str, *args: Any) -> int:
+        generation = self._generations.get(kind, 0) + 1
+        self._generations[kind] = generation
+        if not self._pending:
+            self.sig_busy.emit(True)
+        self._pending[kind] = generation
+        self._sig_request.emit(_Request(kind, generation, args))
+        return generation
+
+    def pending(self, kind: str) -> bool:
+        return kind in self._pending
+
+    def _settle(self, kind: str, generation: int) -> bool:
+        """Whether this answer is the newest of its kind (and then it is no longer pending)."""
+        if generation != self._generations.get(kind):
+            return False
+        self._pending.pop(kind, None)
+        if not self._pending:
+            self.sig_busy.emit(False)
+        return True
+
+    def _on_answer(self, kind: str, generation: int, result: object) -> None:
+        if self._settle(kind, generation):
+            self.sig_answer.emit(kind, result)
+
+    def _on_error(self, kind: str, generation: int, message: str) -> None:
+        if self._settle(kind, generation):
+            self.sig_failed.emit(kind, message)
+
+    def shutdown(self) -> None:
+        self._thread.quit()
+        self._thread.wait(60_000)  # a running QThread must never be destroyed

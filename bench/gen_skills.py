@@ -4,9 +4,11 @@ Each skill: a spec-valid name equal to its folder, a description of 50-900 chara
 license / compatibility / metadata / allowed-tools, a body of 20-400 lines with headings, lists,
 code blocks and relative links to files under references/ (and scripts/) that exist.
 
-    python bench/gen_skills.py OUT_DIR [-n 5000] [--seed 1]
+    python bench/gen_skills.py OUT_DIR [-n 5000] [--seed 1] [--repository]
 
-or from Python: `generate(out_dir, n, seed)` returns the list of skill folders made.
+or from Python: `generate(out_dir, n, seed)` (every skill directly under OUT_DIR) or
+`generate_repository(out_dir, n, seed)` (laid out like a repository of skills) returns the list of
+skill folders made.
 """
 
 from __future__ import annotations
@@ -135,13 +137,83 @@ def generate(out_dir: str | os.PathLike[str], n: int, seed: int = 1) -> list[Pat
     return made
 
 
+_PLUGIN_JSON = '{{"name": "{name}", "version": "1.{minor}.0", "description": "{description}"}}\n'
+
+
+def generate_repository(
+    out_dir: str | os.PathLike[str], n: int, seed: int = 1, large: int = 4, large_files: int = 2000
+) -> list[Path]:
+    """Generate `n` skills laid out like a real repository of skills (`out_dir` is its top):
+    plugins (`plugins/<p>/.claude-plugin/plugin.json` with `skills/`), nested collections
+    (`skills/<category>/<name>`), a project's `.claude/skills`, bare skill folders at the top,
+    and `large` skills with `large_files` reference files each. Return the skill folders."""
+    rng = random.Random(seed)
+    top = Path(out_dir)
+    top.mkdir(parents=True, exist_ok=True)
+    made: list[Path] = []
+    used: set[str] = set()
+
+    def name_for(i: int) -> tuple[str, str, str]:
+        verb, noun = rng.choice(_VERBS), rng.choice(_NOUNS)
+        name = f"{verb}-{noun}"
+        if name in used:
+            name = f"{name}-{i}"
+        used.add(name)
+        return name, verb, noun
+
+    plugin_count = 0
+    i = 0
+    while i < n:
+        kind = rng.random()
+        if kind < 0.45:  # a plugin of 5-40 skills
+            plugin_count += 1
+            plugin = top / "plugins" / f"{rng.choice(_NOUNS)}-tools-{plugin_count}"
+            (plugin / ".claude-plugin").mkdir(parents=True)
+            (plugin / ".claude-plugin" / "plugin.json").write_text(
+                _PLUGIN_JSON.format(
+                    name=plugin.name, minor=rng.randint(0, 9), description=_sentence(rng)
+                ),
+                encoding="utf-8",
+            )
+            folder_of = lambda name, plugin=plugin: plugin / "skills" / name  # noqa: E731
+            count = rng.randint(5, 40)
+        elif kind < 0.8:  # a category of a nested collection
+            category = top / "skills" / f"{rng.choice(_NOUNS)}-{rng.randint(1, 99)}"
+            folder_of = lambda name, category=category: category / name  # noqa: E731
+            count = rng.randint(5, 60)
+        elif kind < 0.93:  # the repository's own project skills
+            folder_of = lambda name: top / ".claude" / "skills" / name  # noqa: E731
+            count = rng.randint(1, 10)
+        else:  # bare skill folders at the top
+            folder_of = lambda name: top / name  # noqa: E731
+            count = rng.randint(1, 5)
+        for _ in range(min(count, n - i)):
+            name, verb, noun = name_for(i)
+            folder = folder_of(name)
+            make_skill(folder, rng, verb, noun)
+            made.append(folder)
+            i += 1
+    for folder in rng.sample(made, min(large, len(made))):
+        refs = folder / "references" / "bulk"
+        refs.mkdir(parents=True, exist_ok=True)
+        for k in range(large_files):
+            (refs / f"part-{k:05}.md").write_text(f"# Part {k}\n\n{_sentence(rng)}\n")
+    return made
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir")
     parser.add_argument("-n", type=int, default=5000, help="number of skills (default 5000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--repository",
+        action="store_true",
+        help="lay the skills out like a repository (plugins, collections, large skills)",
+    )
     args = parser.parse_args(argv)
-    made = generate(args.out_dir, args.n, args.seed)
+    make = generate_repository if args.repository else generate
+    made = make(args.out_dir, args.n, args.seed)
     print(f"generated {len(made)} skills in {args.out_dir}")
     return 0
 

@@ -51,6 +51,7 @@ class Loaded:
     spec: OpenSpec
     warnings: tuple[str, ...] = ()
     changed: tuple[str, ...] = field(default=())
+    problems: list[Any] = field(default_factory=list)  # the Problems table's rows, prepared
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ class _Worker(QObject):
         assert self.workspace is not None
         catalog = self.workspace.catalog(spec.profile)
         self.index = FilterIndex(catalog)
+        from skillprism.gui.problems_model import prepare_problem_rows
+
         return Loaded(
             catalog,
             update,
@@ -132,6 +135,7 @@ class _Worker(QObject):
             spec,
             tuple(self.workspace.path_problems()),
             changed,
+            prepare_problem_rows(catalog),
         )
 
     def _do_open(self, spec: OpenSpec, cold: bool) -> Loaded:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel
-
-from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE
+from PySide6.QtCore import QSortFilterProxyModel
 
 
 def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
@@ -22,36 +20,14 @@ def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
 
 
 class SkillFilterProxy(QSortFilterProxyModel):
-    """Shows the skills whose keys the worker found matching (app/filter_index.py): recursive,
-    so a root stays while any of its skills matches; a skill's files follow the skill. The GUI
-    thread only looks keys up in a set."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._matches: frozenset[str] | None = None
-        self.setRecursiveFilteringEnabled(True)
+    """The tree's view onto the skill tree model. Filtering is the model's own (`set_filter`: it
+    rebuilds its rows from the set of matching keys the worker prepared), so this proxy never
+    calls back into Python per row."""
 
     def set_matches(self, keys: frozenset[str] | None) -> None:
         """Show only the skills with these keys (None = every skill)."""
-        if keys == self._matches:
-            return
-        change_filter(self, lambda: setattr(self, "_matches", keys))
+        self.sourceModel().set_filter(keys)
 
     @property
     def active(self) -> bool:
-        return self._matches is not None
-
-    def filterAcceptsRow(
-        self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
-    ) -> bool:
-        matches = self._matches
-        if matches is None:  # checked first: called for every row the view lays out
-            return True
-        model = self.sourceModel()
-        index = model.index(source_row, 0, source_parent)
-        kind = index.data(KIND_ROLE)
-        if kind == "skill":
-            return index.data(KEY_ROLE) in matches
-        if kind == "file":
-            return source_parent.data(KEY_ROLE) in matches
-        return False  # a root shows through its matching skills (recursive filtering)
+        return bool(self.sourceModel().filtered)

@@ -48,6 +48,7 @@ from skillprism.gui.table_view import PlaceholderTableView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
 
 MAX_RECENT = 10
+AUTO_EXPAND_MAX = 1000  # skills in a root that is opened at first sight
 # Files the editor may open. Nothing a desktop would run or render with scripts (.html, .svg, .xml
 # open in a browser by default), and no scripts: those are shown in the Files tab only.
 TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".rst"}
@@ -444,13 +445,25 @@ class MainWindow(QMainWindow):
         keys = set()
         for row in range(self.proxy.rowCount()):
             idx = self.proxy.index(row, 0)
-            if self.tree.isExpanded(idx):
-                keys.add(idx.data(KEY_ROLE))
+            if not self.tree.isExpanded(idx):
+                continue  # a closed root's skills cannot be open on screen
+            keys.add(idx.data(KEY_ROLE))
             for child in range(self.proxy.rowCount(idx)):
                 cidx = self.proxy.index(child, 0, idx)
                 if self.tree.isExpanded(cidx):
                     keys.add(cidx.data(KEY_ROLE))
         return keys
+
+    def _auto_expand(self) -> None:
+        """Open roots in order while the skills shown stay few enough to lay out at once; the
+        rest stay closed until the user opens them."""
+        shown = 0
+        for row in range(self.proxy.rowCount()):
+            idx = self.proxy.index(row, 0)
+            shown += self.proxy.rowCount(idx)
+            if shown > AUTO_EXPAND_MAX:
+                break
+            self.tree.expand(idx)
 
     def _apply_loaded(self, loaded: Loaded) -> None:
         if loaded.spec != self.spec():
@@ -462,7 +475,7 @@ class MainWindow(QMainWindow):
         self.catalog = loaded.catalog
         self._index_size = len(loaded.index)
         self.tree_model.set_catalog(loaded.catalog)
-        self.problems_model.set_catalog(loaded.catalog)
+        self.problems_model.set_rows(loaded.problems)
         self.budget.set_catalog(loaded.catalog)
         self.matrix.set_catalog(loaded.catalog)
         self._budget_dirty = True
@@ -470,7 +483,7 @@ class MainWindow(QMainWindow):
         if self.proxy.active:
             self._request_filter()  # the index is new: ask again for what matches
         if first:
-            self.tree.expandToDepth(0)
+            self._auto_expand()
         else:
             for k in expanded:
                 src = self.tree_model.index_for_key(k)
@@ -715,10 +728,7 @@ class MainWindow(QMainWindow):
             return  # typed on since: the newer query is on its way
         key = self.selected_key
         self.proxy.set_matches(keys)
-        if self.proxy.active and keys is not None and len(keys) <= 200:
-            self.tree.expandAll()  # few enough matches to show them all opened
-        elif self.proxy.active:
-            self.tree.expandToDepth(0)
+        self._auto_expand()
         # The selection stays when it still matches; the view keeps it in sight.
         if key and (keys is None or key in keys):
             src = self.tree_model.index_for_key(key)

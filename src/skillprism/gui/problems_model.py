@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -21,10 +21,48 @@ from skillprism.gui.table_model import RowsTableModel
 SKILL_KEY_ROLE = Qt.ItemDataRole.UserRole + 11
 LINE_ROLE = Qt.ItemDataRole.UserRole + 12
 SEVERITY_ROLE = Qt.ItemDataRole.UserRole + 13
-SORT_ROLE = Qt.ItemDataRole.UserRole + 14
+SEARCH_ROLE = Qt.ItemDataRole.UserRole + 14
 
 _ICON = {"error": "error", "warning": "warning", "info": "info"}
 _RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+class ProblemRow(NamedTuple):
+    """One finding as the table shows it, prepared off the GUI thread."""
+
+    diagnostic: Diagnostic
+    key: str  # the skill's key ("" for a finding about a root or the set)
+    skill: str
+    location: str
+    haystack: str  # lower-case code, message and skill, for the text filter
+    sort_keys: tuple[Any, ...]  # one per column
+
+
+def prepare_problem_rows(catalog: Catalog | None) -> list[ProblemRow]:
+    """Every finding of `catalog`, sorted by severity then code (the table's first order). Pure
+    Python: the window's controller runs it in its worker."""
+    rows: list[ProblemRow] = []
+    if catalog is None:
+        return rows
+    found = [(d, "", "") for d in catalog.diagnostics]
+    for s in catalog.skills:
+        name = s.qualified_name or s.name or os.path.basename(s.directory)
+        found.extend((d, s.key, name) for d in s.diagnostics)
+    for d, key, name in found:
+        sev = d.severity.value
+        location = f"{d.path}:{d.line}:{d.column}" if d.line else d.path
+        rows.append(
+            ProblemRow(
+                d,
+                key,
+                name,
+                location,
+                f"{d.code} {d.message} {name}".lower(),
+                ((_RANK[sev], d.code), d.code, d.message, name, (d.path, d.line, d.column)),
+            )
+        )
+    rows.sort(key=lambda r: r.sort_keys[0])
+    return rows
 
 
 class ProblemsModel(RowsTableModel):
@@ -32,100 +70,97 @@ class ProblemsModel(RowsTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[tuple[Diagnostic, str, str]] = []  # (diagnostic, skill key, skill name)
+        self._rows: list[ProblemRow] = []
+        self._order: tuple[int, Qt.SortOrder] = (0, Qt.SortOrder.AscendingOrder)
 
     def set_catalog(self, catalog: Catalog | None) -> None:
+        """Show `catalog`'s findings (prepared here: for tests and small sets)."""
+        self.set_rows(prepare_problem_rows(catalog))
+
+    def set_rows(self, rows: list[ProblemRow]) -> None:
+        """Show prepared rows (already in the first column's order)."""
         self.beginResetModel()
-        rows: list[tuple[Diagnostic, str, str]] = []
-        if catalog is not None:
-            for d in catalog.diagnostics:
-                rows.append((d, "", ""))
-            for s in catalog.skills:
-                name = s.qualified_name or s.name or os.path.basename(s.directory)
-                rows.extend((d, s.key, name) for d in s.diagnostics)
         self._rows = rows
+        if self._order != (0, Qt.SortOrder.AscendingOrder):
+            self._sort_rows(*self._order)
         self.endResetModel()
 
+    def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:
+        self._rows.sort(
+            key=lambda r: r.sort_keys[column], reverse=order == Qt.SortOrder.DescendingOrder
+        )
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by the prepared keys (one Python sort, not a comparison call per pair)."""
+        if not 0 <= column < len(self.COLUMNS):
+            return
+        self._order = (column, order)
+        self.layoutAboutToBeChanged.emit()
+        self._sort_rows(column, order)
+        self.layoutChanged.emit()
+
     def diagnostic(self, row: int) -> Diagnostic:
-        return self._rows[row][0]
+        return self._rows[row].diagnostic
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        d, key, name = self._rows[index.row()]
+        row = self._rows[index.row()]
+        d = row.diagnostic
         col = index.column()
         sev = d.severity.value
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return sev
-            if col == 1:
-                return d.code
-            if col == 2:
-                return d.message
-            if col == 3:
-                return name
-            where = d.path
-            return f"{where}:{d.line}:{d.column}" if d.line else where
+            return (sev, d.code, d.message, row.skill, row.location)[col]
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return state_icon(_ICON[sev])
         if role == Qt.ItemDataRole.ToolTipRole:
-            parts = [f"{d.code} {d.message}"]
+            parts = [f"{d.code} {d.message}", f"At {row.location}"]
             if d.effect:
                 parts.append(f"Effect: {d.effect}")
             if d.hint:
                 parts.append(f"Fix: {d.hint}")
             return "\n".join(parts)
         if role == SKILL_KEY_ROLE:
-            return key
+            return row.key
         if role == LINE_ROLE:
             return d.line
         if role == SEVERITY_ROLE:
             return sev
-        if role == SORT_ROLE:
-            if col == 0:
-                return (_RANK[sev], d.code)
-            if col == 4:
-                return (d.path, d.line, d.column)
-            return self.data(index, Qt.ItemDataRole.DisplayRole)
+        if role == SEARCH_ROLE:
+            return row.haystack
         return None
 
 
 class ProblemsFilter(QSortFilterProxyModel):
-    """Severity set plus free text over code, message and skill."""
+    """Severity set plus free text over code, message and skill. Sorting is the source model's
+    own (prepared keys); this proxy only filters."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._severities: frozenset[str] = frozenset()
-        self._text = ""
-        self.setSortRole(SORT_ROLE)
+        self._terms: list[str] = []
 
     def set_severities(self, severities: frozenset[str]) -> None:
         change_filter(self, lambda: setattr(self, "_severities", severities))
 
     def set_text(self, text: str) -> None:
-        change_filter(self, lambda: setattr(self, "_text", text.lower().strip()))
+        change_filter(self, lambda: setattr(self, "_terms", text.lower().split()))
 
-    def lessThan(
-        self, left: QModelIndex | QPersistentModelIndex, right: QModelIndex | QPersistentModelIndex
-    ) -> bool:
-        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
-        try:
-            return a < b  # type: ignore[no-any-return]
-        except TypeError:
-            return str(a) < str(b)
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        source = self.sourceModel()
+        if source is not None:
+            source.sort(column, order)
 
     def filterAcceptsRow(
         self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
     ) -> bool:
+        if not self._severities and not self._terms:
+            return True  # checked first: called for every row on each reset
         m = self.sourceModel()
-        if (
-            self._severities
-            and m.index(source_row, 0, source_parent).data(SEVERITY_ROLE) not in self._severities
-        ):
+        index = m.index(source_row, 0, source_parent)
+        if self._severities and index.data(SEVERITY_ROLE) not in self._severities:
             return False
-        if not self._text:
-            return True
-        hay = " ".join(str(m.index(source_row, c, source_parent).data()) for c in (1, 2, 3)).lower()
-        return all(t in hay for t in self._text.split())
+        hay = index.data(SEARCH_ROLE) or ""
+        return all(t in hay for t in self._terms)

@@ -50,6 +50,7 @@ class SkillTreeModel(QAbstractItemModel):
         super().__init__(parent)
         self._root = _Node("invisible", None, 0)
         self._catalog: Catalog | None = None
+        self._keep: frozenset[str] | None = None
         self._labels: dict[str, str] = {}
 
     # --- content ---------------------------------------------------------------------------------
@@ -59,8 +60,25 @@ class SkillTreeModel(QAbstractItemModel):
         return self._catalog
 
     def set_catalog(self, catalog: Catalog | None) -> None:
-        self.beginResetModel()
         self._catalog = catalog
+        self._rebuild()
+
+    def set_filter(self, keep: frozenset[str] | None) -> None:
+        """Show only the skills with these keys (None: every skill) and the roots they are in.
+        The keys come prepared from the worker; this is one pass over the catalog and a reset,
+        so the view lays out only what is open, whatever the size of the set."""
+        if keep == self._keep:
+            return
+        self._keep = keep
+        self._rebuild()
+
+    @property
+    def filtered(self) -> bool:
+        return self._keep is not None
+
+    def _rebuild(self) -> None:
+        catalog, keep = self._catalog, self._keep
+        self.beginResetModel()
         self._root = _Node("invisible", None, 0)
         if catalog is not None:
             by_root: dict[tuple[str, str], list[SkillEntry]] = {}
@@ -84,14 +102,16 @@ class SkillTreeModel(QAbstractItemModel):
                 for p in paths
             }
             for key, info in ordered:
-                skills = by_root.get(key, [])
-                if not skills and not info.exists:
+                every = by_root.get(key, [])
+                skills = every if keep is None else [s for s in every if s.key in keep]
+                if (not skills and not info.exists) or (keep is not None and not skills):
                     continue
                 node = _Node("root", self._root, len(self._root.children))
                 node.root, node.path = info, info.path
                 counts = Counter(s.status for s in skills)
                 summary = ", ".join(f"{n} {STATE_TEXT[s]}" for s, n in counts.most_common())
-                node.text = f"{len(skills)} skill{'s' if len(skills) != 1 else ''}" + (
+                shown = f"{len(skills)} of {len(every)}" if keep is not None else f"{len(skills)}"
+                node.text = f"{shown} skill{'s' if len(every) != 1 else ''}" + (
                     f": {summary}" if summary else ""
                 )
                 self._root.children.append(node)

@@ -1,0 +1,263 @@
+"""How long the window's GUI thread is blocked, per interaction, on a 10,000-skill repository.
+
+A heartbeat timer ticks on the GUI thread every few milliseconds; the longest gap between two ticks
+during an interaction is the longest time the window could not repaint or take input. Each
+interaction runs the real window (offscreen) the way a user would: open the set, type a filter one
+key at a time and clear it, select skills (a large one too), switch the runtime, reload, save a
+SKILL.md on disk (the file watcher's path), move a budget control, compare runtimes. Targets (for
+this 2-core machine): no block over 50 ms anywhere; the first window with the whole set shown
+within 2x the time `skillprism check` needs for the same set, measured in the same run.
+
+    QT_QPA_PLATFORM=offscreen python bench/bench_stall.py [-n 10000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gen_skills import generate_repository  # noqa: E402
+
+BLOCK_TARGET_MS = 50.0
+OPEN_TARGET_RATIO = 2.0
+TICK_MS = 4
+PROFILE = "claude-code"
+
+
+def time_check(path: str, project: str) -> float:
+    """Best of three `skillprism check` runs on `path` (seconds)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "skillprism", "check", "--profile", PROFILE, "--quiet", path],
+            cwd=project,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+class Heartbeat:
+    """The longest gap between ticks of a timer on the GUI thread since `reset()`."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.timer = QTimer(interval=TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.last = time.perf_counter()
+        self.longest = 0.0
+
+    def start(self) -> None:
+        self.reset()
+        self.timer.start()
+
+    def reset(self) -> None:
+        self.last = time.perf_counter()
+        self.longest = 0.0
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self.last)
+        self.last = now
+
+    @property
+    def longest_ms(self) -> float:
+        return max(0.0, self.longest * 1000 - TICK_MS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=10_000)
+    parser.add_argument("--keep", metavar="DIR", help="generate into (or reuse) DIR")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    tmp = tempfile.TemporaryDirectory(prefix="skillprism-stall-")
+    repo = Path(args.keep) if args.keep else Path(tmp.name) / "repo"
+    if not (repo / "plugins").is_dir():
+        start = time.perf_counter()
+        generate_repository(repo, args.n)
+        print(f"generated {args.n:,} skills in {time.perf_counter() - start:.1f} s: {repo}")
+    project = Path(tmp.name) / "project"
+    project.mkdir()
+    home = Path(tmp.name) / "home"
+    home.mkdir()
+    os.environ["HOME"] = str(home)  # the runtimes' personal folders: empty, for both runs
+
+    check_s = time_check(str(repo), str(project))
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from skillprism.gui.app import make_application
+    from skillprism.gui.main_window import MainWindow
+
+    app = make_application()
+    settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
+    beat = Heartbeat()
+    beat.start()
+    rows: list[tuple[str, float, float, str]] = []
+
+    def pump(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.001)
+
+    def until(done: Callable[[], bool], timeout: float = 120.0) -> None:
+        end = time.perf_counter() + timeout
+        while not done():
+            if time.perf_counter() > end:
+                raise SystemExit("timed out waiting for the window")
+            app.processEvents()
+            time.sleep(0.001)
+
+    def measure(name: str, act: Callable[[], None], done: Callable[[], bool]) -> float:
+        pump(0.3)
+        beat.reset()
+        start = time.perf_counter()
+        act()
+        until(done)
+        took = time.perf_counter() - start
+        pump(0.3)  # what the window does right after the answer counts too
+        rows.append((name, beat.longest_ms, took, ""))
+        return took
+
+    applied: list[object] = []
+    shown: list[str] = []
+    start = time.perf_counter()
+    window = MainWindow(
+        roots=[str(repo)], profile=PROFILE, project=str(project), dark=False, settings=settings
+    )
+    window.sig_catalog_applied.connect(applied.append)
+    window.sig_skill_shown.connect(shown.append)
+    window.resize(1440, 900)
+    beat.reset()
+    window.show()
+    window.reload()
+    until(lambda: bool(applied))
+    app.processEvents()
+    open_s = time.perf_counter() - start
+    rows.append(("open (whole set shown)", beat.longest_ms, open_s, ""))
+    catalog = window.catalog
+    assert catalog is not None
+    until(lambda: window.watch.mode in ("native", "polling", "off"), 60)
+    pump(1.0)
+
+    def typing(text: str) -> Callable[[], None]:
+        def act() -> None:
+            for ch in text:
+                window.filter_edit.insert(ch)
+                pump(0.12)  # a quick typist
+
+        return act
+
+    measure(
+        "filter: type 'pdf'",
+        typing("pdf"),
+        lambda: window.proxy.active and not window.controller.pending("filter"),
+    )
+
+    def clear() -> None:
+        for _ in range(3):
+            window.filter_edit.backspace()
+            pump(0.12)
+
+    measure(
+        "filter: clear it",
+        clear,
+        lambda: not window.proxy.active and not window.controller.pending("filter"),
+    )
+
+    ordinary = next(s for s in catalog.skills if s.active and "bulk" not in s.directory)
+    large = next(s for s in catalog.skills if (Path(s.directory) / "references" / "bulk").is_dir())
+    for label, skill in (("select a skill", ordinary), ("select a skill with 2,000 files", large)):
+        before = len(shown)
+        measure(label, lambda s=skill: window.select_skill(s.key), lambda b=before: len(shown) > b)
+
+    def switch(profile: str) -> Callable[[], None]:
+        return lambda: window.profile_combo.setCurrentIndex(window.profile_combo.findData(profile))
+
+    before = len(applied)
+    measure(
+        "switch runtime (to codex)",
+        switch("codex"),
+        lambda: len(applied) > before and window.catalog.profile.name == "codex",  # type: ignore[union-attr]
+    )
+    before = len(applied)
+    measure(
+        "switch runtime (back)",
+        switch(PROFILE),
+        lambda: len(applied) > before and window.catalog.profile.name == PROFILE,  # type: ignore[union-attr]
+    )
+    before = len(applied)
+    measure("reload (F5)", window.reload, lambda: len(applied) > before)
+
+    target = Path(ordinary.path)
+
+    def save() -> None:
+        text = target.read_text(encoding="utf-8")
+        target.write_text(text + "\nOne more line.\n", encoding="utf-8")
+
+    before = len(applied)
+    if window.watch.mode in ("native", "polling"):
+        measure("a SKILL.md saved on disk", save, lambda: len(applied) > before)
+    else:
+        rows.append(("a SKILL.md saved on disk", 0.0, 0.0, f"not watching: {window.watch.reason}"))
+
+    window.budget_dock.raise_()
+    pump(0.2)
+    measure(
+        "budget dock shown",
+        lambda: None,
+        lambda: window.budget._result is not None and not window.controller.pending("tier1"),
+    )
+    measure(
+        "budget control (context 32k)",
+        lambda: window.budget.context.setCurrentIndex(window.budget.context.findText("32k")),
+        lambda: not window.controller.pending("tier1"),
+    )
+    window.matrix_dock.raise_()
+    pump(0.2)
+    measure(
+        "compare runtimes (4)",
+        window.matrix.compare,
+        lambda: window.matrix.model.matrix is not None and not window.controller.pending("matrix"),
+    )
+
+    window.shutdown()
+    del window
+    QApplication.processEvents()
+
+    print(f"\n{args.n:,} skills laid out like a repository ({PROFILE}); check took {check_s:.2f} s")
+    print(f"{'interaction':36} {'longest block':>14} {'target':>8} {'took':>8}  verdict")
+    failed = False
+    for name, block, took, note in rows:
+        ok = block <= BLOCK_TARGET_MS
+        failed |= not ok
+        verdict = note or ("ok" if ok else "OVER")
+        print(f"{name:36} {block:11.1f} ms {BLOCK_TARGET_MS:5.0f} ms {took:7.2f} s  {verdict}")
+    ratio = open_s / check_s if check_s else float("inf")
+    open_ok = ratio <= OPEN_TARGET_RATIO
+    failed |= not open_ok
+    print(
+        f"{'open vs check':36} {open_s:11.2f} s  {check_s * OPEN_TARGET_RATIO:6.2f} s  "
+        f"ratio {ratio:.2f}x (target <= {OPEN_TARGET_RATIO:.0f}x)  {'ok' if open_ok else 'OVER'}"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

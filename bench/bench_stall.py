@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gen_skills import generate_repository  # noqa: E402
+from gen_skills import generate_repository
 
 BLOCK_TARGET_MS = 50.0
 OPEN_TARGET_RATIO = 2.0
@@ -238,7 +238,6 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     window.shutdown()
-    del window
     QApplication.processEvents()
 
     print(f"\n{args.n:,} skills laid out like a repository ({PROFILE}); check took {check_s:.2f} s")

@@ -81,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=10_000)
     parser.add_argument("--keep", metavar="DIR", help="generate into (or reuse) DIR")
+    parser.add_argument(
+        "--profile-step",
+        metavar="TEXT",
+        help="print where the GUI thread spent its time in the "
+        "interactions whose name contains TEXT (cProfile)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -105,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     from skillprism.gui.main_window import MainWindow
 
     app = make_application()
+    if os.environ.get("SWITCH"):
+        sys.setswitchinterval(float(os.environ["SWITCH"]))
     settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
     beat = Heartbeat()
     beat.start()
@@ -126,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
 
     def measure(name: str, act: Callable[[], None], done: Callable[[], bool]) -> float:
         pump(0.3)
+        profiler = None
+        if args.profile_step and args.profile_step in name:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            profiler.enable()
         beat.reset()
         start = time.perf_counter()
         act()
@@ -133,6 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         took = time.perf_counter() - start
         pump(0.3)  # what the window does right after the answer counts too
         rows.append((name, beat.longest_ms, took, ""))
+        if profiler is not None:
+            import pstats
+
+            profiler.disable()
+            print(f"--- {name}")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(14)
         return took
 
     applied: list[object] = []

@@ -12,6 +12,7 @@ file, build findings through one policy and give the same results (docs/architec
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -52,6 +53,7 @@ class Loaded:
     warnings: tuple[str, ...] = ()
     changed: tuple[str, ...] = field(default=())
     problems: list[Any] = field(default_factory=list)  # the Problems table's rows, prepared
+    tree: Any = None  # the tree's nodes under the worker's current filter (tree_model.build_tree)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class _Worker(QObject):
         self.workspace: Workspace | None = None
         self.key: tuple[str, tuple[str, ...], str] | None = None
         self.index = FilterIndex(None)
+        self.query = FilterQuery()  # the filter the window shows: every tree is built with it
+        self.catalog: Catalog | None = None
 
     # --- requests --------------------------------------------------------------------------------
 
@@ -101,6 +105,10 @@ class _Worker(QObject):
                 request.kind, request.generation, f"Skill Prism failed: {type(err).__name__}: {err}"
             )
             return
+        # A large catalog is millions of objects that live until the next one: leave them out
+        # of the collector's full passes, which would otherwise stall whichever thread
+        # allocates next (the window's, too) while they walk the whole heap.
+        gc.freeze()
         self.sig_answer.emit(request.kind, request.generation, result)
 
     def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:
@@ -122,10 +130,13 @@ class _Worker(QObject):
     def _loaded(
         self, spec: OpenSpec, start: float, update: Update | None, changed: tuple[str, ...] = ()
     ) -> Loaded:
+        from skillprism.gui.problems_model import prepare_problem_rows
+        from skillprism.gui.tree_model import build_tree
+
         assert self.workspace is not None
         catalog = self.workspace.catalog(spec.profile)
+        self.catalog = catalog
         self.index = FilterIndex(catalog)
-        from skillprism.gui.problems_model import prepare_problem_rows
 
         return Loaded(
             catalog,
@@ -136,6 +147,7 @@ class _Worker(QObject):
             tuple(self.workspace.path_problems()),
             changed,
             prepare_problem_rows(catalog),
+            build_tree(catalog, self.index.matches(self.query)),
         )
 
     def _do_open(self, spec: OpenSpec, cold: bool) -> Loaded:
@@ -150,8 +162,11 @@ class _Worker(QObject):
         update = None if new else workspace.refresh(changed)
         return self._loaded(spec, start, update, changed)
 
-    def _do_filter(self, query: FilterQuery) -> tuple[FilterQuery, frozenset[str] | None]:
-        return query, self.index.matches(query)
+    def _do_filter(self, query: FilterQuery) -> tuple[FilterQuery, Any]:
+        from skillprism.gui.tree_model import build_tree
+
+        self.query = query
+        return query, build_tree(self.catalog, self.index.matches(query))
 
     def _do_tier1(self, spec: str, inputs: BudgetInputs) -> tuple[Any, list[str]]:
         workspace = self._require()

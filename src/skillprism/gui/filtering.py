@@ -20,13 +20,13 @@ def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
 
 
 class SkillFilterProxy(QSortFilterProxyModel):
-    """The tree's view onto the skill tree model. Filtering is the model's own (`set_filter`: it
-    rebuilds its rows from the set of matching keys the worker prepared), so this proxy never
-    calls back into Python per row."""
+    """The tree's view onto the skill tree model. Filtering is the model's own: the worker builds
+    the tree of matching skills (tree_model.build_tree) and the model swaps it in, so this proxy
+    never calls back into Python per row."""
 
-    def set_matches(self, keys: frozenset[str] | None) -> None:
-        """Show only the skills with these keys (None = every skill)."""
-        self.sourceModel().set_filter(keys)
+    def set_tree(self, tree: object) -> None:
+        """Show a tree the worker built for the current filter (tree_model.build_tree)."""
+        self.sourceModel().set_tree(tree)
 
     @property
     def active(self) -> bool:

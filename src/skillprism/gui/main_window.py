@@ -45,7 +45,7 @@ from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFil
 from skillprism.gui.service import WatchBridge
 from skillprism.gui.source_view import SourceView
 from skillprism.gui.table_view import PlaceholderTableView
-from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
+from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, PreparedTree, SkillTreeModel
 
 MAX_RECENT = 10
 AUTO_EXPAND_MAX = 1000  # skills in a root that is opened at first sight
@@ -409,8 +409,8 @@ class MainWindow(QMainWindow):
         if kind in ("open", "refresh"):
             self._apply_loaded(result)  # type: ignore[arg-type]
         elif kind == "filter":
-            query, keys = result  # type: ignore[misc]
-            self._apply_filter(query, keys)
+            query, tree = result  # type: ignore[misc]
+            self._apply_filter(query, tree)
         elif kind == "tier1":
             self.budget.show_result(*result)  # type: ignore[misc]
         elif kind == "matrix":
@@ -474,14 +474,12 @@ class MainWindow(QMainWindow):
         key = self.selected_key
         self.catalog = loaded.catalog
         self._index_size = len(loaded.index)
-        self.tree_model.set_catalog(loaded.catalog)
+        self.tree_model.set_tree(loaded.tree)
         self.problems_model.set_rows(loaded.problems)
         self.budget.set_catalog(loaded.catalog)
         self.matrix.set_catalog(loaded.catalog)
         self._budget_dirty = True
         self._request_budget_if_shown()
-        if self.proxy.active:
-            self._request_filter()  # the index is new: ask again for what matches
         if first:
             self._auto_expand()
         else:
@@ -723,11 +721,12 @@ class MainWindow(QMainWindow):
     def _request_filter(self) -> None:
         self.controller.request("filter", self._filter_query())
 
-    def _apply_filter(self, query: FilterQuery, keys: frozenset[str] | None) -> None:
+    def _apply_filter(self, query: FilterQuery, tree: PreparedTree) -> None:
         if query != self._filter_query():
             return  # typed on since: the newer query is on its way
         key = self.selected_key
-        self.proxy.set_matches(keys)
+        keys = tree.keep
+        self.proxy.set_tree(tree)
         self._auto_expand()
         # The selection stays when it still matches; the view keeps it in sight.
         if key and (keys is None or key in keys):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
@@ -43,6 +44,63 @@ class _Node:
         self.loaded = kind != "skill"
 
 
+@dataclass(frozen=True)
+class PreparedTree:
+    """The nodes of the tree for one catalog and filter, built by `build_tree`."""
+
+    catalog: Catalog | None
+    keep: frozenset[str] | None
+    root: _Node
+    labels: dict[str, str]
+
+
+def build_tree(catalog: Catalog | None, keep: frozenset[str] | None) -> PreparedTree:
+    """The roots and skills of `catalog` to show, only the skills with keys in `keep` (None:
+    every skill) and the roots they are in. Pure Python: the controller runs it in its worker."""
+    top = _Node("invisible", None, 0)
+    labels: dict[str, str] = {}
+    if catalog is not None:
+        by_root: dict[tuple[str, str], list[SkillEntry]] = {}
+        infos: dict[tuple[str, str], RootInfo] = {}
+        for root in catalog.roots:
+            infos.setdefault((root.path, root.scope), root)
+        for skill in catalog.skills:
+            key = (skill.root.path, skill.root.scope)
+            infos.setdefault(key, skill.root)
+            by_root.setdefault(key, []).append(skill)
+        ordered = sorted(infos.items(), key=lambda kv: (kv[1].rank, kv[0][0]))
+        # Label roots relative to what they share (full paths stay in the tooltip), so
+        # ".../skills/project/.claude/skills" reads as "skills/project/.claude/skills".
+        paths = [info.path for _key, info in ordered]
+        try:
+            common = os.path.dirname(os.path.commonpath(paths)) if len(paths) > 1 else ""
+        except ValueError:
+            common = ""
+        labels = {
+            p: (os.path.relpath(p, common) if common and common != os.sep else _short(p))
+            for p in paths
+        }
+        for key, info in ordered:
+            every = by_root.get(key, [])
+            skills = every if keep is None else [s for s in every if s.key in keep]
+            if (not skills and not info.exists) or (keep is not None and not skills):
+                continue
+            node = _Node("root", top, len(top.children))
+            node.root, node.path = info, info.path
+            counts = Counter(s.status for s in skills)
+            summary = ", ".join(f"{n} {STATE_TEXT[s]}" for s, n in counts.most_common())
+            shown = f"{len(skills)} of {len(every)}" if keep is not None else f"{len(skills)}"
+            node.text = f"{shown} skill{'s' if len(every) != 1 else ''}" + (
+                f": {summary}" if summary else ""
+            )
+            top.children.append(node)
+            for skill in sorted(skills, key=lambda s: (s.name or s.directory).lower()):
+                child = _Node("skill", node, len(node.children))
+                child.skill, child.path = skill, skill.path
+                node.children.append(child)
+    return PreparedTree(catalog, keep, top, labels)
+
+
 class SkillTreeModel(QAbstractItemModel):
     COLUMNS = ("Skill", "State")
 
@@ -60,66 +118,20 @@ class SkillTreeModel(QAbstractItemModel):
         return self._catalog
 
     def set_catalog(self, catalog: Catalog | None) -> None:
-        self._catalog = catalog
-        self._rebuild()
+        """Show every skill of `catalog` (the tree built here: for tests and small sets)."""
+        self.set_tree(build_tree(catalog, None))
 
-    def set_filter(self, keep: frozenset[str] | None) -> None:
-        """Show only the skills with these keys (None: every skill) and the roots they are in.
-        The keys come prepared from the worker; this is one pass over the catalog and a reset,
+    def set_tree(self, tree: PreparedTree) -> None:
+        """Show a tree prepared off the GUI thread (`build_tree`): only a swap and a reset here,
         so the view lays out only what is open, whatever the size of the set."""
-        if keep == self._keep:
-            return
-        self._keep = keep
-        self._rebuild()
+        self.beginResetModel()
+        self._catalog, self._keep = tree.catalog, tree.keep
+        self._root, self._labels = tree.root, tree.labels
+        self.endResetModel()
 
     @property
     def filtered(self) -> bool:
         return self._keep is not None
-
-    def _rebuild(self) -> None:
-        catalog, keep = self._catalog, self._keep
-        self.beginResetModel()
-        self._root = _Node("invisible", None, 0)
-        if catalog is not None:
-            by_root: dict[tuple[str, str], list[SkillEntry]] = {}
-            infos: dict[tuple[str, str], RootInfo] = {}
-            for root in catalog.roots:
-                infos.setdefault((root.path, root.scope), root)
-            for skill in catalog.skills:
-                key = (skill.root.path, skill.root.scope)
-                infos.setdefault(key, skill.root)
-                by_root.setdefault(key, []).append(skill)
-            ordered = sorted(infos.items(), key=lambda kv: (kv[1].rank, kv[0][0]))
-            # Label roots relative to what they share (full paths stay in the tooltip), so
-            # ".../skills/project/.claude/skills" reads as "skills/project/.claude/skills".
-            paths = [info.path for _key, info in ordered]
-            try:
-                common = os.path.dirname(os.path.commonpath(paths)) if len(paths) > 1 else ""
-            except ValueError:
-                common = ""
-            self._labels = {
-                p: (os.path.relpath(p, common) if common and common != os.sep else _short(p))
-                for p in paths
-            }
-            for key, info in ordered:
-                every = by_root.get(key, [])
-                skills = every if keep is None else [s for s in every if s.key in keep]
-                if (not skills and not info.exists) or (keep is not None and not skills):
-                    continue
-                node = _Node("root", self._root, len(self._root.children))
-                node.root, node.path = info, info.path
-                counts = Counter(s.status for s in skills)
-                summary = ", ".join(f"{n} {STATE_TEXT[s]}" for s, n in counts.most_common())
-                shown = f"{len(skills)} of {len(every)}" if keep is not None else f"{len(skills)}"
-                node.text = f"{shown} skill{'s' if len(every) != 1 else ''}" + (
-                    f": {summary}" if summary else ""
-                )
-                self._root.children.append(node)
-                for skill in sorted(skills, key=lambda s: (s.name or s.directory).lower()):
-                    child = _Node("skill", node, len(node.children))
-                    child.skill, child.path = skill, skill.path
-                    node.children.append(child)
-        self.endResetModel()
 
     def _load_files(self, node: _Node) -> None:
         assert node.skill is not None

@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     measure(
         "filter: type 'pdf'",
         typing("pdf"),
-        lambda: window.proxy.active and not window.controller.pending("filter"),
+        lambda: window.tree_model.filtered and not window.controller.pending("filter"),
     )
 
     def clear() -> None:
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     measure(
         "filter: clear it",
         clear,
-        lambda: not window.proxy.active and not window.controller.pending("filter"),
+        lambda: not window.tree_model.filtered and not window.controller.pending("filter"),
     )
 
     ordinary = next(s for s in catalog.skills if s.active and "bulk" not in s.directory)

@@ -179,10 +179,10 @@ def test_filter_matches_all_words_and_states(window, qtbot, tmp_path) -> None:  
 
     def visible() -> set[str]:
         out = set()
-        for r in range(w.proxy.rowCount()):
-            ridx = w.proxy.index(r, 0)
-            for c in range(w.proxy.rowCount(ridx)):
-                out.add(w.proxy.index(c, 0, ridx).data())
+        for r in range(w.tree_model.rowCount()):
+            ridx = w.tree_model.index(r, 0)
+            for c in range(w.tree_model.rowCount(ridx)):
+                out.add(w.tree_model.index(c, 0, ridx).data())
         return out
 
     # The worker answers each change from its index a moment later.
@@ -193,7 +193,7 @@ def test_filter_matches_all_words_and_states(window, qtbot, tmp_path) -> None:  
     qtbot.waitUntil(lambda: visible() == {"Bad_Name"}, timeout=5000)
     w.state_filter.setCurrentIndex(0)
     qtbot.waitUntil(lambda: visible() == {"pdf-tools", "csv-tools", "Bad_Name"}, timeout=5000)
-    assert not w.proxy.active
+    assert not w.tree_model.filtered
 
 
 def test_switching_profile_changes_which_copy_is_shadowed(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]

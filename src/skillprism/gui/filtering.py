@@ -1,4 +1,5 @@
-"""Filtering the skill tree by a set of matching skill keys, prepared in the background."""
+"""Re-filtering a table proxy after its filter changed, on every Qt release we support. (The skill
+tree filters itself: the worker builds the tree of matching skills, tree_model.build_tree.)"""
 
 from __future__ import annotations
 
@@ -17,17 +18,3 @@ def change_filter(proxy: QSortFilterProxyModel, apply: Any) -> None:
     else:  # pragma: no cover - Qt < 6.10
         apply()
         proxy.invalidateFilter()
-
-
-class SkillFilterProxy(QSortFilterProxyModel):
-    """The tree's view onto the skill tree model. Filtering is the model's own: the worker builds
-    the tree of matching skills (tree_model.build_tree) and the model swaps it in, so this proxy
-    never calls back into Python per row."""
-
-    def set_tree(self, tree: object) -> None:
-        """Show a tree the worker built for the current filter (tree_model.build_tree)."""
-        self.sourceModel().set_tree(tree)
-
-    @property
-    def active(self) -> bool:
-        return bool(self.sourceModel().filtered)

@@ -39,7 +39,6 @@ from skillprism.core.catalog import STATES, Catalog, SkillEntry
 from skillprism.core.display import display_path
 from skillprism.gui.browser import SafeBrowser
 from skillprism.gui.controller import Controller, Loaded, OpenSpec, Preview
-from skillprism.gui.filtering import SkillFilterProxy
 from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFilter, ProblemsModel
 from skillprism.gui.service import WatchBridge
@@ -96,6 +95,7 @@ class MainWindow(QMainWindow):
         self._budget_dirty = True  # recomputed when the budget view is next shown
         self._activation_dirty = True
         self._shown_key = ""  # the skill whose pages are on screen
+        self._shown_preview: Preview | None = None
         self._open_file = ""  # the file open in the Files tab ("" = the file list)
         self._pending_line = 0  # a line to show once the selected skill's pages arrive
         self._report_path = ""
@@ -115,10 +115,8 @@ class MainWindow(QMainWindow):
 
     def _build_ui(self) -> None:
         self.tree_model = SkillTreeModel(self)
-        self.proxy = SkillFilterProxy(self)
-        self.proxy.setSourceModel(self.tree_model)
         self.tree = QTreeView()
-        self.tree.setModel(self.proxy)
+        self.tree.setModel(self.tree_model)  # it filters itself, from prepared trees
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
@@ -443,13 +441,13 @@ class MainWindow(QMainWindow):
 
     def _expanded_keys(self) -> set[str]:
         keys = set()
-        for row in range(self.proxy.rowCount()):
-            idx = self.proxy.index(row, 0)
+        for row in range(self.tree_model.rowCount()):
+            idx = self.tree_model.index(row, 0)
             if not self.tree.isExpanded(idx):
                 continue  # a closed root's skills cannot be open on screen
             keys.add(idx.data(KEY_ROLE))
-            for child in range(self.proxy.rowCount(idx)):
-                cidx = self.proxy.index(child, 0, idx)
+            for child in range(self.tree_model.rowCount(idx)):
+                cidx = self.tree_model.index(child, 0, idx)
                 if self.tree.isExpanded(cidx):
                     keys.add(cidx.data(KEY_ROLE))
         return keys
@@ -458,9 +456,9 @@ class MainWindow(QMainWindow):
         """Open roots in order while the skills shown stay few enough to lay out at once; the
         rest stay closed until the user opens them."""
         shown = 0
-        for row in range(self.proxy.rowCount()):
-            idx = self.proxy.index(row, 0)
-            shown += self.proxy.rowCount(idx)
+        for row in range(self.tree_model.rowCount()):
+            idx = self.tree_model.index(row, 0)
+            shown += self.tree_model.rowCount(idx)
             if shown > AUTO_EXPAND_MAX:
                 break
             self.tree.expand(idx)
@@ -486,7 +484,7 @@ class MainWindow(QMainWindow):
             for k in expanded:
                 src = self.tree_model.index_for_key(k)
                 if src.isValid():
-                    self.tree.expand(self.proxy.mapFromSource(src))
+                    self.tree.expand(src)
             self.tree.verticalScrollBar().setValue(scroll)
         self._select_key(key, keep_line=True)
         self._update_status(loaded)
@@ -561,7 +559,7 @@ class MainWindow(QMainWindow):
         if not src.isValid():
             self._show_nothing()
             return
-        idx = self.proxy.mapFromSource(src)
+        idx = src
         if idx.isValid():
             self.tree.setCurrentIndex(idx)
             self.tree.scrollTo(idx)
@@ -604,6 +602,7 @@ class MainWindow(QMainWindow):
     def _show_nothing(self) -> None:
         self.selected_key = ""
         self._shown_key = ""
+        self._shown_preview = None
         self._open_file = ""
         text = (
             "Select a skill on the left to see its frontmatter, rendered instructions, source "
@@ -640,10 +639,20 @@ class MainWindow(QMainWindow):
         files_at = self.files_view.verticalScrollBar().value()
         self.overview.set_allowed_root(skill.directory)
         self.files_view.set_allowed_root(skill.directory)
-        self.overview.setHtml(preview.overview)
-        self.source.set_source(preview.source, preview.diagnostics)
-        self.files_view.setHtml(preview.file_page or preview.files)
+        last = self._shown_preview if same else None
+        # Pages that did not change are left as they are (a save of another skill, a rescan):
+        # laying out a long page again is the costliest thing the window does.
+        if last is None or last.overview != preview.overview:
+            self.overview.setHtml(preview.overview)
+        if last is None or (last.source, last.diagnostics) != (
+            preview.source,
+            preview.diagnostics,
+        ):
+            self.source.set_source(preview.source, preview.diagnostics)
+        if last is None or (last.file_page or last.files) != (preview.file_page or preview.files):
+            self.files_view.setHtml(preview.file_page or preview.files)
         self._shown_key = preview.key
+        self._shown_preview = preview
         if same:  # a save or a rescan of the skill shown: the reader stays where they were
             self.overview.verticalScrollBar().setValue(overview_at)
             self.source.verticalScrollBar().setValue(source_at)
@@ -726,12 +735,12 @@ class MainWindow(QMainWindow):
             return  # typed on since: the newer query is on its way
         key = self.selected_key
         keys = tree.keep
-        self.proxy.set_tree(tree)
+        self.tree_model.set_tree(tree)
         self._auto_expand()
         # The selection stays when it still matches; the view keeps it in sight.
         if key and (keys is None or key in keys):
             src = self.tree_model.index_for_key(key)
-            idx = self.proxy.mapFromSource(src) if src.isValid() else QModelIndex()
+            idx = src
             if idx.isValid():
                 self.tree.setCurrentIndex(idx)
                 self.tree.scrollTo(idx)

@@ -122,8 +122,38 @@ class SkillTreeModel(QAbstractItemModel):
         self.set_tree(build_tree(catalog, None))
 
     def set_tree(self, tree: PreparedTree) -> None:
-        """Show a tree prepared off the GUI thread (`build_tree`): only a swap and a reset here,
-        so the view lays out only what is open, whatever the size of the set."""
+        """Show a tree prepared off the GUI thread (`build_tree`). When it has the same roots and
+        skills in the same places (an edit, a rescan, often another runtime), the rows stay and
+        only their data changes, so the view keeps what is open without laying it out again;
+        otherwise the new nodes are swapped in with a reset."""
+        if _shape(tree.root) == _shape(self._root):
+            self._catalog, self._keep, self._labels = tree.catalog, tree.keep, tree.labels
+            for old, new in zip(self._root.children, tree.root.children, strict=True):
+                old.root, old.text = new.root, new.text
+                for old_child, new_child in zip(old.children, new.children, strict=False):
+                    if old_child.kind != "skill":
+                        continue
+                    changed = old_child.skill != new_child.skill
+                    old_child.skill = new_child.skill
+                    if changed and old_child.loaded and old_child.children:
+                        # its files may have changed too: listed again when next opened
+                        parent = self.createIndex(old_child.row, 0, old_child)
+                        self.beginRemoveRows(parent, 0, len(old_child.children) - 1)
+                        old_child.children.clear()
+                        old_child.loaded = False
+                        self.endRemoveRows()
+                if old.children:
+                    parent = self.createIndex(old.row, 0, old)
+                    self.dataChanged.emit(
+                        self.index(0, 0, parent),
+                        self.index(len(old.children) - 1, len(self.COLUMNS) - 1, parent),
+                    )
+            if self._root.children:
+                self.dataChanged.emit(
+                    self.index(0, 0),
+                    self.index(len(self._root.children) - 1, len(self.COLUMNS) - 1),
+                )
+            return
         self.beginResetModel()
         self._catalog, self._keep = tree.catalog, tree.keep
         self._root, self._labels = tree.root, tree.labels
@@ -310,6 +340,13 @@ class SkillTreeModel(QAbstractItemModel):
                 if child.kind == "skill" and child.path == key:
                     return self.createIndex(child.row, 0, child)
         return QModelIndex()
+
+
+def _shape(top: _Node) -> list[tuple[str, list[str]]]:
+    """Which roots and skills a tree shows, in order (a skill's files left out)."""
+    return [
+        (root.path, [c.path for c in root.children if c.kind == "skill"]) for root in top.children
+    ]
 
 
 def _short(path: str) -> str:

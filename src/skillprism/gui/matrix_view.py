@@ -193,6 +193,8 @@ class MatrixView(QWidget):
 
     def show_matrix(self, matrix: Matrix) -> None:
         self.model.set_matrix(matrix)
+        # sized from the first rows: measuring every cell of a large set would hold up the window
+        self.table.horizontalHeader().setResizeContentsPrecision(200)
         self.table.resizeColumnsToContents()
         self.status.setText(
             f"{len(matrix.rows)} skill files under {len(matrix.profiles)} runtimes. "

@@ -139,8 +139,11 @@ def source_text(skill: SkillEntry) -> tuple[str, list[Diagnostic]]:
     return doc.text, list(skill.diagnostics)
 
 
+FILES_PAGE_LIMIT = 300  # files listed on the Files page (the tree lists more)
+
+
 def files_html(skill: SkillEntry, *, dark: bool = False) -> str:
-    listing = list_resources(skill.directory, limit=2000)
+    listing = list_resources(skill.directory, limit=FILES_PAGE_LIMIT)
     groups = listing.grouped()
     parts = [
         f"<h2>Files of {html.escape(skill.name or os.path.basename(skill.directory))}</h2>",

@@ -128,31 +128,28 @@ class SkillTreeModel(QAbstractItemModel):
         otherwise the new nodes are swapped in with a reset."""
         if _shape(tree.root) == _shape(self._root):
             self._catalog, self._keep, self._labels = tree.catalog, tree.keep, tree.labels
+            last = len(self.COLUMNS) - 1
             for old, new in zip(self._root.children, tree.root.children, strict=True):
-                old.root, old.text = new.root, new.text
+                if (old.root, old.text) != (new.root, new.text):
+                    old.root, old.text = new.root, new.text
+                    self.dataChanged.emit(
+                        self.createIndex(old.row, 0, old), self.createIndex(old.row, last, old)
+                    )
                 for old_child, new_child in zip(old.children, new.children, strict=False):
-                    if old_child.kind != "skill":
+                    if old_child.kind != "skill" or old_child.skill == new_child.skill:
                         continue
-                    changed = old_child.skill != new_child.skill
                     old_child.skill = new_child.skill
-                    if changed and old_child.loaded and old_child.children:
+                    if old_child.loaded and old_child.children:
                         # its files may have changed too: listed again when next opened
                         parent = self.createIndex(old_child.row, 0, old_child)
                         self.beginRemoveRows(parent, 0, len(old_child.children) - 1)
                         old_child.children.clear()
                         old_child.loaded = False
                         self.endRemoveRows()
-                if old.children:
-                    parent = self.createIndex(old.row, 0, old)
                     self.dataChanged.emit(
-                        self.index(0, 0, parent),
-                        self.index(len(old.children) - 1, len(self.COLUMNS) - 1, parent),
+                        self.createIndex(old_child.row, 0, old_child),
+                        self.createIndex(old_child.row, last, old_child),
                     )
-            if self._root.children:
-                self.dataChanged.emit(
-                    self.index(0, 0),
-                    self.index(len(self._root.children) - 1, len(self.COLUMNS) - 1),
-                )
             return
         self.beginResetModel()
         self._catalog, self._keep = tree.catalog, tree.keep

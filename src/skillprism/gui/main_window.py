@@ -10,7 +10,14 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QDesktopServices,
+    QGuiApplication,
+    QKeySequence,
+    QPalette,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -356,6 +363,31 @@ class MainWindow(QMainWindow):
         for a in (self.act_editor, self.act_reveal, self.act_editor_cmd):
             m_skill.addAction(a)
         m_view = mb.addMenu("&View")
+        self.install_group = QActionGroup(self)
+        self.install_actions: dict[str, QAction] = {}
+        for mode, label, tip in (
+            ("", "As &Laid Out", "Show the folders as they are"),
+            (
+                "personal",
+                "As Installed in &Personal Skills",
+                "Show the repository's skills and plugins as an installer would put them in the "
+                "runtime's personal skills folder, beside what is there",
+            ),
+            (
+                "project",
+                "As Installed in P&roject Skills",
+                "Show the repository's skills and plugins as an installer would put them in this "
+                "project's skills folder, beside what is there",
+            ),
+        ):
+            action = QAction(label, self, checkable=True)
+            action.setStatusTip(tip)
+            action.setChecked(mode == self.install_into)
+            action.triggered.connect(lambda _c=False, m=mode: self.set_install_into(m))
+            self.install_group.addAction(action)
+            self.install_actions[mode] = action
+            m_view.addAction(action)
+        m_view.addSeparator()
         m_view.addAction(self.problems_dock.toggleViewAction())
         m_view.addAction(self.budget_dock.toggleViewAction())
         m_view.addAction(self.matrix_dock.toggleViewAction())
@@ -759,12 +791,51 @@ class MainWindow(QMainWindow):
             self._remember_recent(r)
         self._open()
 
+    def set_install_into(self, mode: str) -> None:
+        """Review the folders as laid out ("") or as installed into the runtime's "personal" or
+        "project" skills folder (core/installed.py), as the CLI's --install-into does."""
+        if mode == self.install_into:
+            return
+        self.install_into = mode
+        self.install_actions[mode].setChecked(True)
+        self._open()
+
+    def _suggest_installed_view(self) -> None:
+        """A folder that is not itself a skills root but holds installable units (a repository of
+        skills or plugins) is shown as installed into the project, once; the plain view is one
+        click away (View menu)."""
+        from skillprism.core.installed import find_units
+
+        if self.install_into or len(self.roots) != 1 or not os.path.isdir(self.roots[0]):
+            return
+        folder = self.roots[0]
+        if os.path.isfile(os.path.join(folder, "SKILL.md")):
+            return
+        try:
+            units = find_units(folder)
+        except OSError:
+            return
+        kinds = {u.kind for u in units}
+        if not units or (
+            kinds <= {"skill"} and all(os.path.dirname(u.path) == folder for u in units)
+        ):
+            return  # a plain skills folder: it is a root as it is
+        self.statusBar().showMessage(
+            f"{len(units)} installable unit(s) found in {_folder_label(folder)}: shown as installed "
+            "into this project's skills folder (View → As Laid Out for the folder as it is)",
+            15000,
+        )
+        self.set_install_into("project")
+
     def open_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(
             self, "Open Folder", self.roots[0] if self.roots else ""
         )
         if folder:
+            self.install_into = ""
+            self.install_actions[""].setChecked(True)
             self.set_roots([folder])
+            self._suggest_installed_view()
 
     def open_skill(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

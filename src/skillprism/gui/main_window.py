@@ -501,7 +501,10 @@ class MainWindow(QMainWindow):
         first = self.catalog is None
         expanded = self._expanded_keys()
         scroll = self.tree.verticalScrollBar().value()
-        key = self.selected_key
+        previous = self._skill(self.selected_key) if self.selected_key else None
+        key = self.selected_key or (
+            self.settings.value("selected", "", str) if first else ""
+        )  # the last selection of the previous session
         self.catalog = loaded.catalog
         self._index_size = len(loaded.index)
         self.tree_model.set_tree(loaded.tree)
@@ -518,6 +521,8 @@ class MainWindow(QMainWindow):
                 if src.isValid():
                     self.tree.expand(src)
             self.tree.verticalScrollBar().setValue(scroll)
+        if key and self._skill(key) is None and previous is not None:
+            key = self._same_skill_moved(previous)  # a renamed folder keeps its selection
         self._select_key(key, keep_line=True)
         self._update_status(loaded)
         self._update_title()
@@ -582,6 +587,21 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("; ".join(result.warnings), 10000)
 
     # --- selection and preview -----------------------------------------------------------------------
+
+    def _same_skill_moved(self, before: SkillEntry) -> str:
+        """The key of the one skill in the new catalog that is `before` in another folder (a
+        folder renamed or moved): same name, description and skill-file name, and no copy left
+        where it was. "" when there is not exactly one."""
+        if self.catalog is None:
+            return ""
+        same = [
+            s.key
+            for s in self.catalog.skills
+            if s.name == before.name
+            and s.description == before.description
+            and os.path.basename(s.path) == os.path.basename(before.path)
+        ]
+        return same[0] if len(same) == 1 else ""
 
     def _select_key(self, key: str, keep_line: bool = False) -> None:
         if not key:
@@ -656,6 +676,7 @@ class MainWindow(QMainWindow):
             return
         if key != self.selected_key:
             self._open_file = ""
+            self.settings.setValue("selected", key)  # comes back on the next start
         self.selected_key = key
         self.controller.request("preview", skill, self.catalog, self.dark, self._open_file)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import os
-import shlex
 import subprocess
 import time
 from typing import Any
@@ -46,6 +45,7 @@ from skillprism.core.catalog import STATES, Catalog, SkillEntry
 from skillprism.core.display import display_path
 from skillprism.gui.browser import SafeBrowser
 from skillprism.gui.controller import Controller, Loaded, OpenSpec, Preview
+from skillprism.gui.editor import chosen_editor, editor_argv, is_terminal_editor
 from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFilter, ProblemsModel
 from skillprism.gui.service import WatchBridge
@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self._open_file = ""  # the file open in the Files tab ("" = the file list)
         self._pending_line = 0  # a line to show once the selected skill's pages arrive
         self._report_path = ""
+        self._undo_roots: list[str] | None = None  # the folders before the last removal
         self._index_size = 0
         self._build_ui()
         self._build_actions()
@@ -296,8 +297,16 @@ class MainWindow(QMainWindow):
             None,
             "Use a profile's own roots for this project (clears explicit roots)",
         )
-        self.act_reload = act("&Reload", self.reload, QKeySequence.StandardKey.Refresh)
-        self.act_reload.setShortcuts([QKeySequence("F5"), QKeySequence.StandardKey.Refresh])
+        self.act_reload = act("&Reload", self.reload)
+        # F5 and the platform's Refresh key, each once: on Linux Refresh is F5 itself, and the
+        # same sequence twice on one action is an "ambiguous shortcut" that does nothing.
+        reload_keys = [
+            QKeySequence("F5"),
+            *QKeySequence.keyBindings(QKeySequence.StandardKey.Refresh),
+        ]
+        self.act_reload.setShortcuts(
+            list({k.toString(): k for k in reload_keys if not k.isEmpty()}.values())
+        )
         self.act_export = act(
             "&Export Report…",
             self.export_report,
@@ -305,6 +314,8 @@ class MainWindow(QMainWindow):
             "Write a review report (HTML or Markdown) of this skill set",
         )
         self.act_quit = act("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.act_undo = act("&Undo", self.undo, QKeySequence.StandardKey.Undo)
+        self.act_undo.setEnabled(False)
         self.act_find = act(
             "&Find", lambda: self.filter_edit.setFocus(), QKeySequence.StandardKey.Find
         )
@@ -357,6 +368,8 @@ class MainWindow(QMainWindow):
         m_file.addSeparator()
         m_file.addAction(self.act_quit)
         m_edit = mb.addMenu("&Edit")
+        m_edit.addAction(self.act_undo)
+        m_edit.addSeparator()
         m_edit.addAction(self.act_find)
         m_edit.addAction(self.act_copy_path)
         m_skill = mb.addMenu("&Skill")
@@ -870,7 +883,9 @@ class MainWindow(QMainWindow):
         if folder and os.path.abspath(folder) not in self.roots:
             self.set_roots([*self.roots, folder])
 
-    def remove_root(self) -> None:
+    def remove_root(self, *, confirm: bool = True) -> None:
+        """Remove the root folder of the selection (only that one), after asking; Edit > Undo
+        (or the status bar's message) brings it back."""
         idx = self.tree.currentIndex()
         while idx.isValid() and idx.data(KIND_ROLE) != "root":
             idx = idx.parent()
@@ -878,13 +893,41 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Select a root folder (or a skill in it) to remove", 4000)
             return
         path = idx.data(PATH_ROLE)
-        remaining = [r for r in self.roots if not (path == r or path.startswith(r + os.sep))]
-        if remaining == self.roots:
+        gone = [r for r in self.roots if path == r or path.startswith(r + os.sep)]
+        if not gone:
             self.statusBar().showMessage(
                 "That root comes from the profile, not from your folders", 5000
             )
             return
-        self.set_roots(remaining)
+        # the folder given that holds this root (the deepest, when folders nest)
+        folder = max(gone, key=len)
+        if confirm and (
+            QMessageBox.question(
+                self,
+                "Remove Root Folder",
+                f"Stop showing {_folder_label(folder)}?\n\nNothing on disk is changed; "
+                "Edit → Undo brings it back.",
+            )
+            != QMessageBox.StandardButton.Yes
+        ):
+            return
+        self._undo_roots = list(self.roots)
+        self.act_undo.setEnabled(True)
+        self.act_undo.setText(f"&Undo Remove {os.path.basename(folder) or folder}")
+        self.set_roots([r for r in self.roots if r != folder])
+        self.statusBar().showMessage(
+            f"Removed {_folder_label(folder)} from the set — Edit → Undo (Ctrl+Z) brings it back",
+            10000,
+        )
+
+    def undo(self) -> None:
+        """Bring back the folders as they were before the last removal."""
+        if self._undo_roots is None:
+            return
+        roots, self._undo_roots = self._undo_roots, None
+        self.act_undo.setEnabled(False)
+        self.act_undo.setText("&Undo")
+        self.set_roots(roots)
 
     def set_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Project Folder", self.project)
@@ -923,10 +966,13 @@ class MainWindow(QMainWindow):
             QDesktopServices.openUrl(QUrl.fromLocalFile(folder))  # a folder, never a file to run
 
     def open_in_editor(self) -> None:
-        path = self._current_path() or (
-            self._skill(self.selected_key).path if self.selected_key else ""
-        )  # type: ignore[union-attr]
+        """Open SKILL.md (at the line shown in Source) or a text file in the user's editor: the
+        command set here, else $VISUAL, else $EDITOR; with none set, the desktop's default
+        application for text, and the status bar says so."""
+        skill = self._skill(self.selected_key) if self.selected_key else None
+        path = self._current_path() or (skill.path if skill is not None else "")
         if not path:
+            self.statusBar().showMessage("Select a skill or one of its files first", 4000)
             return
         if os.path.isdir(path) or os.path.splitext(path)[1].lower() not in TEXT_SUFFIXES:
             self.statusBar().showMessage(
@@ -935,16 +981,42 @@ class MainWindow(QMainWindow):
                 6000,
             )
             return
-        command = self.settings.value("editor", "", str)
-        if command:
-            try:
-                subprocess.Popen([*shlex.split(command), path], start_new_session=True)
-            except (OSError, ValueError) as err:
-                QMessageBox.warning(
-                    self, APP_NAME, f"Could not start the editor “{command}”:\n{err}"
+        line = 0
+        if skill is not None and path == skill.path and self.tabs.currentWidget() is self.source:
+            line = self.source.textCursor().blockNumber() + 1
+        command, source = chosen_editor(self.settings.value("editor", "", str))
+        if not command:
+            if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+                QMessageBox.information(
+                    self,
+                    APP_NAME,
+                    "No editor is set and the desktop has no application for text files.\n\n"
+                    "Set one with Skill → Set Editor Command…, or set $VISUAL or $EDITOR.",
                 )
-        else:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+                return
+            self.statusBar().showMessage(
+                "Opened with the desktop's default application (no line: set an editor with "
+                "Skill → Set Editor Command…, or $VISUAL / $EDITOR, to open at the line)",
+                8000,
+            )
+            return
+        if is_terminal_editor(command):
+            QMessageBox.information(
+                self,
+                APP_NAME,
+                f"{source} is “{command}”, which runs in a terminal. Set a desktop editor "
+                "(for example “code”, “gedit” or “kate”) with Skill → Set Editor Command….",
+            )
+            return
+        try:
+            subprocess.Popen(editor_argv(command, path, line), start_new_session=True)
+        except (OSError, ValueError) as err:
+            QMessageBox.warning(
+                self, APP_NAME, f"Could not start the editor “{command}” ({source}):\n{err}"
+            )
+            return
+        where = f"{os.path.basename(path)}:{line}" if line else os.path.basename(path)
+        self.statusBar().showMessage(f"Opened {where} with {command} ({source})", 5000)
 
     def export_report(self, path: str = "") -> None:
         """Write the review report for the runtime shown (format from the extension) through the
@@ -978,8 +1050,9 @@ class MainWindow(QMainWindow):
         text, ok = QInputDialog.getText(
             self,
             "Editor Command",
-            "Command to open a file (the path is appended), e.g. "
-            "“code --goto” or “gedit”. Empty = system default:",
+            "Command to open a file, e.g. “code”, “gedit” or “kate” (the file and, for "
+            "editors that take one, the line are added). Empty = $VISUAL, $EDITOR or the "
+            "desktop's default:",
             text=current,
         )
         if ok:

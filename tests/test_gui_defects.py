@@ -1,0 +1,149 @@
+"""Defects a new user met in the window, each pinned: F5 reloads (one shortcut, not an ambiguous
+pair); Remove Root Folder removes only the chosen folder, asks first and can be undone; Open in
+Editor passes the line in each editor's own form and falls back to $VISUAL / $EDITOR."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6.QtWidgets")
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QMessageBox
+
+from skillprism.gui.editor import chosen_editor, editor_argv, is_terminal_editor
+from skillprism.gui.main_window import MainWindow
+from skillprism.gui.tree_model import KIND_ROLE, PATH_ROLE
+
+
+def _skill(root: Path, name: str) -> None:
+    d = root / name
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Does {name}. Use when asked.\n---\nBody.\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    made: list[MainWindow] = []
+
+    def make(roots: list[str]) -> MainWindow:
+        settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+        w = MainWindow(
+            roots=roots, profile="agentskills", project=str(tmp_path), dark=False, settings=settings
+        )
+        w.live = False
+        qtbot.addWidget(w)
+        w.show()
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+            w.reload()
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        w.shutdown()
+
+
+def test_f5_is_bound_once_and_reloads(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "a"
+    _skill(root, "alpha")
+    w = window([str(root)])
+    keys = [k.toString() for k in w.act_reload.shortcuts()]
+    assert "F5" in keys and len(keys) == len(set(keys))
+    everywhere = [k.toString() for a in w.findChildren(type(w.act_reload)) for k in a.shortcuts()]
+    assert everywhere.count("F5") == 1  # no other action claims it: no ambiguous overload
+    _skill(root, "beta")
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+        qtbot.keyClick(w, Qt.Key.Key_F5)
+    assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
+
+
+def test_remove_root_removes_only_that_folder_asks_and_undoes(  # type: ignore[no-untyped-def]
+    window, qtbot, tmp_path, monkeypatch
+) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    _skill(a, "alpha")
+    _skill(b, "beta")
+    w = window([str(a), str(b)])
+    model = w.tree_model
+    root_b = next(
+        model.index(r, 0)
+        for r in range(model.rowCount())
+        if model.index(r, 0).data(PATH_ROLE) == str(b)
+    )
+    assert root_b.data(KIND_ROLE) == "root"
+    w.tree.setCurrentIndex(root_b)
+    asked: list[str] = []
+
+    def answer(choice):  # type: ignore[no-untyped-def]
+        def ask(*args, **_kw):  # type: ignore[no-untyped-def]
+            asked.append(args[2])
+            return choice
+
+        return ask
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    w.remove_root()
+    assert asked and w.roots == [str(a), str(b)]  # asked, declined: nothing removed
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+        w.remove_root()
+    assert w.roots == [str(a)]
+    assert {s.name for s in w.catalog.skills} == {"alpha"}
+    assert w.act_undo.isEnabled()
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+        w.act_undo.trigger()
+    assert w.roots == [str(a), str(b)]
+    assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
+    assert not w.act_undo.isEnabled()
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("code", ["code", "-g", "/s/SKILL.md:12"]),
+        ("codium --new-window", ["codium", "--new-window", "-g", "/s/SKILL.md:12"]),
+        ("gvim", ["gvim", "+12", "/s/SKILL.md"]),
+        ("emacsclient -c", ["emacsclient", "-c", "+12", "/s/SKILL.md"]),
+        ("kate", ["kate", "+12", "/s/SKILL.md"]),
+        ("gedit", ["gedit", "+12", "/s/SKILL.md"]),
+        ("subl", ["subl", "/s/SKILL.md:12"]),
+        ("zed", ["zed", "/s/SKILL.md:12"]),
+        ("/opt/idea/bin/idea", ["/opt/idea/bin/idea", "--line", "12", "/s/SKILL.md"]),
+        ("mousepad", ["mousepad", "/s/SKILL.md"]),
+    ],
+)
+def test_editor_commands_take_the_line_in_their_own_form(command: str, argv: list[str]) -> None:
+    assert editor_argv(command, "/s/SKILL.md", 12) == argv
+    assert editor_argv(command, "/s/SKILL.md", 0)[-1] == "/s/SKILL.md"
+
+
+def test_the_editor_comes_from_settings_then_visual_then_editor() -> None:
+    assert chosen_editor("kate", {"VISUAL": "code", "EDITOR": "vim"})[0] == "kate"
+    assert chosen_editor("", {"VISUAL": "code", "EDITOR": "vim"}) == ("code", "$VISUAL")
+    assert chosen_editor(" ", {"EDITOR": "gedit"}) == ("gedit", "$EDITOR")
+    assert chosen_editor("", {}) == ("", "")
+    assert is_terminal_editor("vim -p") and not is_terminal_editor("gvim")
+    with pytest.raises(ValueError):
+        editor_argv("", "/s/SKILL.md", 3)
+
+
+def test_no_editor_set_is_said_not_silent(window, qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "a"
+    _skill(root, "alpha")
+    w = window([str(root)])
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "vim")  # a terminal editor: the window cannot start it
+    told: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda *a, **_k: told.append(a[2]))
+    with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
+        w.select_skill(str(root / "alpha" / "SKILL.md"))
+    w.open_in_editor()
+    assert told and "$EDITOR" in told[0] and "terminal" in told[0]
+    assert QKeySequence("Ctrl+E") == w.act_editor.shortcut()

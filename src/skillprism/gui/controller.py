@@ -54,6 +54,7 @@ class Loaded:
     changed: tuple[str, ...] = field(default=())
     problems: list[Any] = field(default_factory=list)  # the Problems table's rows, prepared
     tree: Any = None  # the tree's nodes under the worker's current filter (tree_model.build_tree)
+    risks: list[Any] = field(default_factory=list)  # the Risks view's rows, prepared
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class _Worker(QObject):
         self, spec: OpenSpec, start: float, update: Update | None, changed: tuple[str, ...] = ()
     ) -> Loaded:
         from skillprism.gui.problems_model import prepare_problem_rows
+        from skillprism.gui.risks_view import security_rows
         from skillprism.gui.tree_model import build_tree
 
         assert self.workspace is not None
@@ -138,6 +140,7 @@ class _Worker(QObject):
         self.catalog = catalog
         self.index = FilterIndex(catalog)
 
+        problems = prepare_problem_rows(catalog)
         return Loaded(
             catalog,
             update,
@@ -146,8 +149,9 @@ class _Worker(QObject):
             spec,
             tuple(self.workspace.path_problems()),
             changed,
-            prepare_problem_rows(catalog),
+            problems,
             build_tree(catalog, self.index.matches(self.query)),
+            security_rows(problems),
         )
 
     def _do_open(self, spec: OpenSpec, cold: bool) -> Loaded:

@@ -16,6 +16,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeySequence,
     QPalette,
+    QTextCursor,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -105,6 +106,8 @@ class MainWindow(QMainWindow):
         self._shown_preview: Preview | None = None
         self._open_file = ""  # the file open in the Files tab ("" = the file list)
         self._pending_line = 0  # a line to show once the selected skill's pages arrive
+        self._pending_column = 0
+        self._pending_files = False
         self._report_path = ""
         self._undo_roots: list[str] | None = None  # the folders before the last removal
         self._index_size = 0
@@ -221,6 +224,15 @@ class MainWindow(QMainWindow):
         self.problems_dock.setWidget(dock_body)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
 
+        from skillprism.gui.risks_view import RisksView
+
+        self.risks = RisksView()
+        self.risks.sig_evidence_requested.connect(self.show_evidence)
+        self.risks_dock = QDockWidget("Risks", self)
+        self.risks_dock.setObjectName("risks-dock")
+        self.risks_dock.setWidget(self.risks)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.risks_dock)
+        self.tabifyDockWidget(self.problems_dock, self.risks_dock)
         from skillprism.gui.budget_view import BudgetView
 
         self.budget = BudgetView()
@@ -230,7 +242,7 @@ class MainWindow(QMainWindow):
         self.budget_dock.setObjectName("budget-dock")
         self.budget_dock.setWidget(self.budget)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.budget_dock)
-        self.tabifyDockWidget(self.problems_dock, self.budget_dock)
+        self.tabifyDockWidget(self.risks_dock, self.budget_dock)
         self.problems_dock.raise_()
         from skillprism.gui.matrix_view import MatrixView
 
@@ -402,6 +414,7 @@ class MainWindow(QMainWindow):
             m_view.addAction(action)
         m_view.addSeparator()
         m_view.addAction(self.problems_dock.toggleViewAction())
+        m_view.addAction(self.risks_dock.toggleViewAction())
         m_view.addAction(self.budget_dock.toggleViewAction())
         m_view.addAction(self.matrix_dock.toggleViewAction())
         m_help = mb.addMenu("&Help")
@@ -522,6 +535,7 @@ class MainWindow(QMainWindow):
         self._index_size = len(loaded.index)
         self.tree_model.set_tree(loaded.tree)
         self.problems_model.set_rows(loaded.problems)
+        self.risks.set_rows(loaded.risks)
         self.budget.set_catalog(loaded.catalog)
         self.matrix.set_catalog(loaded.catalog)
         self._budget_dirty = True
@@ -634,6 +648,22 @@ class MainWindow(QMainWindow):
         self._pending_line = line  # applied with the skill's prepared pages
         self._select_key(key)
 
+    def show_evidence(self, key: str, path: str, line: int, column: int) -> None:
+        """Show a finding where it is: the skill file in Source at its line and column, any
+        other file of the skill in Files."""
+        skill = self._skill(key)
+        if skill is None:
+            return
+        if path and path != skill.path:
+            if self.selected_key != key:
+                self._select_key(key)
+            self._open_file = path if os.path.isfile(path) else ""
+            self._pending_files = True
+            self._show_key(key)  # the newest request: the skill's pages with that file open
+            return
+        self._pending_column = column
+        self.select_skill(key, max(line, 1))
+
     def select_in_profile(self, key: str, profile: str) -> None:
         """Show skill `key` under `profile` (switching the runtime when it differs)."""
         self.selected_key = key
@@ -691,6 +721,7 @@ class MainWindow(QMainWindow):
             self._open_file = ""
             self.settings.setValue("selected", key)  # comes back on the next start
         self.selected_key = key
+        self.risks.set_selected(key)
         self.controller.request("preview", skill, self.catalog, self.dark, self._open_file)
 
     def _apply_preview(self, preview: Preview) -> None:
@@ -728,7 +759,21 @@ class MainWindow(QMainWindow):
         if self._pending_line:
             self.tabs.setCurrentWidget(self.source)
             self.source.go_to_line(self._pending_line)
-            self._pending_line = 0
+            if self._pending_column > 1:  # the evidence itself, not only its line
+                cursor = self.source.textCursor()
+                cursor.movePosition(
+                    QTextCursor.MoveOperation.Right,
+                    QTextCursor.MoveMode.MoveAnchor,
+                    min(self._pending_column - 1, cursor.block().length() - 1),
+                )
+                cursor.movePosition(
+                    QTextCursor.MoveOperation.EndOfWord, QTextCursor.MoveMode.KeepAnchor
+                )
+                self.source.setTextCursor(cursor)
+            self._pending_line = self._pending_column = 0
+        elif self._pending_files:
+            self.tabs.setCurrentWidget(self.files_view)
+            self._pending_files = False
         self.sig_skill_shown.emit(preview.key)
 
     def _refresh_activation_if_shown(self) -> None:

@@ -117,6 +117,8 @@ class ProblemsModel(RowsTableModel):
             return state_icon(_ICON[sev])
         if role == Qt.ItemDataRole.ToolTipRole:
             parts = [f"{d.code} {d.message}", f"At {row.location}"]
+            if d.evidence:
+                parts.append(f"Evidence: {d.evidence[:300]}")
             if d.effect:
                 parts.append(f"Effect: {d.effect}")
             if d.hint:

@@ -1,0 +1,180 @@
+"""The Risks view: what the skills could do to the person who installs them, from the static
+security pass (codes in the security range, core/security).
+
+Across the set, sorted by severity (errors first), or only the selected skill's; a severity choice
+and a text filter; counts per severity above the table. The rows are prepared in the controller's
+worker (`prepare_risk_rows`); activating one asks the window to show the evidence
+(`sig_evidence_requested`): the skill file in Source at the line and column, another file in
+Files. Nothing is executed: the pass is static, and the view says so.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from skillprism.core.catalog import Catalog
+from skillprism.core.codes import CODES
+from skillprism.gui.problems_model import (
+    SKILL_KEY_ROLE,
+    ProblemRow,
+    ProblemsFilter,
+    ProblemsModel,
+    prepare_problem_rows,
+)
+from skillprism.gui.table_view import PlaceholderTableView
+
+
+def prepare_risk_rows(catalog: Catalog | None) -> list[ProblemRow]:
+    """The security findings of `catalog`, most severe first (pure Python: runs in the worker)."""
+    return security_rows(prepare_problem_rows(catalog))
+
+
+def security_rows(rows: list[ProblemRow]) -> list[ProblemRow]:
+    """The rows of `rows` (prepared problem rows) whose code is in the security range."""
+    return [
+        r
+        for r in rows
+        if (code := CODES.get(r.diagnostic.code)) is not None and code.category == "security"
+    ]
+
+
+class _SkillFilter(ProblemsFilter):
+    """ProblemsFilter plus "only this skill"."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._skill = ""
+
+    def set_skill(self, key: str) -> None:
+        from skillprism.gui.filtering import change_filter
+
+        change_filter(self, lambda: setattr(self, "_skill", key))
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Any) -> bool:
+        if self._skill:
+            index = self.sourceModel().index(source_row, 0, source_parent)
+            if index.data(SKILL_KEY_ROLE) != self._skill:
+                return False
+        return super().filterAcceptsRow(source_row, source_parent)
+
+
+class RisksView(QWidget):
+    sig_evidence_requested = Signal(str, str, int, int)
+    """Show a finding's evidence: (skill key, file path, line, column)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = ProblemsModel(self)
+        self.proxy = _SkillFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self._selected = ""
+        self._loaded = False
+        self.table = PlaceholderTableView(self._placeholder)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # most severe first
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 90), (1, 70), (3, 180), (4, 300)):
+            self.table.setColumnWidth(column, width)
+        self.table.activated.connect(self._on_activated)
+        self.table.doubleClicked.connect(self._on_activated)
+        self.counts = QLabel()
+        self.counts.setTextFormat(Qt.TextFormat.RichText)
+        self.only_selected = QCheckBox("Only the selected skill")
+        self.only_selected.toggled.connect(self._apply_scope)
+        self.severity = QComboBox()
+        for label, severities in (
+            ("All severities", ()),
+            ("Errors", ("error",)),
+            ("Errors and warnings", ("error", "warning")),
+            ("Warnings", ("warning",)),
+            ("Notes", ("info",)),
+        ):
+            self.severity.addItem(label, severities)
+        self.severity.currentIndexChanged.connect(
+            lambda _i: self.proxy.set_severities(frozenset(self.severity.currentData()))
+        )
+        self.text = QLineEdit(placeholderText="Filter risks (code, message, skill)")
+        self.text.setClearButtonEnabled(True)
+        self.text.textChanged.connect(self.proxy.set_text)
+        row = QHBoxLayout()
+        row.addWidget(self.counts, 1)
+        row.addWidget(self.only_selected)
+        row.addWidget(self.severity)
+        row.addWidget(self.text, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+        self._show_counts()
+
+    def _placeholder(self) -> str:
+        if not self._loaded:
+            return "Scanning…"
+        if self.model.rowCount() == 0:
+            return (
+                "No risks found by the static pass (nothing in the skills was run, imported or "
+                "fetched; a clean result is not a proof of safety)."
+            )
+        if self.only_selected.isChecked() and self._selected:
+            return "No risks found in the selected skill."
+        return "No risks match the filter."
+
+    def set_rows(self, rows: list[ProblemRow]) -> None:
+        self._loaded = True
+        self.model.set_rows(rows)
+        self._show_counts()
+
+    def set_selected(self, key: str) -> None:
+        self._selected = key
+        self._apply_scope()
+
+    def _apply_scope(self, *_args: Any) -> None:
+        self.proxy.set_skill(self._selected if self.only_selected.isChecked() else "")
+
+    def _show_counts(self) -> None:
+        counts = Counter(
+            self.model.diagnostic(r).severity.value for r in range(self.model.rowCount())
+        )
+        skills = len(
+            {self.model.index(r, 0).data(SKILL_KEY_ROLE) for r in range(self.model.rowCount())}
+        )
+        if not counts:
+            self.counts.setText("<span style='color:gray'>Static security pass: no risks</span>")
+            return
+        parts = [
+            f"<b style='color:#d23b3b'>{counts['error']} high</b>",
+            f"<b style='color:#b7791f'>{counts['warning']} medium</b>",
+            f"{counts['info']} low",
+        ]
+        self.counts.setText(" · ".join(parts) + f" in {skills} skill(s) — static pass only")
+
+    def _on_activated(self, index: QModelIndex) -> None:
+        src = self.proxy.mapToSource(index)
+        if not src.isValid():
+            return
+        d = self.model.diagnostic(src.row())
+        self.sig_evidence_requested.emit(
+            src.data(SKILL_KEY_ROLE) or "", d.path, d.line or 0, d.column or 0
+        )

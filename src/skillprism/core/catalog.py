@@ -77,6 +77,8 @@ class Catalog:
     # How findings are reported for this skill set (the profile's rules and the project's
     # settings); tier-1, activation and resource findings about it go through it too.
     policy: Policy | None = field(default=None, compare=False, repr=False)
+    # Whether the security pass looked at these skills (its findings are in the diagnostics).
+    security: bool = field(default=False, compare=False)
 
     def reporting(self) -> Policy:
         """This catalog's policy (the profile's defaults when it was built without one)."""

@@ -721,8 +721,9 @@ def resolve_located(
         skills=tuple(skills),
         diagnostics=tuple(root_diags),
         policy=policy,
+        security=evaluator_scans(evaluator),
     )
-    return with_cross_skill_risks(catalog) if evaluator_scans(evaluator) else catalog
+    return with_cross_skill_risks(catalog) if catalog.security else catalog
 
 
 SECURITY_CODES = frozenset(c for c, info in CODES.items() if info.category == "security")

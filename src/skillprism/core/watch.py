@@ -764,6 +764,7 @@ class LiveCatalog:
             skills=skills,
             diagnostics=old.diagnostics,
             policy=self.policy,
+            security=self.security,
         )
         if self.security:
             new = with_cross_skill_risks(new)

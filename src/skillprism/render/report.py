@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from skillprism import __version__
 from skillprism.core.catalog import STATES, Catalog, SkillEntry
-from skillprism.core.codes import RULES
+from skillprism.core.codes import CODES, RULES
 from skillprism.core.compare import CELL_VALUES, Matrix
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.disclose import OUTCOMES, Tier1Result
@@ -32,6 +32,7 @@ MAX_SEGMENTS = 12  # skills drawn one by one in a budget bar; the rest are "othe
 MIN_SHARE = 0.005  # a slice under 0.5% of the bar joins "others"
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 SEVERITIES = tuple(s.value for s in Severity)
+SECURITY_CODES = frozenset(code for code, info in CODES.items() if info.category == "security")
 
 CSS = """
 body { background: #ffffff; color: #1f2328; font-family: sans-serif; font-size: 14px;
@@ -139,12 +140,13 @@ def _header(
             "muted",
         ),
         Table(
-            ("Profile", "Runtime", "Skill files", "Source"),
+            ("Profile", "Runtime", "Skill files", "How it is known", "Source"),
             [
                 (
                     Cell(c.profile.name, mono=True),
                     Cell(c.profile.title),
                     _num(len(c.skills)),
+                    Cell(c.profile.provenance, data={"level": c.profile.runtime.level}),
                     Cell(c.profile.sources[0] if c.profile.sources else c.profile.path),
                 )
                 for c in catalogs
@@ -273,6 +275,91 @@ def _problems(catalogs: Sequence[Catalog], max_items: int) -> Section:
                 note=note,
             )
         )
+    return sec
+
+
+def _risks(catalogs: Sequence[Catalog], max_items: int) -> Section:
+    """Every security finding in the set, once (they do not depend on the runtime), the most
+    severe first."""
+    sec = Section("risks", "Security risks")
+    sec.blocks.append(
+        Para(
+            "What a skill could do to the person who installs it, from a static pass: nothing in "
+            "the skills was run, imported or fetched, so a clean result is not a proof of safety. "
+            "Could do: the risk's effect. Confirm or remove: how to check it and fix it."
+        )
+    )
+    seen: dict[tuple[str, str, int, int, str], tuple[Diagnostic, str]] = {}
+    for c in catalogs:
+        index = _skill_index(c)
+        for d in c.all_diagnostics():
+            if d.code not in SECURITY_CODES:
+                continue
+            skill = index.get(d.path)
+            if skill is None:
+                skill = next((s for s in c.skills if d.path.startswith(s.directory + "/")), None)
+            name = (skill.qualified_name or skill.name) if skill is not None else ""
+            seen.setdefault((d.path, d.code, d.line, d.column, d.message), (d, name or "?"))
+    found = sorted(
+        seen.values(),
+        key=lambda dn: (-dn[0].severity.rank, dn[1], dn[0].path, dn[0].line, dn[0].column),
+    )
+    counts = {k: 0 for k in SEVERITIES}
+    for d, _name in found:
+        counts[d.severity.value] += 1
+    sec.title = (
+        f"Security risks: {counts['error']:,} high, {counts['warning']:,} medium, "
+        f"{counts['info']:,} low"
+    )
+    if not found:
+        if not any(c.security for c in catalogs):
+            sec.title = "Security risks: not checked"
+            sec.blocks.append(
+                Para("The security pass was not run for this report (`security = false`).")
+            )
+        else:
+            sec.blocks.append(Para("The static pass found no risks in these skills."))
+        return sec
+    rows: list[tuple[Cell, ...] | str] = []
+    for d, name in found[:max_items]:
+        sev = d.severity.value
+        where = f"{d.path}:{d.line}:{d.column}" if d.line else d.path
+        evidence = d.evidence if len(d.evidence) <= 160 else d.evidence[:159] + "…"
+        rows.append(
+            (
+                Cell(sev, cls=f"sev-{sev}"),
+                Cell(d.code, mono=True),
+                Cell(name, mono=True),
+                Cell(where, mono=True),
+                Cell(d.message),
+                Cell(evidence, mono=True),
+                Cell(d.effect),
+                Cell(d.hint),
+            )
+        )
+    note = ""
+    if len(found) > max_items:
+        note = (
+            f"{_plural(len(found) - max_items, 'more risk')} not shown; run "
+            "`skillprism check` for all of them."
+        )
+    sec.blocks.append(
+        Table(
+            (
+                "Severity",
+                "Code",
+                "Skill",
+                "Where",
+                "Risk",
+                "Evidence",
+                "Could do",
+                "Confirm or remove",
+            ),
+            rows,
+            ident="risks-table",
+            note=note,
+        )
+    )
     return sec
 
 
@@ -581,6 +668,7 @@ def _content(
     sections = [
         _summary(catalogs),
         _problems(catalogs, max_items),
+        _risks(catalogs, max_items),
         _precedence(catalogs, max_items),
         _budget(catalogs, tier1_results, max_items),
         _matrix(matrix, max_matrix_rows),

@@ -113,3 +113,27 @@ def test_a_clean_set_says_the_static_pass_found_nothing(qtbot, tmp_path: Path) -
         assert "no risks" in w.risks.counts.text()
     finally:
         w.shutdown()
+
+
+def test_the_where_tab_answers_for_every_runtime(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.profiles import available_profiles
+
+    root = tmp_path / "proj" / ".claude" / "skills"
+    d = _skill(root, "alpha")
+    w = _window(qtbot, tmp_path, root)
+    try:
+        with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
+            w.select_skill(str(d / "SKILL.md"))
+        assert w.where_view.report is None  # hidden: not computed
+        w.tabs.setCurrentWidget(w.where_view)
+        qtbot.waitUntil(lambda: w.where_view.report is not None, timeout=30000)
+        report = w.where_view.report
+        assert {p.profile for p in report.profiles} == set(available_profiles())
+        page = w.where_view.browser.toPlainText()
+        assert "Claude Code" in page and "copy ln -s" in page
+        w.where_view.filter.setText("verified")
+        assert "Claude Code" in w.where_view.browser.toPlainText()
+        w.where_view.filter.setText("no-such-runtime")
+        assert "No runtime matches the filter." in w.where_view.browser.toPlainText()
+    finally:
+        w.shutdown()

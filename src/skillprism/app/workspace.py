@@ -386,10 +386,12 @@ class Workspace:
             policy=catalog.reporting(),
         )
 
-    def where(self, skill_dir: str) -> WhereReport:
-        """For a skill folder: the folders each chosen runtime would need it in, and whether it
-        finds it where it is now (PlacementError for a folder without a skill file)."""
-        return where(skill_dir, self.profiles, project=self.project, home=self.home, env=self.env)
+    def where(self, skill_dir: str, specs: Sequence[str] | None = None) -> WhereReport:
+        """For a skill folder: the folders each runtime (`specs`, default the chosen ones)
+        would need it in, and whether it finds it where it is now (PlacementError for a folder
+        without a skill file)."""
+        profiles = self.profiles if specs is None else [self.profile(s) for s in specs]
+        return where(skill_dir, profiles, project=self.project, home=self.home, env=self.env)
 
     # --- matrix and report -----------------------------------------------------------------------
 

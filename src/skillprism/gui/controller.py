@@ -190,8 +190,15 @@ class _Worker(QObject):
         write_atomically(path, text)
         return path
 
-    def _do_where(self, skill_dir: str) -> Any:
-        return self._require().where(skill_dir)
+    def _do_where(self, key: str, skill_dir: str) -> tuple[str, Any]:
+        """Where every runtime would find the skill (all profiles, not only the one shown)."""
+        from skillprism.core.placement import PlacementError
+        from skillprism.core.profiles import available_profiles
+
+        try:
+            return key, self._require().where(skill_dir, available_profiles())
+        except PlacementError as err:
+            return key, str(err)
 
     def _do_preview(self, skill: Any, catalog: Catalog, dark: bool, open_file: str) -> Preview:
         from skillprism.gui.preview import file_html, files_html, overview_html, source_text

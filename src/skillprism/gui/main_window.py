@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self._pending_changes: set[str] = set()
         self._budget_dirty = True  # recomputed when the budget view is next shown
         self._activation_dirty = True
+        self._where_dirty = True
         self._shown_key = ""  # the skill whose pages are on screen
         self._shown_preview: Preview | None = None
         self._open_file = ""  # the file open in the Files tab ("" = the file list)
@@ -156,7 +157,7 @@ class MainWindow(QMainWindow):
         lv.addWidget(self.tree, 1)
 
         self.tabs = QTabWidget()
-        self.tabs.currentChanged.connect(lambda _i: self._refresh_activation_if_shown())
+        self.tabs.currentChanged.connect(lambda _i: self._refresh_hidden_tabs())
         self.overview = SafeBrowser()
         self.overview.anchorClicked.connect(self._on_link)
         self.source = SourceView(dark=self.dark)
@@ -169,6 +170,13 @@ class MainWindow(QMainWindow):
 
         self.activation = ActivationView(dark=self.dark)
         self.tabs.addTab(self.activation, "Activate")
+        from skillprism.gui.where_view import WhereView
+
+        self.where_view = WhereView(dark=self.dark)
+        self.where_view.sig_copied.connect(
+            lambda text: self.statusBar().showMessage(f"Copied {text}", 5000)
+        )
+        self.tabs.addTab(self.where_view, "Where")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -248,9 +256,10 @@ class MainWindow(QMainWindow):
 
         self.matrix = MatrixView()
         self.matrix.sig_select.connect(self.select_in_profile)
-        self.matrix.sig_compare_requested.connect(
-            lambda specs: self.controller.request("matrix", tuple(specs), self.budget.inputs())
-        )
+        saved = self.settings.value("matrix_runtimes", [], list)
+        if saved:
+            self.matrix.set_chosen(saved)
+        self.matrix.sig_compare_requested.connect(self._compare)
         self.matrix_dock = QDockWidget("Compare Runtimes", self)
         self.matrix_dock.setObjectName("matrix-dock")
         self.matrix_dock.setWidget(self.matrix)
@@ -349,15 +358,27 @@ class MainWindow(QMainWindow):
         self.addToolBar(bar)
         bar.addWidget(QLabel(" Runtime: "))
         self.profile_combo = QComboBox()
-        self.profile_combo.setMinimumContentsLength(18)
-        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+        self.profile_combo.setMinimumContentsLength(26)
+        self.profile_combo.setMaxVisibleItems(24)
+        from skillprism.gui.runtimes import LEVEL_BADGES, LEVEL_GROUPS, runtime_entries
 
-        for name in available_profiles():
-            try:
-                title = load_profile(name).title
-            except ProfileError:
-                title = f"{name} (broken profile)"
-            self.profile_combo.addItem(f"{title}", name)
+        # grouped by how well each runtime is known; the level shows in the name and tooltip
+        group = ""
+        for entry in runtime_entries():
+            if entry.level != group:
+                group = entry.level
+                self.profile_combo.addItem(f"— {LEVEL_GROUPS.get(group, group)} —")
+                header = self.profile_combo.model().item(self.profile_combo.count() - 1)
+                header.setEnabled(False)
+            label = f"{entry.title} · {LEVEL_BADGES.get(entry.level, entry.level)}"
+            if entry.broken:
+                label = f"{entry.name} (broken profile)"
+            self.profile_combo.addItem(label, entry.name)
+            self.profile_combo.setItemData(
+                self.profile_combo.count() - 1,
+                entry.broken or entry.provenance,
+                Qt.ItemDataRole.ToolTipRole,
+            )
         if self.profile_combo.findData(self.profile) < 0:
             self.profile_combo.addItem(os.path.basename(self.profile), self.profile)
         self.profile_combo.setCurrentIndex(self.profile_combo.findData(self.profile))
@@ -475,6 +496,16 @@ class MainWindow(QMainWindow):
             self.sig_report_written.emit(result, "")
         elif kind == "preview":
             self._apply_preview(result)
+        elif kind == "where":
+            key, report = result  # type: ignore[misc]
+            if key == self.selected_key:
+                self.where_view.show_report(key, report)
+
+    def _compare(self, specs: list[str]) -> None:
+        """Compare these runtimes (remembered for the next start) with the budget view's
+        settings."""
+        self.settings.setValue("matrix_runtimes", list(specs))
+        self.controller.request("matrix", tuple(specs), self.budget.inputs())
 
     def _request_budget(self, inputs: BudgetInputs) -> None:
         self._budget_dirty = False
@@ -756,6 +787,9 @@ class MainWindow(QMainWindow):
             self.files_view.verticalScrollBar().setValue(files_at)
         self._activation_dirty = True
         self._refresh_activation_if_shown()
+        if not same:
+            self._where_dirty = True
+            self._request_where_if_shown()
         if self._pending_line:
             self.tabs.setCurrentWidget(self.source)
             self.source.go_to_line(self._pending_line)
@@ -775,6 +809,22 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.files_view)
             self._pending_files = False
         self.sig_skill_shown.emit(preview.key)
+
+    def _refresh_hidden_tabs(self) -> None:
+        self._refresh_activation_if_shown()
+        self._request_where_if_shown()
+
+    def _request_where_if_shown(self) -> None:
+        """The Where tab asks for its report only when it is the tab shown."""
+        view = getattr(self, "where_view", None)
+        if view is None or self.tabs.currentWidget() is not view or not self._where_dirty:
+            return
+        skill = self._skill(self.selected_key)
+        if skill is None:
+            view.show_pending()
+            return
+        self._where_dirty = False
+        self.controller.request("where", skill.key, skill.directory)
 
     def _refresh_activation_if_shown(self) -> None:
         """The Activate tab recomputes only when it is the tab shown."""

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -76,10 +77,21 @@ class MatrixModel(QAbstractTableModel):
     ) -> Any:
         if self.matrix is None or orientation != Qt.Orientation.Horizontal:
             return None
+        from skillprism.gui.runtimes import LEVEL_BADGES, runtime_entries
+
+        entry = None
+        if section > 0:
+            name = self.matrix.profiles[section - 1]
+            entry = next((e for e in runtime_entries() if e.name == name), None)
         if role == Qt.ItemDataRole.DisplayRole:
-            return "Skill" if section == 0 else self.matrix.titles[section - 1]
+            if section == 0:
+                return "Skill"
+            badge = LEVEL_BADGES.get(entry.level, "") if entry is not None else ""
+            title = self.matrix.titles[section - 1]
+            return f"{title}\n({badge})" if badge else title
         if role == Qt.ItemDataRole.ToolTipRole and section > 0:
-            return self.matrix.profiles[section - 1]
+            name = self.matrix.profiles[section - 1]
+            return f"{name}: {entry.provenance}" if entry is not None else name
         return None
 
     def data(
@@ -104,6 +116,9 @@ class MatrixModel(QAbstractTableModel):
         return None
 
 
+DEFAULT_SET = ("agentskills", "claude-code", "codex", "gemini-cli")
+
+
 class MatrixView(QWidget):
     """Skills x runtimes. The window builds the matrix in the background (the controller, with
     the Prompt Budget view's settings) when this view asks (`sig_compare_requested`), and hands
@@ -117,23 +132,36 @@ class MatrixView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.profiles = QListWidget()
-        self.profiles.setMaximumWidth(230)
-        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+        self.profiles.setMaximumWidth(300)
+        from skillprism.gui.runtimes import LEVEL_BADGES, LEVEL_GROUPS, runtime_entries
 
-        for name in available_profiles():
-            try:
-                title = load_profile(name).title
-            except ProfileError:
+        group = ""
+        for entry in runtime_entries():
+            if entry.broken:
                 continue
-            item = QListWidgetItem(title)
-            item.setData(Qt.ItemDataRole.UserRole, name)
+            if entry.level != group:
+                group = entry.level
+                header = QListWidgetItem(LEVEL_GROUPS.get(group, group))
+                header.setFlags(Qt.ItemFlag.NoItemFlags)
+                font = header.font()
+                font.setBold(True)
+                header.setFont(font)
+                self.profiles.addItem(header)
+            item = QListWidgetItem(f"{entry.title}  ({LEVEL_BADGES.get(entry.level, '')})")
+            item.setData(Qt.ItemDataRole.UserRole, entry.name)
+            item.setToolTip(entry.provenance)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(
-                Qt.CheckState.Checked
-                if name in ("agentskills", "claude-code", "codex", "gemini-cli")
-                else Qt.CheckState.Unchecked
+                Qt.CheckState.Checked if entry.name in DEFAULT_SET else Qt.CheckState.Unchecked
             )
             self.profiles.addItem(item)
+        self.search = QLineEdit(placeholderText="Find a runtime")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._filter_runtimes)
+        self.all_button = QPushButton("All")
+        self.all_button.clicked.connect(lambda: self.set_chosen(self._runtime_names()))
+        self.none_button = QPushButton("None")
+        self.none_button.clicked.connect(lambda: self.set_chosen([]))
         self.compare_button = QPushButton("Compare")
         self.compare_button.clicked.connect(self.compare)
         self.status = QLabel("Pick runtimes and press Compare.")
@@ -148,7 +176,12 @@ class MatrixView(QWidget):
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(QLabel("Runtimes:"))
+        lv.addWidget(self.search)
         lv.addWidget(self.profiles, 1)
+        picks = QHBoxLayout()
+        picks.addWidget(self.all_button)
+        picks.addWidget(self.none_button)
+        lv.addLayout(picks)
         lv.addWidget(self.compare_button)
         split = QSplitter()
         split.addWidget(left)
@@ -174,11 +207,39 @@ class MatrixView(QWidget):
         if self._stale:
             self.compare()
 
+    def _runtime_names(self) -> list[str]:
+        return [
+            self.profiles.item(i).data(Qt.ItemDataRole.UserRole)
+            for i in range(self.profiles.count())
+            if self.profiles.item(i).data(Qt.ItemDataRole.UserRole)
+        ]
+
+    def set_chosen(self, names: list[str]) -> None:
+        """Check exactly these runtimes (a remembered set)."""
+        wanted = set(names)
+        for i in range(self.profiles.count()):
+            item = self.profiles.item(i)
+            name = item.data(Qt.ItemDataRole.UserRole)
+            if name:
+                item.setCheckState(
+                    Qt.CheckState.Checked if name in wanted else Qt.CheckState.Unchecked
+                )
+
+    def _filter_runtimes(self, text: str) -> None:
+        terms = text.lower().split()
+        for i in range(self.profiles.count()):
+            item = self.profiles.item(i)
+            if not item.data(Qt.ItemDataRole.UserRole):
+                item.setHidden(bool(terms))  # group headings show when not searching
+                continue
+            hay = f"{item.text()} {item.data(Qt.ItemDataRole.UserRole)}".lower()
+            item.setHidden(not all(t in hay for t in terms))
+
     def chosen(self) -> list[str]:
         out = []
         for i in range(self.profiles.count()):
             item = self.profiles.item(i)
-            if item.checkState() == Qt.CheckState.Checked:
+            if item.data(Qt.ItemDataRole.UserRole) and item.checkState() == Qt.CheckState.Checked:
                 out.append(item.data(Qt.ItemDataRole.UserRole))
         return out
 

@@ -1,0 +1,83 @@
+"""Thirty runtimes stay usable: the runtime picker groups them by how well each is known and names
+the level and provenance; Compare Runtimes can search them, choose all or none, and remembers the
+set chosen; the matrix header names each runtime's level."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6.QtWidgets")
+
+from PySide6.QtCore import QSettings, Qt
+
+from skillprism.core.profiles import available_profiles
+from skillprism.gui.main_window import MainWindow
+from skillprism.gui.runtimes import LEVEL_ORDER, runtime_entries
+
+
+def _window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills" / "alpha"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Does alpha. Use when asked.\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(root.parent)],
+        profile="claude-code",
+        project=str(tmp_path),
+        dark=False,
+        settings=settings,
+    )
+    w.live = False
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+        w.reload()
+    return w
+
+
+def test_entries_are_grouped_by_level() -> None:
+    entries = runtime_entries()
+    assert {e.name for e in entries} == set(available_profiles())
+    ranks = [LEVEL_ORDER.index(e.level) for e in entries]
+    assert ranks == sorted(ranks)
+
+
+def test_picker_and_matrix_name_levels_and_remember_the_set(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w = _window(qtbot, tmp_path)
+    try:
+        combo = w.profile_combo
+        names = [combo.itemData(i) for i in range(combo.count()) if combo.itemData(i)]
+        assert set(names) == set(available_profiles())
+        headers = [combo.itemText(i) for i in range(combo.count()) if not combo.itemData(i)]
+        assert headers and all(h.startswith("— ") for h in headers)
+        i = combo.findData("oh-my-pi")
+        assert "verified" in combo.itemText(i)
+        assert "verified against" in combo.itemData(i, Qt.ItemDataRole.ToolTipRole)
+        m = w.matrix
+        m.search.setText("codex")
+        visible = [
+            m.profiles.item(r).data(Qt.ItemDataRole.UserRole)
+            for r in range(m.profiles.count())
+            if not m.profiles.item(r).isHidden()
+        ]
+        assert visible == ["codex"]
+        m.search.setText("")
+        m.set_chosen(["codex", "pi"])
+        with qtbot.waitSignal(w.controller.sig_answer, timeout=30000):
+            m.compare()
+        qtbot.waitUntil(lambda: m.model.matrix is not None, timeout=30000)
+        header = m.model.headerData(1, Qt.Orientation.Horizontal)
+        assert "(" in header and ")" in header  # the level under the name
+        assert w.settings.value("matrix_runtimes", [], list) == ["codex", "pi"]
+    finally:
+        w.shutdown()
+    again = _window(qtbot, tmp_path)
+    try:
+        assert sorted(again.matrix.chosen()) == ["codex", "pi"]
+    finally:
+        again.shutdown()

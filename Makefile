@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run test lint format bench package clean conformance conformance-quick conformance-bin
+.PHONY: run check-display test lint format bench package clean conformance conformance-quick conformance-bin
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,11 @@ $(PACKAGE_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e '.[test,package]'
 	touch $(PACKAGE_STAMP)
 
-run: $(STAMP)
+# Says what to install when the window's X11 libraries are missing, before building anything.
+check-display:
+	@$(PYTHON) tools/check_display_libs.py
+
+run: check-display $(STAMP)
 	$(VENV)/bin/skillprism
 
 # The suite runs on every core (pytest-xdist) under coverage; core/ and app/ keep per-module floors.

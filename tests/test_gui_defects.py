@@ -147,3 +147,36 @@ def test_no_editor_set_is_said_not_silent(window, qtbot, tmp_path, monkeypatch) 
     w.open_in_editor()
     assert told and "$EDITOR" in told[0] and "terminal" in told[0]
     assert QKeySequence("Ctrl+E") == w.act_editor.shortcut()
+
+
+def test_make_run_names_the_missing_x11_libraries_before_building(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import sys
+
+    from skillprism.system_libraries import (
+        XCB_PLATFORM_LIBRARIES,
+        install_hint,
+        missing_libraries,
+    )
+
+    script = Path(__file__).resolve().parents[1] / "tools" / "check_display_libs.py"
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    # the system's python3, as `make run` runs it: no virtual environment needed
+    run = subprocess.run(
+        [sys.executable, "-I", str(script)], env=env, capture_output=True, text=True, check=False
+    )
+    missing = missing_libraries(XCB_PLATFORM_LIBRARIES)
+    if missing:
+        assert run.returncode == 1
+        assert install_hint(missing) in run.stderr
+    else:
+        assert run.returncode == 0 and run.stderr == ""
+    offscreen = subprocess.run(
+        [sys.executable, "-I", str(script)],
+        env={**env, "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        check=False,
+    )
+    assert offscreen.returncode == 0

@@ -16,6 +16,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     gui.add_argument("--profile", metavar="NAME|PATH")
     gui.add_argument("--palette", choices=("light", "dark"), help="force a palette")
     gui.add_argument(
+        "--install-into",
+        choices=("personal", "project"),
+        help="show the PATHs (repositories of skills) as installed into each runtime's personal "
+        "or project skills folder (View menu in the window)",
+    )
+    gui.add_argument(
         "--screenshot",
         metavar="FILE",
         help="render the window at 1440x900 to FILE (PNG) once scanned, then exit",
@@ -31,7 +37,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def defaults() -> argparse.Namespace:
     """The options of `gui` when no command is given."""
     return argparse.Namespace(
-        paths=[], profile=None, palette=None, screenshot=None, exit_when_ready=False
+        paths=[],
+        profile=None,
+        palette=None,
+        screenshot=None,
+        exit_when_ready=False,
+        install_into=None,
     )
 
 
@@ -39,5 +50,10 @@ def run(args: argparse.Namespace) -> int:
     from skillprism.gui.app import run_gui
 
     return run_gui(
-        list(args.paths), args.profile, args.palette, args.screenshot, args.exit_when_ready
+        list(args.paths),
+        args.profile,
+        args.palette,
+        args.screenshot,
+        args.exit_when_ready,
+        install_into=args.install_into or "",
     )

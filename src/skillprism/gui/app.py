@@ -271,6 +271,8 @@ def run_gui(
     palette: str | None,
     screenshot: str | None,
     exit_when_ready: bool = False,
+    *,
+    install_into: str = "",
 ) -> int:
     """Open the window. `screenshot`: write a PNG once the first scan is shown, then quit.
     `exit_when_ready`: print a line once the first scan is shown, then quit (start-up benchmark)."""
@@ -298,6 +300,8 @@ def run_gui(
         roots = choose_start_roots(settings.value("roots", [], list), profile, project)
     dark = app.palette().color(app.palette().ColorRole.Window).lightness() < 128
     window = MainWindow(roots=roots, profile=profile, project=project, dark=dark, settings=settings)
+    if install_into:
+        window.set_install_into(install_into)
     if screenshot or exit_when_ready:
         window.live = False  # one picture: no file watch to set up
         window.resize(1440, 900)
@@ -318,15 +322,17 @@ def run_gui(
 
         def done(_catalog: object) -> None:
             window.sig_catalog_applied.disconnect(done)
-            first = None
-            if window.selected_key == "" and window.catalog is not None:
+            key = window.selected_key  # the last session's selection, if it is still there
+            if not key and window.catalog is not None:
                 first = next((s for s in window.catalog.skills if s.active), None)
-            if first is None:
+                key = first.key if first is not None else ""
+            if not key:
                 QTimer.singleShot(150, grab)
                 return
             # the skill's pages are prepared in the background: take the picture once shown
             window.sig_skill_shown.connect(lambda _key: QTimer.singleShot(150, grab))
-            window.select_skill(first.key)
+            if window.selected_key != key:
+                window.select_skill(key)
 
         def failed(_message: str) -> None:
             outcome["code"] = 1

@@ -321,6 +321,8 @@ class SkillTreeModel(QAbstractItemModel):
             )
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [skill.path, f"state: {STATE_TEXT.get(state, state)}"]
+            if skill.shadowed_by:
+                lines.append(f"shadowed by the copy at {skill.shadowed_by}")
             if skill.reason:
                 lines.append(skill.reason)
             if skill.description:

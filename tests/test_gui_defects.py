@@ -180,3 +180,77 @@ def test_make_run_names_the_missing_x11_libraries_before_building(tmp_path) -> N
         check=False,
     )
     assert offscreen.returncode == 0
+
+
+def test_a_png_is_named_as_an_image_not_text(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import struct
+    import zlib
+
+    root = tmp_path / "a"
+    _skill(root, "alpha")
+    assets = root / "alpha" / "assets"
+    assets.mkdir()
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
+        + chunk(
+            b"IDAT", zlib.compress(b"\x00" + b"\xff\x00\x00" * 2 + b"\x00" + b"\x00\xff\x00" * 2)
+        )
+        + chunk(b"IEND", b"")
+    )
+    (assets / "logo.png").write_bytes(png)
+    (assets / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    w = window([str(root)])
+    with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
+        w.select_skill(str(root / "alpha" / "SKILL.md"))
+    for name, kind in (("logo.png", "PNG"), ("blob.bin", "binary")):
+        with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
+            w._show_file(str(assets / name))
+        text = w.files_view.toPlainText()
+        first = text.split("bytes · ", 1)[1].splitlines()[0]
+        assert not first.startswith("text/plain"), first
+        assert kind.lower() in first.lower(), first
+
+
+def test_problem_locations_keep_their_line_and_column_in_sight(window, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "a"
+    _skill(root, "alpha")
+    w = window([str(root)])
+    assert w.problems.textElideMode() == Qt.TextElideMode.ElideMiddle
+    header = w.problems.horizontalHeader()
+    assert header.sectionResizeMode(4) == header.ResizeMode.Interactive
+
+
+def test_f1_opens_the_reference_apart_at_the_selected_problems_code(
+    window, qtbot, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "a"
+    _skill(root, "alpha")
+    (root / "alpha" / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Does alpha. Use when asked.\nbogus: 1\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    w = window([str(root)])
+    overview_before = w.overview.toPlainText()
+    row = next(
+        r
+        for r in range(w.problems_proxy.rowCount())
+        if w.problems_proxy.index(r, 1).data() == "SP216"
+    )
+    w.problems.setFocus()
+    w.problems.setCurrentIndex(w.problems_proxy.index(row, 0))
+    qtbot.waitUntil(w.problems.hasFocus, timeout=5000)
+    w.act_diag_ref.trigger()
+    dialog, browser = w._reference
+    assert dialog.isVisible()
+    text = browser.toPlainText()
+    assert "SP216" in text and '<a id="' not in text  # anchors, not raw markup
+    assert w.overview.toPlainText() == overview_before  # the Overview is left alone
+    assert 'name="sp216"' in browser.toHtml()
+    assert browser.verticalScrollBar().value() > 0  # scrolled to the code

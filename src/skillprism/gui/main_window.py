@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         self._pending_files = False
         self._report_path = ""
         self._undo_roots: list[str] | None = None  # the folders before the last removal
+        self._reference: tuple[Any, Any] | None = None  # the reference window, once opened
         self._index_size = 0
         self._build_ui()
         self._build_actions()
@@ -196,6 +197,8 @@ class MainWindow(QMainWindow):
         self.problems.setAlternatingRowColors(True)
         self.problems.verticalHeader().hide()
         self.problems.setWordWrap(False)
+        # long paths lose their middle, never the line and column at their end
+        self.problems.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         hh = self.problems.horizontalHeader()
         hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 90), (1, 70), (3, 180), (4, 320)):
@@ -349,7 +352,9 @@ class MainWindow(QMainWindow):
             "Open SKILL.md or a text file in your editor",
         )
         self.act_editor_cmd = act("Set Editor Command…", self.set_editor_command)
-        self.act_diag_ref = act("&Diagnostics Reference", self.show_diagnostics_reference, "F1")
+        self.act_diag_ref = act(
+            "&Diagnostics Reference", lambda: self.show_diagnostics_reference(), "F1"
+        )
         self.act_about = act("&About Skill Prism", self.show_about)
 
         bar = QToolBar("Main")
@@ -1153,11 +1158,40 @@ class MainWindow(QMainWindow):
         if ok:
             self.settings.setValue("editor", text.strip())
 
-    def show_diagnostics_reference(self) -> None:
-        from skillprism.gui.preview import diagnostics_reference_html
+    def show_diagnostics_reference(self, code: str = "") -> None:
+        """The codes reference in its own window (the skill's Overview stays as it is), at
+        `code`; F1 with a finding selected in Problems or Risks opens it at that finding's code."""
+        if not code:
+            for view, proxy, model in (
+                (self.problems, self.problems_proxy, self.problems_model),
+                (self.risks.table, self.risks.proxy, self.risks.model),
+            ):
+                index = view.currentIndex()
+                if view.hasFocus() and index.isValid():
+                    code = model.diagnostic(proxy.mapToSource(index).row()).code
+                    break
+        if self._reference is None:
+            from PySide6.QtWidgets import QDialog
 
-        self.tabs.setCurrentWidget(self.overview)
-        self.overview.setHtml(diagnostics_reference_html(dark=self.dark))
+            from skillprism.gui.preview import diagnostics_reference_html
+
+            dialog = QDialog(self)
+            dialog.setWindowTitle(f"Diagnostics Reference — {APP_NAME}")
+            dialog.resize(900, 700)
+            browser = SafeBrowser()
+            browser.setHtml(diagnostics_reference_html(dark=self.dark))
+            browser.anchorClicked.connect(
+                lambda url: browser.scrollToAnchor(url.fragment()) if url.hasFragment() else None
+            )
+            layout = QVBoxLayout(dialog)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(browser)
+            self._reference = (dialog, browser)
+        dialog, browser = self._reference
+        dialog.show()
+        dialog.raise_()
+        if code:
+            browser.scrollToAnchor(code.lower())
 
     def show_about(self) -> None:
         QMessageBox.about(

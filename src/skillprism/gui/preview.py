@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from typing import Any
 
 from skillprism.core.catalog import Catalog, SkillEntry
@@ -191,7 +192,15 @@ def _resource_page(skill: SkillEntry, reference: str, dark: bool) -> str:
         return _page(
             back + head + "<p><b>The runtime would refuse this reference.</b></p>" + msg, dark
         )
-    meta = f"<p style='color:gray'>{result.size:,} bytes · {result.media_type or result.kind}"
+    if result.content is None and result.kind != "directory":
+        # a binary: say what it is (from its bytes); the runtime's own label (oh-my-pi says
+        # text/plain for anything not Markdown) is only what it would report
+        what = html.escape(result.description or "binary file")
+        if result.media_type:
+            what += f" (the runtime reports {html.escape(result.media_type)})"
+    else:
+        what = html.escape(result.media_type or result.kind)
+    meta = f"<p style='color:gray'>{result.size:,} bytes · {what}"
     if result.tokens is not None:
         meta += f" · cost {result.chars:,} characters, ~{result.tokens:,} tokens ({counter.name})"
     meta += "</p>"
@@ -237,8 +246,18 @@ def resolve_link(skill: SkillEntry, reference: str, *, dark: bool = False) -> st
     return _resource_page(skill, reference, dark)
 
 
+_ESCAPED_ANCHOR = re.compile(
+    r"&lt;a id=&quot;(sp\d+)&quot;&gt;&lt;/a&gt;|&lt;a id=\"(sp\d+)\"&gt;&lt;/a&gt;"
+)
+
+
 def diagnostics_reference_html(*, dark: bool = False) -> str:
+    """The codes reference (docs/diagnostics.md), its per-code anchors made real anchors: the
+    Markdown renderer escapes raw HTML (it never trusts markup), so the document's own
+    `<a id="spNNN">` marks are turned into anchors here, from a fixed pattern."""
     from skillprism.core.codes import reference_markdown
     from skillprism.render.markdown_html import render_markdown
 
-    return _page(render_markdown(reference_markdown(), dark=dark), dark)
+    body = render_markdown(reference_markdown(), dark=dark)
+    body = _ESCAPED_ANCHOR.sub(lambda m: f'<a name="{m.group(1) or m.group(2)}"></a>', body)
+    return _page(body, dark)

@@ -1,0 +1,38 @@
+"""The window's skill filter, answered from an index (app/filter_index.py): every word must occur
+in the name, the folder's name, the description or a finding's code; states narrow it further."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillprism.app.filter_index import FilterIndex, FilterQuery
+from skillprism.core.profiles import load_profile
+from skillprism.core.resolve import build_catalog
+
+
+def _skill(root: Path, folder: str, name: str, description: str, extra: str = "") -> None:
+    d = root / folder
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\nBody.\n", encoding="utf-8"
+    )
+
+
+def test_words_states_and_codes(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _skill(root, "pdf-tools", "pdf-tools", "Extracts text from PDF files.")
+    _skill(root, "csv-tools", "csv-tools", "Cleans CSV files.")
+    _skill(root, "odd-folder", "bad", "Broken on purpose.", "bogus: 1\n")
+    catalog = build_catalog(load_profile("agentskills"), [str(root)])
+    index = FilterIndex(catalog)
+    assert len(index) == 3 and len(list(index.keys())) == 3
+    key = {s.name: s.key for s in catalog.skills}
+    assert index.matches(FilterQuery()) is None  # no filter: everything
+    assert index.matches(FilterQuery("  ")) is None
+    assert index.matches(FilterQuery("FILES text")) == {key["pdf-tools"]}
+    assert index.matches(FilterQuery("files")) == {key["pdf-tools"], key["csv-tools"]}
+    assert index.matches(FilterQuery("odd-folder")) == {key["bad"]}  # the folder's name
+    assert index.matches(FilterQuery("sp216")) == {key["bad"]}  # a finding's code
+    assert index.matches(FilterQuery("", frozenset({"error"}))) == {key["bad"]}
+    assert index.matches(FilterQuery("files", frozenset({"error"}))) == frozenset()
+    assert FilterIndex(None).matches(FilterQuery("x")) == frozenset()

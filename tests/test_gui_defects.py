@@ -254,3 +254,31 @@ def test_f1_opens_the_reference_apart_at_the_selected_problems_code(
     assert w.overview.toPlainText() == overview_before  # the Overview is left alone
     assert 'name="sp216"' in browser.toHtml()
     assert browser.verticalScrollBar().value() > 0  # scrolled to the code
+
+
+def test_source_marks_list_every_finding_and_underline_the_column(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.diagnostics import Diagnostic, Severity
+    from skillprism.gui.source_view import SourceView
+
+    view = SourceView()
+    qtbot.addWidget(view)
+    text = "---\nname: alpha\nbogus: 1\nother: two words\n---\nBody.\n"
+    found = [
+        Diagnostic("SP216", Severity.WARNING, "unknown field 'other'", "/s", 4, 1,
+                   effect="ignored", hint="remove it"),
+        Diagnostic("SP120", Severity.ERROR, "bad value", "/s", 4, 8, effect="refused",
+                   hint="quote it"),
+        Diagnostic("SP216", Severity.WARNING, "unknown field 'bogus'", "/s", 3, 0),
+    ]  # fmt: skip
+    view.set_source(text, found)
+    tip = view.mark_at(4)
+    assert "SP120" in tip and "SP216" in tip  # both findings of line 4
+    assert tip.index("SP120") < tip.index("SP216")  # the most severe first
+    assert "Effect: refused" in tip and "Fix: quote it" in tip
+    # column 8 ("two") is underlined for SP120, not the whole line
+    assert "SP120" in view.tooltip_at(4, 7) and "SP120" not in view.tooltip_at(4, 0)
+    assert "SP216" in view.tooltip_at(4, 0)
+    assert view.tooltip_at(4, 16) == "" or "SP120" not in view.tooltip_at(4, 16)
+    # no column: the whole line
+    assert "bogus" in view.tooltip_at(3, 0) and "bogus" in view.tooltip_at(3, 7)
+    assert view.tooltip_at(6, 0) == ""

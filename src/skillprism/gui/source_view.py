@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -19,7 +19,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextFormat,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.gui.icons import state_icon
@@ -97,10 +97,42 @@ class SkillHighlighter(QSyntaxHighlighter):
             self.setFormat(m.start(), m.end() - m.start(), self.code)
 
 
+def _tooltip(found: list[Diagnostic]) -> str:
+    """Findings as a tooltip: code, severity and message, what the runtime does, how to fix."""
+    parts = []
+    for d in found:
+        lines = [f"{d.code} ({d.severity.value}) {d.message}"]
+        if d.effect:
+            lines.append(f"Effect: {d.effect}")
+        if d.hint:
+            lines.append(f"Fix: {d.hint}")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _word_end(text: str, start: int) -> int:
+    """Where the word (or run of non-space characters) at `start` ends; at least one character."""
+    end = start
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return max(end, start + 1)
+
+
 class _Gutter(QWidget):
     def __init__(self, editor: SourceView) -> None:
         super().__init__(editor)
         self.editor = editor
+
+    def event(self, event) -> bool:  # type: ignore[no-untyped-def]
+        if event.type() == QEvent.Type.ToolTip:
+            tip = self.editor.mark_at(self.editor.line_at_y(event.pos().y()))
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
 
     def sizeHint(self) -> QSize:
         return QSize(self.editor.gutter_width(), 0)
@@ -125,35 +157,72 @@ class SourceView(QPlainTextEdit):
         self._update_margins()
 
     def set_source(self, text: str, diagnostics: list[Diagnostic]) -> None:
+        # One mark per line (the most severe finding's icon); its tooltip lists every finding
+        # on the line, with what the runtime does and how to fix it.
         self._marks = {}
-        for d in sorted(diagnostics, key=lambda d: self._SEVERITY_ORDER[d.severity.value]):
-            if d.line and d.line not in self._marks:
-                self._marks[d.line] = (d.severity.value, f"{d.code} {d.message}")
+        by_line: dict[int, list[Diagnostic]] = {}
+        ordered = sorted(
+            diagnostics, key=lambda d: (self._SEVERITY_ORDER[d.severity.value], d.column)
+        )
+        for d in ordered:
+            if d.line:
+                by_line.setdefault(d.line, []).append(d)
+        for line, found in by_line.items():
+            self._marks[line] = (found[0].severity.value, _tooltip(found))
         # Drop the old underlines first: each holds a text cursor that the document would
         # otherwise update on every block it removes and inserts (quadratic on long files).
         self._diag_selections = []
+        self._spans: list[tuple[int, int, int, str]] = []  # (line, start, end, tooltip)
         self.setExtraSelections([])
         self.setPlainText(text)
         selections = []
         colors = {"error": "#d23b3b", "warning": "#d08a00", "info": "#2f7fd6"}
-        for line, (severity, _tip) in self._marks.items():
+        for line, found in by_line.items():
             block = self.document().findBlockByNumber(line - 1)
             if not block.isValid():
                 continue
-            sel = QTextEdit.ExtraSelection()
-            fmt = QTextCharFormat()
-            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            fmt.setUnderlineColor(QColor(colors[severity]))
-            sel.format = fmt
-            cursor = QTextCursor(block)
-            cursor.movePosition(
-                QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor
-            )
-            sel.cursor = cursor
-            selections.append(sel)
+            length = max(block.length() - 1, 0)
+            for d in found:
+                # the reported column to the end of its word; the whole line without a column
+                if d.column and d.column - 1 < length:
+                    start = d.column - 1
+                    end = _word_end(block.text(), start)
+                else:
+                    start, end = 0, length
+                sel = QTextEdit.ExtraSelection()
+                fmt = QTextCharFormat()
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+                fmt.setUnderlineColor(QColor(colors[d.severity.value]))
+                fmt.setToolTip(_tooltip([d]))
+                sel.format = fmt
+                cursor = QTextCursor(block)
+                cursor.setPosition(block.position() + start)
+                cursor.setPosition(block.position() + end, QTextCursor.MoveMode.KeepAnchor)
+                sel.cursor = cursor
+                selections.append(sel)
+                self._spans.append((line, start, end, _tooltip([d])))
         self._diag_selections = selections
         self.setExtraSelections(selections)
         self._gutter.update()
+
+    def tooltip_at(self, line: int, column: int) -> str:
+        """What the Source view says on hover at 1-based `line`, 0-based `column`: the findings
+        underlined there ("" if none)."""
+        tips = [tip for ln, start, end, tip in self._spans if ln == line and start <= column < end]
+        return "\n\n".join(tips)
+
+    def event(self, event) -> bool:  # type: ignore[no-untyped-def]
+        if event.type() == QEvent.Type.ToolTip:
+            pos = event.pos() - self.viewport().pos()
+            cursor = self.cursorForPosition(pos)
+            tip = self.tooltip_at(cursor.blockNumber() + 1, cursor.positionInBlock())
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
 
     def go_to_line(self, line: int) -> None:
         block = self.document().findBlockByNumber(max(line - 1, 0))
@@ -226,6 +295,11 @@ class SourceView(QPlainTextEdit):
             bottom = top + round(self.blockBoundingRect(block).height())
             number += 1
         painter.end()
+
+    def line_at_y(self, y: int) -> int:
+        """The 1-based line drawn at height `y` of the view (0 below the last)."""
+        cursor = self.cursorForPosition(QPoint(0, y))
+        return cursor.blockNumber() + 1 if cursor.block().isValid() else 0
 
     def mark_at(self, line: int) -> str:
         """The tooltip of the diagnostic marked on `line` ('' if none)."""

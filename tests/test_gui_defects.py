@@ -282,3 +282,33 @@ def test_source_marks_list_every_finding_and_underline_the_column(qtbot) -> None
     # no column: the whole line
     assert "bogus" in view.tooltip_at(3, 0) and "bogus" in view.tooltip_at(3, 7)
     assert view.tooltip_at(6, 0) == ""
+
+
+def test_an_unchecked_box_is_visible_in_the_dark_palette(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QApplication, QCheckBox, QStyle, QStyleOptionButton
+
+    from skillprism.gui.app import contrast_style, dark_palette
+
+    app = QApplication.instance()
+    old_style, old_palette = app.style().name(), app.palette()
+    style = contrast_style()
+    app.setStyle(style)
+    app.setPalette(dark_palette())
+    try:
+        box = QCheckBox("unchecked")
+        qtbot.addWidget(box)
+        box.resize(160, 30)
+        box.show()
+        image = box.grab().toImage()
+        option = QStyleOptionButton()
+        option.initFrom(box)
+        rect = style.subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+        background = image.pixelColor(box.width() - 2, box.height() - 2).lightness()
+        edge = max(
+            image.pixelColor(x, rect.top() + 1).lightness()
+            for x in range(rect.left(), rect.right() + 1)
+        )
+        assert edge - background >= 60, (edge, background)
+    finally:
+        app.setStyle(old_style)
+        app.setPalette(old_palette)

@@ -171,6 +171,39 @@ def dark_palette():  # type: ignore[no-untyped-def]
     return p
 
 
+def contrast_style(base: str = "Fusion"):  # type: ignore[no-untyped-def]
+    """`base` with check-box and radio-button indicators given a visible edge on a dark palette:
+    Fusion draws their edge a shade darker than the window, which a dark window swallows, so an
+    unchecked box is invisible there."""
+    from PySide6.QtGui import QColor, QPainter, QPen
+    from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleFactory
+
+    class _ContrastStyle(QProxyStyle):
+        def drawPrimitive(self, element, option, painter, widget=None):  # type: ignore[no-untyped-def]
+            super().drawPrimitive(element, option, painter, widget)
+            edged = (
+                QStyle.PrimitiveElement.PE_IndicatorCheckBox,
+                QStyle.PrimitiveElement.PE_IndicatorRadioButton,
+                QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck,
+            )
+            if element not in edged:
+                return
+            if option.palette.color(option.palette.ColorRole.Window).lightness() >= 128:
+                return
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(QPen(QColor("#9aa0a8"), 1))
+            painter.setBrush(QColor(0, 0, 0, 0))
+            rect = option.rect.adjusted(1, 1, -1, -1)
+            if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
+                painter.drawEllipse(rect)
+            else:
+                painter.drawRoundedRect(rect, 2, 2)
+            painter.restore()
+
+    return _ContrastStyle(QStyleFactory.create(base))
+
+
 def light_palette():  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QColor, QPalette
 
@@ -283,12 +316,11 @@ def run_gui(
     if not _x11_libraries_or_explain() or not _x_server_or_explain():
         return 2
     from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtWidgets import QStyleFactory
 
     app = make_application()
     settings = QSettings(ORGANIZATION, APP_NAME)
     if palette:
-        app.setStyle(QStyleFactory.create("Fusion"))
+        app.setStyle(contrast_style("Fusion"))
         app.setPalette(dark_palette() if palette == "dark" else light_palette())
     from skillprism.gui.main_window import MainWindow
 

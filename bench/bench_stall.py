@@ -58,6 +58,8 @@ class Heartbeat:
         self.timer.timeout.connect(self._tick)
         self.last = time.perf_counter()
         self.longest = 0.0
+        self.cpu = time.thread_time()
+        self.longest_cpu = 0.0  # GUI-thread CPU time spent during the longest gap
 
     def start(self) -> None:
         self.reset()
@@ -65,12 +67,15 @@ class Heartbeat:
 
     def reset(self) -> None:
         self.last = time.perf_counter()
+        self.cpu = time.thread_time()
         self.longest = 0.0
+        self.longest_cpu = 0.0
 
     def _tick(self) -> None:
-        now = time.perf_counter()
-        self.longest = max(self.longest, now - self.last)
-        self.last = now
+        now, cpu = time.perf_counter(), time.thread_time()
+        if now - self.last > self.longest:
+            self.longest, self.longest_cpu = now - self.last, cpu - self.cpu
+        self.last, self.cpu = now, cpu
 
     @property
     def longest_ms(self) -> float:
@@ -111,12 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     from skillprism.gui.main_window import MainWindow
 
     app = make_application()
-    if os.environ.get("SWITCH"):
-        sys.setswitchinterval(float(os.environ["SWITCH"]))
     settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
     beat = Heartbeat()
     beat.start()
-    rows: list[tuple[str, float, float, str]] = []
+    # (interaction, longest block ms, seconds until answered, GUI-thread CPU ms in that block, note)
+    rows: list[tuple[str, float, float, float, str]] = []
 
     def pump(seconds: float) -> None:
         end = time.perf_counter() + seconds
@@ -146,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         until(done)
         took = time.perf_counter() - start
         pump(0.3)  # what the window does right after the answer counts too
-        rows.append((name, beat.longest_ms, took, ""))
+        rows.append((name, beat.longest_ms, took, beat.longest_cpu * 1000, ""))
         if profiler is not None:
             import pstats
 
@@ -170,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     until(lambda: bool(applied))
     app.processEvents()
     open_s = time.perf_counter() - start
-    rows.append(("open (whole set shown)", beat.longest_ms, open_s, ""))
+    rows.append(("open (whole set shown)", beat.longest_ms, open_s, beat.longest_cpu * 1000, ""))
     catalog = window.catalog
     assert catalog is not None
     until(lambda: window.watch.mode in ("native", "polling", "off"), 60)
@@ -235,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     if window.watch.mode in ("native", "polling"):
         measure("a SKILL.md saved on disk", save, lambda: len(applied) > before)
     else:
-        rows.append(("a SKILL.md saved on disk", 0.0, 0.0, f"not watching: {window.watch.reason}"))
+        rows.append(
+            ("a SKILL.md saved on disk", 0.0, 0.0, 0.0, f"not watching: {window.watch.reason}")
+        )
 
     window.budget_dock.raise_()
     pump(0.2)
@@ -261,13 +267,23 @@ def main(argv: list[str] | None = None) -> int:
     QApplication.processEvents()
 
     print(f"\n{args.n:,} skills laid out like a repository ({PROFILE}); check took {check_s:.2f} s")
-    print(f"{'interaction':36} {'longest block':>14} {'target':>8} {'took':>8}  verdict")
+    print(
+        f"{'interaction':36} {'longest block':>14} {'target':>8} {'took':>8} "
+        f"{'GUI CPU in it':>14}  verdict"
+    )
     failed = False
-    for name, block, took, note in rows:
+    for name, block, took, cpu, note in rows:
         ok = block <= BLOCK_TARGET_MS
         failed |= not ok
         verdict = note or ("ok" if ok else "OVER")
-        print(f"{name:36} {block:11.1f} ms {BLOCK_TARGET_MS:5.0f} ms {took:7.2f} s  {verdict}")
+        print(
+            f"{name:36} {block:11.1f} ms {BLOCK_TARGET_MS:5.0f} ms {took:7.2f} s "
+            f"{cpu:11.0f} ms  {verdict}"
+        )
+    print(
+        "(GUI CPU in it: the GUI thread's own CPU time during its longest block; the rest of the "
+        "block it waited, for the interpreter lock held by the worker)"
+    )
     ratio = open_s / check_s if check_s else float("inf")
     open_ok = ratio <= OPEN_TARGET_RATIO
     failed |= not open_ok

@@ -50,6 +50,7 @@ CONTEXT_PRESETS = (
     ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k (Claude)", 200_000),
     ("272k", 272_000), ("400k", 400_000), ("1M", 1_000_000), ("unknown (fallback)", 0),
 )  # fmt: skip
+LISTING_LINES_SHOWN = 2000  # lines of the tier-1 listing shown in the view
 # outcome -> (icon kind, colour of its bar segment)
 _OUTCOME_STYLE = {
     "full": ("ok", "#2e9d4f"),
@@ -370,8 +371,17 @@ class BudgetView(QWidget):
         self._text_timer.start()
 
     def _show_text(self) -> None:
+        """The listing as the runtime sends it; a very long one shows its beginning (Copy listing
+        copies all of it): laying out tens of thousands of lines would hold up the window."""
         result = self._result
-        self.text.setPlainText(result.text if result is not None else "")
+        text = result.text if result is not None else ""
+        lines = text.count("\n") + 1
+        if lines > LISTING_LINES_SHOWN:
+            cut = text.split("\n", LISTING_LINES_SHOWN)[:LISTING_LINES_SHOWN]
+            text = "\n".join(cut) + (
+                f"\n… {lines - LISTING_LINES_SHOWN:,} more lines (Copy listing copies all of it)"
+            )
+        self.text.setPlainText(text)
 
     # --- actions ------------------------------------------------------------------------------------
 

@@ -256,6 +256,7 @@ class MatrixView(QWidget):
         self.model.set_matrix(matrix)
         # sized from the first rows: measuring every cell of a large set would hold up the window
         self.table.horizontalHeader().setResizeContentsPrecision(200)
+        self.table.verticalHeader().setResizeContentsPrecision(200)
         self.table.resizeColumnsToContents()
         self.status.setText(
             f"{len(matrix.rows)} skill files under {len(matrix.profiles)} runtimes. "

@@ -144,7 +144,7 @@ class RisksView(QWidget):
     def set_rows(self, rows: list[ProblemRow]) -> None:
         self._loaded = True
         self.model.set_rows(rows)
-        self._show_counts()
+        self._show_counts(rows)
 
     def set_selected(self, key: str) -> None:
         self._selected = key
@@ -153,13 +153,10 @@ class RisksView(QWidget):
     def _apply_scope(self, *_args: Any) -> None:
         self.proxy.set_skill(self._selected if self.only_selected.isChecked() else "")
 
-    def _show_counts(self) -> None:
-        counts = Counter(
-            self.model.diagnostic(r).severity.value for r in range(self.model.rowCount())
-        )
-        skills = len(
-            {self.model.index(r, 0).data(SKILL_KEY_ROLE) for r in range(self.model.rowCount())}
-        )
+    def _show_counts(self, rows: list[ProblemRow] | None = None) -> None:
+        rows = rows or []
+        counts = Counter(r.diagnostic.severity.value for r in rows)
+        skills = len({r.key for r in rows})
         if not counts:
             self.counts.setText("<span style='color:gray'>Static security pass: no risks</span>")
             return

@@ -136,7 +136,10 @@ class SkillTreeModel(QAbstractItemModel):
                         self.createIndex(old.row, 0, old), self.createIndex(old.row, last, old)
                     )
                 for old_child, new_child in zip(old.children, new.children, strict=False):
-                    if old_child.kind != "skill" or old_child.skill == new_child.skill:
+                    if old_child.kind != "skill" or old_child.skill is new_child.skill:
+                        continue  # a refresh keeps the entries of skills it did not touch
+                    if old_child.skill == new_child.skill:
+                        old_child.skill = new_child.skill
                         continue
                     old_child.skill = new_child.skill
                     if old_child.loaded and old_child.children:

@@ -593,13 +593,7 @@ class Tier1Model:
                 dropped += 1
             if dropped and b.warning:
                 warnings.append(
-                    b.warning.format(
-                        chars=chars,
-                        dropped=dropped,
-                        shown=len(listed),
-                        total=len(listed),
-                        limit=limit,
-                    )
+                    _warning(b.warning, chars, dropped, len(listed), len(listed), limit)
                 )
             if total > limit:
                 warnings.append(
@@ -635,13 +629,7 @@ class Tier1Model:
                     dropped += 1
             if b.warning:
                 warnings.append(
-                    b.warning.format(
-                        chars=chars,
-                        dropped=dropped,
-                        shown=len(listed),
-                        total=len(listed),
-                        limit=limit,
-                    )
+                    _warning(b.warning, chars, dropped, len(listed), len(listed), limit)
                 )
             if room < 0:
                 warnings.append(
@@ -789,6 +777,11 @@ class Tier1Model:
                 )
             )
         return [d for d in out if d is not None]
+
+
+def _warning(template: str, chars: int, dropped: int, shown: int, total: int, limit: int) -> str:
+    """The runtime's own over-budget warning, filled in."""
+    return template.format(chars=chars, dropped=dropped, shown=shown, total=total, limit=limit)
 
 
 def _hint(outcome: str) -> str:

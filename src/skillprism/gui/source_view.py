@@ -110,6 +110,16 @@ def _tooltip(found: list[Diagnostic]) -> str:
     return "\n\n".join(parts)
 
 
+def _show_tooltip(widget: QWidget, event, tip: str) -> bool:  # type: ignore[no-untyped-def]
+    """Answer a tooltip event with `tip` (none: hide any tooltip and let the event go on)."""
+    if tip:
+        QToolTip.showText(event.globalPos(), tip, widget)
+    else:
+        QToolTip.hideText()
+        event.ignore()
+    return True
+
+
 def _word_end(text: str, start: int) -> int:
     """Where the word (or run of non-space characters) at `start` ends; at least one character."""
     end = start
@@ -125,13 +135,9 @@ class _Gutter(QWidget):
 
     def event(self, event) -> bool:  # type: ignore[no-untyped-def]
         if event.type() == QEvent.Type.ToolTip:
-            tip = self.editor.mark_at(self.editor.line_at_y(event.pos().y()))
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
+            return _show_tooltip(
+                self, event, self.editor.mark_at(self.editor.line_at_y(event.pos().y()))
+            )
         return super().event(event)
 
     def sizeHint(self) -> QSize:
@@ -216,12 +222,7 @@ class SourceView(QPlainTextEdit):
             pos = event.pos() - self.viewport().pos()
             cursor = self.cursorForPosition(pos)
             tip = self.tooltip_at(cursor.blockNumber() + 1, cursor.positionInBlock())
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
+            return _show_tooltip(self, event, tip)
         return super().event(event)
 
     def go_to_line(self, line: int) -> None:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from security_corpus import cases, expected, missing, scan_case
 
@@ -250,6 +250,7 @@ def test_scan_never_raises_on_bytes(data: bytes) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=2000))
+@example("\U000e0100")  # a supplementary variation selector with nothing before it (found here)
 def test_scan_never_raises_on_text(text: str) -> None:
     scan_text(text, "SKILL.md")
     scan_text(text, "scripts/a.py", kind="script")

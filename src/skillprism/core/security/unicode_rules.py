@@ -176,7 +176,10 @@ def scan_unicode(text: str, rel_path: str, sink: Sink, decoded: list[tuple[int, 
             )
             if legit:
                 continue
-            if len(selectors) >= 2 or (cps[0] >= 0xE0100 and not _is_ideograph(before)):
+            # (a selector at the very start of the text has nothing before it to vary)
+            if len(selectors) >= 2 or (
+                cps[0] >= 0xE0100 and not (before and _is_ideograph(before))
+            ):
                 payload = _decode_selectors(run)
                 shown = payload.decode("utf-8", "backslashreplace")
                 decoded.append((start, shown))

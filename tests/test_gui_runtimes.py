@@ -81,3 +81,39 @@ def test_picker_and_matrix_name_levels_and_remember_the_set(qtbot, tmp_path: Pat
         assert sorted(again.matrix.chosen()) == ["codex", "pi"]
     finally:
         again.shutdown()
+
+
+def test_matrix_filters_skills_freezes_their_column_and_marks_warnings(
+    qtbot, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.compare import Matrix, MatrixCell, MatrixRow
+    from skillprism.gui.matrix_view import MatrixView
+
+    view = MatrixView()
+    qtbot.addWidget(view)
+    view.resize(700, 300)
+    view.show()
+    rows = tuple(
+        MatrixRow(
+            f"/s/{name}/SKILL.md",
+            name,
+            (
+                MatrixCell("full", "", "warning" if name == "pdf-fill" else "ok", "full"),
+                MatrixCell("not-discovered", "too deep", "not-discovered", ""),
+            ),
+        )
+        for name in ("pdf-fill", "csv-clean", "pdf-merge")
+    )
+    view.show_matrix(Matrix(("codex", "pi"), ("OpenAI Codex", "pi"), rows))
+    assert not view.frozen.isColumnHidden(0) and view.frozen.isColumnHidden(1)
+    assert view.table.isColumnHidden(0) and not view.table.isColumnHidden(1)
+    cells = {view.model.index(r, 0).data(): view.model.index(r, 1).data() for r in range(3)}
+    assert cells["pdf-fill"] == "full ⚠" and cells["csv-clean"] == "full"
+    view.skill_filter.setText("pdf")
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == 2, timeout=5000)
+    clicked: list[tuple[str, str]] = []
+    view.sig_select.connect(lambda key, profile: clicked.append((key, profile)))
+    view._on_clicked(view.proxy.index(1, 2))  # through the filter: the right skill and runtime
+    assert clicked == [("/s/pdf-merge/SKILL.md", "pi")]
+    view.table.verticalScrollBar().setValue(0)
+    assert view.frozen.verticalScrollBar().value() == view.table.verticalScrollBar().value()

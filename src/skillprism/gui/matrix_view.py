@@ -12,7 +12,9 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
+    QSortFilterProxyModel,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtWidgets import (
@@ -107,12 +109,16 @@ class MatrixModel(QAbstractTableModel):
                 return row.key
             return None
         cell = row.cells[index.column() - 1]
+        # a listed skill with warnings says so in its cell, not only on hover
+        warned = cell.state == "warning" and cell.value != "warning"
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell.value
+            return f"{cell.value} ⚠" if warned else cell.value
         if role == Qt.ItemDataRole.DecorationRole:
-            return state_icon(_ICON.get(cell.value, "info"))
+            return state_icon("warning" if warned else _ICON.get(cell.value, "info"))
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.name} under {self.matrix.titles[index.column() - 1]}: {cell.value}\n{cell.reason}".strip()
+            title = self.matrix.titles[index.column() - 1]
+            note = " (with warnings: see Problems)" if warned else ""
+            return f"{row.name} under {title}: {cell.value}{note}\n{cell.reason}".strip()
         return None
 
 
@@ -166,12 +172,52 @@ class MatrixView(QWidget):
         self.compare_button.clicked.connect(self.compare)
         self.status = QLabel("Pick runtimes and press Compare.")
         self.model = MatrixModel(self)
+        # Skills filtered by name as you type (a fixed string on the skill column, in C++).
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(0)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.skill_filter = QLineEdit(placeholderText="Filter skills")
+        self.skill_filter.setClearButtonEnabled(True)
+        self._filter_timer = QTimer(self, singleShot=True, interval=120)
+        self._filter_timer.timeout.connect(
+            lambda: self.proxy.setFilterFixedString(self.skill_filter.text().strip())
+        )
+        self.skill_filter.textChanged.connect(lambda _t: self._filter_timer.start())
         self.table = QTableView()
-        self.table.setModel(self.model)
+        self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().hide()
         self.table.clicked.connect(self._on_clicked)
+        # The skill column stays while the runtimes scroll sideways: a second view over the same
+        # rows shows only it, beside the table, scrolled with it.
+        self.frozen = QTableView()
+        self.frozen.setModel(self.proxy)
+        self.frozen.setSelectionModel(self.table.selectionModel())
+        self.frozen.verticalHeader().hide()
+        self.frozen.setAlternatingRowColors(True)
+        self.frozen.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.frozen.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.frozen.clicked.connect(self._on_clicked)
+        self.table.verticalScrollBar().valueChanged.connect(
+            self.frozen.verticalScrollBar().setValue
+        )
+        self.frozen.verticalScrollBar().valueChanged.connect(
+            self.table.verticalScrollBar().setValue
+        )
+        self.proxy.modelReset.connect(self._split_columns)
+        self.proxy.layoutChanged.connect(self._split_columns)
+        grid = QWidget()
+        gl = QVBoxLayout(grid)
+        gl.setContentsMargins(0, 0, 0, 0)
+        gl.addWidget(self.skill_filter)
+        tables = QSplitter()
+        tables.addWidget(self.frozen)
+        tables.addWidget(self.table)
+        tables.setStretchFactor(1, 1)
+        tables.setSizes([220, 800])
+        gl.addWidget(tables, 1)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -185,7 +231,7 @@ class MatrixView(QWidget):
         lv.addWidget(self.compare_button)
         split = QSplitter()
         split.addWidget(left)
-        split.addWidget(self.table)
+        split.addWidget(grid)
         split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -252,8 +298,17 @@ class MatrixView(QWidget):
         self.status.setText(f"Comparing {len(profiles)} runtimes…")
         self.sig_compare_requested.emit(profiles)
 
+    def _split_columns(self) -> None:
+        """The skill column in the frozen view only, the runtimes in the table only."""
+        columns = self.proxy.columnCount()
+        for column in range(columns):
+            self.frozen.setColumnHidden(column, column != 0)
+            self.table.setColumnHidden(column, column == 0)
+        self.frozen.horizontalHeader().setStretchLastSection(True)
+
     def show_matrix(self, matrix: Matrix) -> None:
         self.model.set_matrix(matrix)
+        self._split_columns()
         # sized from the first rows: measuring every cell of a large set would hold up the window
         self.table.horizontalHeader().setResizeContentsPrecision(200)
         self.table.verticalHeader().setResizeContentsPrecision(200)
@@ -270,6 +325,8 @@ class MatrixView(QWidget):
         matrix = self.model.matrix
         if matrix is None or not index.isValid():
             return
+        if index.model() is self.proxy:
+            index = self.proxy.mapToSource(index)
         key = matrix.rows[index.row()].key
         profile = matrix.profiles[index.column() - 1] if index.column() > 0 else ""
         self.sig_select.emit(key, profile)

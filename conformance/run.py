@@ -435,10 +435,31 @@ def check_batch(
     if not rt.batch:
         return
     picks = [*[i for i, j in enumerate(jobs) if batch[i].get("skills")][:2], len(jobs) - 1]
+    # A runtime that lists one root in the file system's order (Gemini CLI's glob walk) may
+    # list a root's skills in another order when run again: compare those runs as sets.
+    from skillprism.core.profiles import load_profile
+
+    unordered = load_profile(rt.profile).in_root_order == "file-system"
     for i in sorted(set(picks)):
         single = run_driver(Runtime(**{**asdict_rt(rt), "batch": False}), [jobs[i]], tmp)[0]
-        if single != batch[i]:
+        if (_as_set(single) != _as_set(batch[i])) if unordered else (single != batch[i]):
             raise DriverError(f"{rt.name}: job {i} gives a different result alone than in a batch")
+
+
+def _as_set(result: Mapping[str, Any]) -> str:
+    """A driver's result with every list sorted and the listing's lines sorted: what it says,
+    whatever order a directory read gave."""
+
+    def norm(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return sorted((norm(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+        if isinstance(value, str) and "\n" in value:
+            return sorted(value.split("\n"))
+        return value
+
+    return json.dumps(norm(result), sort_keys=True)
 
 
 def asdict_rt(rt: Runtime) -> dict:

@@ -12,7 +12,6 @@ file, build findings through one policy and give the same results (docs/architec
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
@@ -106,10 +105,6 @@ class _Worker(QObject):
                 request.kind, request.generation, f"Skill Prism failed: {type(err).__name__}: {err}"
             )
             return
-        # A large catalog is millions of objects that live until the next one: leave them out
-        # of the collector's full passes, which would otherwise stall whichever thread
-        # allocates next (the window's, too) while they walk the whole heap.
-        gc.freeze()
         self.sig_answer.emit(request.kind, request.generation, result)
 
     def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:

@@ -48,7 +48,13 @@ from skillprism.gui.browser import SafeBrowser
 from skillprism.gui.controller import Controller, Loaded, OpenSpec, Preview
 from skillprism.gui.editor import chosen_editor, editor_argv, is_terminal_editor
 from skillprism.gui.icons import STATE_TEXT
-from skillprism.gui.problems_model import LINE_ROLE, SKILL_KEY_ROLE, ProblemsFilter, ProblemsModel
+from skillprism.gui.problems_model import (
+    LINE_ROLE,
+    SEVERITY_CHOICES,
+    SKILL_KEY_ROLE,
+    ProblemsFilter,
+    ProblemsModel,
+)
 from skillprism.gui.service import WatchBridge
 from skillprism.gui.source_view import SourceView
 from skillprism.gui.table_view import PlaceholderTableView
@@ -209,13 +215,7 @@ class MainWindow(QMainWindow):
         self.problem_filter.setClearButtonEnabled(True)
         self.problem_filter.textChanged.connect(self.problems_proxy.set_text)
         self.severity_filter = QComboBox()
-        for label, sev in (
-            ("All severities", ()),
-            ("Errors", ("error",)),
-            ("Errors and warnings", ("error", "warning")),
-            ("Warnings", ("warning",)),
-            ("Notes", ("info",)),
-        ):
+        for label, sev in SEVERITY_CHOICES:
             self.severity_filter.addItem(label, sev)
         self.severity_filter.currentIndexChanged.connect(
             lambda _i: self.problems_proxy.set_severities(

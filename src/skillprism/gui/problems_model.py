@@ -135,6 +135,15 @@ class ProblemsModel(RowsTableModel):
         return None
 
 
+SEVERITY_CHOICES = (
+    ("All severities", ()),
+    ("Errors", ("error",)),
+    ("Errors and warnings", ("error", "warning")),
+    ("Warnings", ("warning",)),
+    ("Notes", ("info",)),
+)  # the severity choice above a findings table: label, severities shown
+
+
 class ProblemsFilter(QSortFilterProxyModel):
     """Severity set plus free text over code, message and skill. Sorting is the source model's
     own (prepared keys); this proxy only filters."""

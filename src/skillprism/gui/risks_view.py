@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from skillprism.core.catalog import Catalog
 from skillprism.core.codes import CODES
 from skillprism.gui.problems_model import (
+    SEVERITY_CHOICES,
     SKILL_KEY_ROLE,
     ProblemRow,
     ProblemsFilter,
@@ -104,13 +105,7 @@ class RisksView(QWidget):
         self.only_selected = QCheckBox("Only the selected skill")
         self.only_selected.toggled.connect(self._apply_scope)
         self.severity = QComboBox()
-        for label, severities in (
-            ("All severities", ()),
-            ("Errors", ("error",)),
-            ("Errors and warnings", ("error", "warning")),
-            ("Warnings", ("warning",)),
-            ("Notes", ("info",)),
-        ):
+        for label, severities in SEVERITY_CHOICES:
             self.severity.addItem(label, severities)
         self.severity.currentIndexChanged.connect(
             lambda _i: self.proxy.set_severities(frozenset(self.severity.currentData()))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import os
 import shlex
-from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QGuiApplication
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from skillprism.core.placement import WhereReport
 from skillprism.gui.browser import SafeBrowser
+from skillprism.gui.runtimes import runtime_entries
 
 COPY_SCHEME = "copy"
 _LEVEL_STYLE = {
@@ -27,26 +27,20 @@ _LEVEL_STYLE = {
 }
 
 
-def _level(provenance: str) -> str:
-    for level in ("partly verified", "verified", "documented", "specified", "modelled"):
-        if provenance.startswith(level):
-            return {"partly verified": "partial", "modelled": "specified"}.get(level, level)
-    return "documented"
-
-
 def where_html(report: WhereReport, text_filter: str = "", *, dark: bool = False) -> str:
     """The report as a page: one block per runtime, those that find the skill first."""
     fg, muted = ("#e6edf3", "#9aa4ae") if dark else ("#1f2328", "#59636e")
     terms = text_filter.lower().split()
+    levels = {e.name: e.level for e in runtime_entries()}
     rows = []
     shown = 0
     ordered = sorted(report.profiles, key=lambda p: (not p.found, p.title.lower()))
     for p in ordered:
-        hay = f"{p.title} {p.profile} {p.provenance}".lower()
+        hay = f"{p.title} {p.profile} {p.provenance} {levels.get(p.profile, '')}".lower()
         if not all(t in hay for t in terms):
             continue
         shown += 1
-        colour, level = _LEVEL_STYLE.get(_level(p.provenance), ("#59636e", "documented"))
+        colour, level = _LEVEL_STYLE.get(levels.get(p.profile, ""), ("#59636e", "documented"))
         verdict = (
             f"<b style='color:#1a6b2f'>finds it here</b> ({html.escape(p.found_here)})"
             if p.found
@@ -136,6 +130,3 @@ class WhereView(QWidget):
             QGuiApplication.clipboard().setText(text)
             self.status.setText(f"Copied: {text}")
             self.sig_copied.emit(text)
-
-    def filter_text(self) -> Any:
-        return self.filter.text()

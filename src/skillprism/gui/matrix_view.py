@@ -147,7 +147,9 @@ class MatrixView(QWidget):
                 continue
             if entry.level != group:
                 group = entry.level
-                header = QListWidgetItem(LEVEL_GROUPS.get(group, group))
+                # short in this narrow list; the long wording is the tooltip
+                header = QListWidgetItem(LEVEL_BADGES.get(group, group).capitalize())
+                header.setToolTip(LEVEL_GROUPS.get(group, group))
                 header.setFlags(Qt.ItemFlag.NoItemFlags)
                 font = header.font()
                 font.setBold(True)
@@ -313,6 +315,11 @@ class MatrixView(QWidget):
         self.table.horizontalHeader().setResizeContentsPrecision(200)
         self.table.verticalHeader().setResizeContentsPrecision(200)
         self.table.resizeColumnsToContents()
+        # the runtimes' headers take two lines: the skill column's header matches their height,
+        # so its rows line up with the table's
+        self.frozen.horizontalHeader().setFixedHeight(
+            self.table.horizontalHeader().sizeHint().height()
+        )
         self.status.setText(
             f"{len(matrix.rows)} skill files under {len(matrix.profiles)} runtimes. "
             "Click a cell to see that skill under that runtime."

@@ -12,6 +12,7 @@ file, build findings through one policy and give the same results (docs/architec
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -105,6 +106,12 @@ class _Worker(QObject):
                 request.kind, request.generation, f"Skill Prism failed: {type(err).__name__}: {err}"
             )
             return
+        # A large catalog is millions of objects that live until the next one. Left to the
+        # collector, its full passes walk them all while holding the interpreter lock, and the
+        # window waits (bench/bench_stall.py shows those waits). Frozen, they are skipped; they
+        # are still freed by reference counting when replaced. The cost: garbage in reference
+        # cycles from before the freeze is never collected.
+        gc.freeze()
         self.sig_answer.emit(request.kind, request.generation, result)
 
     def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:

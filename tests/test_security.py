@@ -20,7 +20,7 @@ from skillprism.core.security import (
     scan_text,
 )
 from skillprism.core.security import patterns as security_patterns
-from skillprism.core.security.activation import activation_severity, tool_grant
+from skillprism.core.security.activation import activation_severity, allowed_tools, tool_grant
 from skillprism.core.security.confusables import skeleton
 
 PLANTED = cases("planted")
@@ -275,3 +275,34 @@ def test_preload_readies_the_pass_before_workers_fork() -> None:
     preload.warm_up()  # idempotent: what a parent runs before forking its workers
     assert "bandit.core.node_visitor" in sys.modules
     assert "skillprism.core.security.engine" in sys.modules
+
+
+def test_every_lazily_compiled_pattern_compiles() -> None:
+    """Patterns compile on first use; a bad one must fail here, not on some user's file."""
+    import importlib
+    import pkgutil
+
+    import skillprism.core.security as package
+
+    lazy = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        lazy += [v for v in vars(module).values() if isinstance(v, security_patterns._LazyRegex)]
+    lazy += [c.regex for c in security_patterns.COMPILED]
+    assert len(lazy) > len(security_patterns.COMPILED)
+    for rx in lazy:
+        assert isinstance(rx.groups, int)  # compiled here: a bad pattern raises
+
+
+def test_allowed_tools_found_in_every_form() -> None:
+    fm = (
+        "name: x\n"
+        "description: allowed-tools: Bash is only mentioned here\n"
+        "allowed-tools: Read, Bash(git:*)\n"
+        "allowed_tools:\n"
+        "  - Bash\n"
+        "  - WebFetch\n"
+    )
+    got = list(allowed_tools(fm, 2))
+    assert got == [(4, 16, "Read"), (4, 22, "Bash(git:*)"), (6, 5, "Bash"), (7, 5, "WebFetch")]
+    assert list(allowed_tools("name: x\ndescription: y\n", 2)) == []

@@ -939,12 +939,17 @@ class _Evaluator:
             ctx = multiprocessing.get_context(self.start_method)
             preload = ["skillprism.core.resolve"]
             if self.security:
-                # A fork server loads the security pass once for every worker it starts. A
-                # forked pool does not: loading it here, before the fork, would hold up the
-                # walk; each process loads what its first script or secret needs, when it needs it.
+                # A fork server loads the security pass once for every worker it starts. A forked
+                # pool gets it from here: what every process would load for its first Python
+                # script is loaded once, before the fork, not once more in each worker.
                 preload.append("skillprism.core.security.preload")
             if self.start_method == "forkserver":
                 ctx.set_forkserver_preload(preload)
+            elif self.security:
+                from skillprism.core.security import engine  # noqa: F401
+                from skillprism.core.security.pyscan import _bandit
+
+                _bandit()
             self.pool = ctx.Pool(self.processes, initializer=_pool_init, initargs=(self.profile,))
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead

@@ -55,12 +55,21 @@ def frontmatter_span(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+_KEY = re.compile(r"(?m)^allowed[-_]tools\s*:")
+_KEY_LINE = re.compile(r"^(allowed[-_]tools)\s*:\s*(.*)$")
+_TOOL = re.compile(r"^([A-Za-z_][\w.-]*|mcp__[\w-]+(?:__[\w*-]+)?)(?:\((.*)\))?$", re.S)
+
+
 def allowed_tools(fm: str, first_line: int) -> Iterator[tuple[int, int, str]]:
     """(line, column, tool) of each entry of `allowed-tools` (string, flow list or block list),
     read line by line: no YAML parser, so no YAML trick can hide an entry from it."""
+    if not _KEY.search(fm):
+        return
     lines = fm.split("\n")
     for i, line in enumerate(lines):
-        m = re.match(r"^(allowed[-_]tools)\s*:\s*(.*)$", line)
+        if not line.startswith("allowed"):
+            continue
+        m = _KEY_LINE.match(line)
         if not m:
             continue
         value = m.group(2).strip()
@@ -132,7 +141,7 @@ def tool_grant(tool: str) -> tuple[Severity, str] | None:
     t = tool.strip()
     if t in ("*", "all", "All") or (t.endswith("(*)") and t[:-3] in ("", "*")):
         return Severity.ERROR, f"'{t}' allows every tool without asking"
-    m = re.match(r"^([A-Za-z_][\w.-]*|mcp__[\w-]+(?:__[\w*-]+)?)(?:\((.*)\))?$", t, re.S)
+    m = _TOOL.match(t)
     if not m:
         if "*" in t:
             return Severity.WARNING, f"'{t}' is a wildcard: it allows every tool it matches"

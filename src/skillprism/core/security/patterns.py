@@ -583,10 +583,30 @@ def _options(*, ci: bool = False) -> re2.Options:
     return opts
 
 
+class _LazyRegex:
+    """A re2 pattern compiled on its first use. Most patterns only run on a file that the one set
+    (engine) found something in, so a process that never meets such a file never compiles them;
+    compiling all of them costs every worker process more than scanning a clean skill set."""
+
+    def __init__(self, pattern: bytes) -> None:
+        self._pattern = pattern
+
+    def __getattr__(self, name: str) -> object:
+        # Reached only for attributes not yet copied here: compile once, then keep each bound
+        # method of the compiled pattern as this object's own, so later calls cost no lookup.
+        compiled = self.__dict__.get("_compiled")
+        if compiled is None:
+            compiled = self.__dict__["_compiled"] = re2.compile(self._pattern, _options())
+        value = getattr(compiled, name)
+        self.__dict__[name] = value
+        return value
+
+
 def compile_bytes(pattern: str | bytes) -> re2._Regexp:
+    """A re2 pattern over bytes, compiled when first used."""
     if isinstance(pattern, str):
         pattern = pattern.encode()
-    return re2.compile(pattern, _options())
+    return _LazyRegex(pattern)  # type: ignore[return-value]
 
 
 @dataclass(slots=True)

@@ -78,6 +78,75 @@ def test_tree_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: 
     qtmodeltester.check(model, force_py=True)
 
 
+def test_a_same_shape_tree_changes_only_the_rows_whose_skills_changed(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+    import weakref
+
+    from skillprism.gui.tree_model import build_tree
+
+    before = build_catalog(load_profile("agentskills"), [str(demo_skills_dir())])
+    model = SkillTreeModel()
+    model.set_tree(build_tree(before, None))
+    first = before.skills[0]
+    # another catalog of the same skills: one entry changed, the others equal but not the same
+    after = dataclasses.replace(
+        before,
+        skills=[dataclasses.replace(s, description=f"{s.description} (edited)") if s is first
+                else dataclasses.replace(s) for s in before.skills],
+    )  # fmt: skip
+    tree = build_tree(after, None, before)
+    assert tree.changed == frozenset({first.key})
+    changed_rows: list[tuple[int, int]] = []
+    model.dataChanged.connect(
+        lambda a, b, _roles=(): changed_rows.append((a.row(), b.row())) if a.parent().isValid() else None
+    )  # fmt: skip
+    model.set_tree(tree)
+    row = model.index_for_key(first.key).row()
+    assert changed_rows == [(row, row)]
+    assert model.catalog is after
+    qtmodeltester.check(model, force_py=True)
+    # a tree holds its parents weakly: dropped, it is gone at once, with no cyclic garbage
+    gone = weakref.ref(tree.root)
+    del tree
+    assert gone() is None
+
+
+def test_problems_filter_asks_the_model_nothing_without_a_filter(qapp) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.gui.problems_model import ProblemsFilter
+
+    class Counting(ProblemsModel):
+        calls = 0
+
+        def data(self, index, role=Qt.ItemDataRole.DisplayRole):  # type: ignore[no-untyped-def]
+            Counting.calls += 1
+            return super().data(index, role)
+
+    model = Counting()
+    proxy = ProblemsFilter()
+    proxy.setSourceModel(model)
+    model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))
+    rows = model._rows
+    assert proxy.rowCount() == len(rows) > 2 and Counting.calls == 0
+    proxy.set_severities(frozenset({"warning"}))
+    assert proxy.rowCount() == sum(r.diagnostic.severity.value == "warning" for r in rows)
+    code = rows[-1].diagnostic.code
+    proxy.set_text(code.lower())
+    expect = [
+        r
+        for r in rows
+        if r.diagnostic.severity.value == "warning"
+        and code.lower() in f"{r.diagnostic.code} {r.diagnostic.message} {r.skill}".lower()
+    ]
+    assert proxy.rowCount() == len(expect)
+    proxy.set_severities(frozenset())
+    proxy.set_text("")
+    key = next(r.key for r in rows if r.key)
+    proxy.set_skill(key)
+    assert proxy.rowCount() == sum(r.key == key for r in rows)
+    proxy.set_skill("")
+    assert proxy.pattern() == "" and proxy.rowCount() == len(rows)
+
+
 def test_problems_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
     model = ProblemsModel()
     model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))

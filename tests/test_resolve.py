@@ -171,3 +171,23 @@ def test_overlapping_builds_leave_the_collector_as_it_was(tmp_path) -> None:  # 
     release.set()
     thread.join()
     assert gc.isenabled()
+
+
+def test_the_document_cache_forgets_a_path_under_every_profile(tmp_path: Path) -> None:
+    from skillprism.core.resolve import DocumentCache
+    from skillprism.core.validate import Evaluation
+
+    paths = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        path = tmp_path / name / "SKILL.md"
+        path.write_text(f"---\nname: {name}\ndescription: d\n---\n")
+        paths.append(str(path))
+    cache = DocumentCache()
+    for path in paths:
+        stamp = cache.get(path).stamp
+        for profile_key in (1, 2, 3):
+            cache.store_evaluation(path, profile_key, stamp, Evaluation())
+    cache.forget([paths[0]])
+    assert all(cache.evaluation(paths[0], k) is None for k in (1, 2, 3))
+    assert all(cache.evaluation(paths[1], k) is not None for k in (1, 2, 3))

@@ -44,7 +44,9 @@ class DocumentCache:
 
     def __init__(self) -> None:
         self._docs: dict[str, tuple[FileStamp, SkillDocument]] = {}
-        self._evaluations: dict[tuple[str, int], tuple[FileStamp, Evaluation]] = {}
+        # path -> profile key -> stored evaluation: forgetting a path is one lookup, however many
+        # files and profiles are stored (a reload forgets every file of the set).
+        self._evaluations: dict[str, dict[int, tuple[FileStamp, Evaluation]]] = {}
         self._risks: dict[str, tuple[FileStamp, list[RiskFinding]]] = {}
 
     @staticmethod
@@ -68,7 +70,7 @@ class DocumentCache:
     def evaluation(self, path: str, profile_key: int) -> Evaluation | None:
         """A stored evaluation of `path` under the profile, if the file is unchanged since. (Not
         its real path: links on the way to an unchanged file may have changed.)"""
-        cached = self._evaluations.get((path, profile_key))
+        cached = self._evaluations.get(path, {}).get(profile_key)
         if cached is None or self._stamp(path) != cached[0]:
             return None
         return cached[1]
@@ -89,14 +91,13 @@ class DocumentCache:
         self, path: str, profile_key: int, stamp: FileStamp | None, evaluation: Evaluation
     ) -> None:
         if stamp is not None:
-            self._evaluations[(path, profile_key)] = (stamp, evaluation)
+            self._evaluations.setdefault(path, {})[profile_key] = (stamp, evaluation)
 
     def forget(self, paths: Iterable[str]) -> None:
         for p in paths:
             self._docs.pop(p, None)
             self._risks.pop(p, None)
-            for key in [k for k in self._evaluations if k[0] == p]:
-                del self._evaluations[key]
+            self._evaluations.pop(p, None)
 
 
 # --- roots ---------------------------------------------------------------------------------------

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from skillprism.app.filter_index import FilterIndex, FilterQuery
 from skillprism.app.workspace import BudgetInputs, Update, Workspace, WorkspaceError
@@ -55,6 +56,7 @@ class Loaded:
     problems: list[Any] = field(default_factory=list)  # the Problems table's rows, prepared
     tree: Any = None  # the tree's nodes under the worker's current filter (tree_model.build_tree)
     risks: list[Any] = field(default_factory=list)  # the Risks view's rows, prepared
+    summary: dict[str, Any] = field(default_factory=dict)  # catalog.summary(), for the status bar
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,12 @@ class Preview:
     diagnostics: list[Any]
     files: str
     file_page: str = ""
+
+
+# The longest the worker waits for the window to apply an answer before it goes on.
+APPLY_WAIT_S = 1.0
+# How long a thread that wants the interpreter lock waits before it asks for it (see Controller).
+SWITCH_INTERVAL_S = 0.0002
 
 
 @dataclass(frozen=True)
@@ -90,12 +98,21 @@ class _Worker(QObject):
         self.index = FilterIndex(None)
         self.query = FilterQuery()  # the filter the window shows: every tree is built with it
         self.catalog: Catalog | None = None
+        self.applied = threading.Event()  # set by the GUI thread once an answer is applied
 
     # --- requests --------------------------------------------------------------------------------
 
     @Slot(object)
     def run(self, request: _Request) -> None:
         handler = getattr(self, f"_do_{request.kind}")
+        # A large catalog is millions of objects that live until the next one. The cyclic
+        # collector's passes over them hold the interpreter lock for a tenth of a second and more,
+        # and the window waits (bench/bench_stall.py shows those waits). So it does not run while
+        # a request is worked on, and what the answer holds is frozen (skipped by later passes);
+        # all of it is still freed by reference counting when replaced. What is built here is
+        # kept free of reference cycles (the tree's nodes hold their parents weakly), so the cost,
+        # garbage in cycles that is never collected, stays small.
+        gc.disable()
         try:
             result = handler(*request.args)
         except WorkspaceError as err:
@@ -106,13 +123,20 @@ class _Worker(QObject):
                 request.kind, request.generation, f"Skill Prism failed: {type(err).__name__}: {err}"
             )
             return
-        # A large catalog is millions of objects that live until the next one. Left to the
-        # collector, its full passes walk them all while holding the interpreter lock, and the
-        # window waits (bench/bench_stall.py shows those waits). Frozen, they are skipped; they
-        # are still freed by reference counting when replaced. The cost: garbage in reference
-        # cycles from before the freeze is never collected.
-        gc.freeze()
+        finally:
+            gc.freeze()
+            gc.enable()
+        self.applied.clear()
         self.sig_answer.emit(request.kind, request.generation, result)
+        # Hold still while the window applies the answer: both threads need the interpreter
+        # lock, and a worker busy with the next request would take it every few milliseconds,
+        # so applying would take twice as long. Bounded, in case the answer is never applied,
+        # and not at all once the window is closing.
+        thread = QThread.currentThread()
+        deadline = time.monotonic() + APPLY_WAIT_S
+        while not self.applied.wait(0.02):
+            if thread.isInterruptionRequested() or time.monotonic() > deadline:
+                break
 
     def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:
         """The workspace for `spec` (a new one when the folders change); True when new."""
@@ -139,7 +163,7 @@ class _Worker(QObject):
 
         assert self.workspace is not None
         catalog = self.workspace.catalog(spec.profile)
-        self.catalog = catalog
+        base, self.catalog = self.catalog, catalog
         self.index = FilterIndex(catalog)
 
         problems = prepare_problem_rows(catalog)
@@ -152,8 +176,9 @@ class _Worker(QObject):
             tuple(self.workspace.path_problems()),
             changed,
             problems,
-            build_tree(catalog, self.index.matches(self.query)),
+            build_tree(catalog, self.index.matches(self.query), base),
             security_rows(problems),
+            catalog.summary(),
         )
 
     def _do_open(self, spec: OpenSpec, cold: bool) -> Loaded:
@@ -172,7 +197,7 @@ class _Worker(QObject):
         from skillprism.gui.tree_model import build_tree
 
         self.query = query
-        return query, build_tree(self.catalog, self.index.matches(query))
+        return query, build_tree(self.catalog, self.index.matches(query), self.catalog)
 
     def _do_tier1(self, spec: str, inputs: BudgetInputs) -> tuple[Any, list[str]]:
         workspace = self._require()
@@ -182,7 +207,11 @@ class _Worker(QObject):
         return result, unread
 
     def _do_matrix(self, specs: tuple[str, ...], inputs: BudgetInputs) -> Any:
-        return self._require().matrix(specs, inputs)
+        """The matrix, with its skill labels and each column's texts (matrix_view)."""
+        from skillprism.gui.matrix_view import cell_texts, matrix_labels
+
+        matrix = self._require().matrix(specs, inputs)
+        return matrix, matrix_labels(matrix), cell_texts(matrix)
 
     def _do_report(self, path: str, specs: tuple[str, ...], inputs: BudgetInputs) -> str:
         from skillprism.app.workspace import write_atomically
@@ -252,6 +281,12 @@ class Controller(QObject):
         super().__init__(parent)
         self._generations: dict[str, int] = {}
         self._pending: dict[str, int] = {}
+        # While the worker runs Python, each call from Qt into Python on the GUI thread (a
+        # model's data(), a paint handler) waits for the interpreter lock up to the switch
+        # interval, and painting one view makes hundreds of such calls: the default 5 ms would
+        # stretch a repaint to a fraction of a second. The interval only matters while another
+        # thread waits, so a short one costs the worker little.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._thread = QThread()
         self._thread.setObjectName("skillprism-controller")
         self._worker = _Worker()
@@ -287,13 +322,20 @@ class Controller(QObject):
         return True
 
     def _on_answer(self, kind: str, generation: int, result: object) -> None:
-        if self._settle(kind, generation):
-            self.sig_answer.emit(kind, result)
+        try:
+            if self._settle(kind, generation):
+                self.sig_answer.emit(kind, result)
+        finally:
+            # Once what applying posted (layout, repaint) has run too: a zero timer fires after
+            # the events already queued.
+            QTimer.singleShot(0, self._worker.applied.set)
 
     def _on_error(self, kind: str, generation: int, message: str) -> None:
         if self._settle(kind, generation):
             self.sig_failed.emit(kind, message)
 
     def shutdown(self) -> None:
+        self._thread.requestInterruption()
+        self._worker.applied.set()
         self._thread.quit()
         self._thread.wait(60_000)  # a running QThread must never be destroyed

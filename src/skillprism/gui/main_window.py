@@ -137,6 +137,11 @@ class MainWindow(QMainWindow):
         self.tree = QTreeView()
         self.tree.setModel(self.tree_model)  # it filters itself, from prepared trees
         self.tree.setUniformRowHeights(True)
+        # What is open, by key, kept as the user opens and closes rows (a new tree is opened the
+        # same way): asking the view row by row would cost a call per skill shown.
+        self._open_keys: set[str] = set()
+        self.tree.expanded.connect(lambda index: self._open_keys.add(index.data(KEY_ROLE)))
+        self.tree.collapsed.connect(lambda index: self._open_keys.discard(index.data(KEY_ROLE)))
         self.tree.setAlternatingRowColors(True)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
@@ -496,7 +501,7 @@ class MainWindow(QMainWindow):
         elif kind == "tier1":
             self.budget.show_result(*result)  # type: ignore[misc]
         elif kind == "matrix":
-            self.matrix.show_matrix(result)
+            self.matrix.show_matrix(*result)  # type: ignore[misc]
         elif kind == "report":
             self.sig_report_written.emit(result, "")
         elif kind == "preview":
@@ -534,17 +539,8 @@ class MainWindow(QMainWindow):
         self.controller.request("refresh", self.spec(), changed)
 
     def _expanded_keys(self) -> set[str]:
-        keys = set()
-        for row in range(self.tree_model.rowCount()):
-            idx = self.tree_model.index(row, 0)
-            if not self.tree.isExpanded(idx):
-                continue  # a closed root's skills cannot be open on screen
-            keys.add(idx.data(KEY_ROLE))
-            for child in range(self.tree_model.rowCount(idx)):
-                cidx = self.tree_model.index(child, 0, idx)
-                if self.tree.isExpanded(cidx):
-                    keys.add(cidx.data(KEY_ROLE))
-        return keys
+        """The keys of the rows open now (a copy)."""
+        return set(self._open_keys)
 
     def _auto_expand(self) -> None:
         """Open roots in order while the skills shown stay few enough to lay out at once; the
@@ -634,7 +630,7 @@ class MainWindow(QMainWindow):
 
     def _update_status(self, result: Loaded) -> None:
         cat = result.catalog
-        s = cat.summary()
+        s = result.summary or cat.summary()
         st = s["status"]
         sev = s["severity"]
         self.counts_label.setText(

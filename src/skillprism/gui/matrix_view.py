@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -41,31 +42,53 @@ _ICON = {
 }  # fmt: skip
 
 
+def matrix_labels(matrix: Matrix) -> list[str]:
+    """The skill column's text per row: the name, and where the skill lives when several copies
+    share it (relative to the part their folders share). Pure Python: run in the worker."""
+    counts = Counter(r.name for r in matrix.rows)
+    dirs = [os.path.dirname(os.path.dirname(r.key)) for r in matrix.rows]
+    try:
+        common = os.path.commonpath(dirs) if len(dirs) > 1 else ""
+    except ValueError:
+        common = ""
+    base = os.path.dirname(common) if common else ""
+    return [
+        f"{r.name} ({os.path.relpath(d, base) if base else d})" if counts[r.name] > 1 else r.name
+        for r, d in zip(matrix.rows, dirs, strict=True)
+    ]
+
+
+def cell_texts(matrix: Matrix) -> list[list[str]]:
+    """Every distinct text of each runtime's column, the longest first (the column's width is
+    measured from these, not from rows)."""
+    out = []
+    for column in range(len(matrix.profiles)):
+        texts = {_cell_text(row.cells[column]) for row in matrix.rows}
+        out.append(sorted(texts, key=len, reverse=True))
+    return out
+
+
+def _cell_text(cell: Any) -> str:
+    # a listed skill with warnings says so in its cell, not only on hover
+    return f"{cell.value} ⚠" if _warned(cell) else cell.value
+
+
+def _warned(cell: Any) -> bool:
+    return cell.state == "warning" and cell.value != "warning"
+
+
 class MatrixModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.matrix: Matrix | None = None
         self._labels: list[str] = []
 
-    def set_matrix(self, matrix: Matrix | None) -> None:
+    def set_matrix(self, matrix: Matrix | None, labels: list[str] | None = None) -> None:
+        """Show `matrix`; `labels` (the skill column, `matrix_labels`) are made here if not
+        given (the controller makes them in its worker)."""
         self.beginResetModel()
         self.matrix = matrix
-        self._labels: list[str] = []
-        if matrix is not None:
-            # Copies of one name are told apart by where they live (relative to the shared part).
-            counts = Counter(r.name for r in matrix.rows)
-            dirs = [os.path.dirname(os.path.dirname(r.key)) for r in matrix.rows]
-            try:
-                common = os.path.commonpath(dirs) if len(dirs) > 1 else ""
-            except ValueError:
-                common = ""
-            base = os.path.dirname(common) if common else ""
-            self._labels = [
-                f"{r.name} ({os.path.relpath(d, base) if base else d})"
-                if counts[r.name] > 1
-                else r.name
-                for r, d in zip(matrix.rows, dirs, strict=True)
-            ]
+        self._labels = [] if matrix is None else labels or matrix_labels(matrix)
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -109,10 +132,9 @@ class MatrixModel(QAbstractTableModel):
                 return row.key
             return None
         cell = row.cells[index.column() - 1]
-        # a listed skill with warnings says so in its cell, not only on hover
-        warned = cell.state == "warning" and cell.value != "warning"
+        warned = _warned(cell)
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{cell.value} ⚠" if warned else cell.value
+            return _cell_text(cell)
         if role == Qt.ItemDataRole.DecorationRole:
             return state_icon("warning" if warned else _ICON.get(cell.value, "info"))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -308,13 +330,29 @@ class MatrixView(QWidget):
             self.table.setColumnHidden(column, column == 0)
         self.frozen.horizontalHeader().setStretchLastSection(True)
 
-    def show_matrix(self, matrix: Matrix) -> None:
-        self.model.set_matrix(matrix)
+    def show_matrix(
+        self,
+        matrix: Matrix,
+        labels: list[str] | None = None,
+        texts: list[list[str]] | None = None,
+    ) -> None:
+        """Show `matrix`, with its skill labels (`matrix_labels`) and each column's distinct
+        texts (`cell_texts`), both made here if not given."""
+        self.model.set_matrix(matrix, labels)
         self._split_columns()
-        # sized from the first rows: measuring every cell of a large set would hold up the window
-        self.table.horizontalHeader().setResizeContentsPrecision(200)
-        self.table.verticalHeader().setResizeContentsPrecision(200)
-        self.table.resizeColumnsToContents()
+        # Each runtime's column as wide as its header or its widest text: measured from the few
+        # distinct texts, not by asking the model for thousands of cells.
+        header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        extra = self.table.iconSize().width() + 4 * self.table.style().pixelMetric(
+            QStyle.PixelMetric.PM_FocusFrameHMargin
+        )
+        for column, values in enumerate(texts if texts is not None else cell_texts(matrix)):
+            widest = max((metrics.horizontalAdvance(t) for t in values[:8]), default=0)
+            self.table.setColumnWidth(
+                column + 1,
+                max(header.sectionSizeFromContents(column + 1).width(), widest + extra + 16),
+            )
         # the runtimes' headers take two lines: the skill column's header matches their height,
         # so its rows line up with the table's
         self.frozen.horizontalHeader().setFixedHeight(

@@ -8,20 +8,21 @@ from typing import Any, NamedTuple
 from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
+    QRegularExpression,
     QSortFilterProxyModel,
     Qt,
 )
 
 from skillprism.core.catalog import Catalog
 from skillprism.core.diagnostics import Diagnostic
-from skillprism.gui.filtering import change_filter
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
 SKILL_KEY_ROLE = Qt.ItemDataRole.UserRole + 11
 LINE_ROLE = Qt.ItemDataRole.UserRole + 12
 SEVERITY_ROLE = Qt.ItemDataRole.UserRole + 13
-SEARCH_ROLE = Qt.ItemDataRole.UserRole + 14
+FILTER_ROLE = Qt.ItemDataRole.UserRole + 14  # ProblemRow.filter_text
+_SEP = "\x1f"  # between the parts of filter_text: in no key, severity or message
 
 _ICON = {"error": "error", "warning": "warning", "info": "info"}
 _RANK = {"error": 0, "warning": 1, "info": 2}
@@ -34,7 +35,9 @@ class ProblemRow(NamedTuple):
     key: str  # the skill's key ("" for a finding about a root or the set)
     skill: str
     location: str
-    haystack: str  # lower-case code, message and skill, for the text filter
+    # "key<US>severity<US>lower-case code, message and skill": what ProblemsFilter's pattern
+    # is matched against (US, the unit separator, between the parts)
+    filter_text: str
     sort_keys: tuple[Any, ...]  # one per column
 
 
@@ -57,7 +60,7 @@ def prepare_problem_rows(catalog: Catalog | None) -> list[ProblemRow]:
                 key,
                 name,
                 location,
-                f"{d.code} {d.message} {name}".lower(),
+                f"{key}{_SEP}{sev}{_SEP}" + f"{d.code} {d.message} {name}".lower(),
                 ((_RANK[sev], d.code), d.code, d.message, name, (d.path, d.line, d.column)),
             )
         )
@@ -130,8 +133,8 @@ class ProblemsModel(RowsTableModel):
             return d.line
         if role == SEVERITY_ROLE:
             return sev
-        if role == SEARCH_ROLE:
-            return row.haystack
+        if role == FILTER_ROLE:
+            return row.filter_text
         return None
 
 
@@ -145,33 +148,50 @@ SEVERITY_CHOICES = (
 
 
 class ProblemsFilter(QSortFilterProxyModel):
-    """Severity set plus free text over code, message and skill. Sorting is the source model's
-    own (prepared keys); this proxy only filters."""
+    """Severity set, free text over code, message and skill, and (the Risks view) one skill only.
+    Sorting is the source model's own (prepared keys); this proxy only filters, with one regular
+    expression that Qt matches against each row's `filter_text`: with no filter set it accepts
+    every row without asking the model, so a new set of 10,000 findings costs no call into
+    Python per row."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._severities: frozenset[str] = frozenset()
         self._terms: list[str] = []
+        self._skill = ""
+        self.setFilterRole(FILTER_ROLE)
 
     def set_severities(self, severities: frozenset[str]) -> None:
-        change_filter(self, lambda: setattr(self, "_severities", severities))
+        self._severities = severities
+        self._apply()
 
     def set_text(self, text: str) -> None:
-        change_filter(self, lambda: setattr(self, "_terms", text.lower().split()))
+        self._terms = text.lower().split()
+        self._apply()
+
+    def set_skill(self, key: str) -> None:
+        """Only the findings of the skill with this key ("": every skill's)."""
+        self._skill = key
+        self._apply()
+
+    def pattern(self) -> str:
+        """The expression for the filters set ("" when none is)."""
+        if not (self._severities or self._terms or self._skill):
+            return ""
+        esc = QRegularExpression.escape
+        key = esc(self._skill) if self._skill else f"[^{_SEP}]*"
+        sev = "|".join(esc(s) for s in sorted(self._severities)) or f"[^{_SEP}]*"
+        terms = "".join(f"(?=.*{esc(t)})" for t in self._terms)
+        return f"^{key}{_SEP}(?:{sev}){_SEP}{terms}"
+
+    def _apply(self) -> None:
+        self.setFilterRegularExpression(
+            QRegularExpression(
+                self.pattern(), QRegularExpression.PatternOption.DotMatchesEverythingOption
+            )
+        )
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         source = self.sourceModel()
         if source is not None:
             source.sort(column, order)
-
-    def filterAcceptsRow(
-        self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
-    ) -> bool:
-        if not self._severities and not self._terms:
-            return True  # checked first: called for every row on each reset
-        m = self.sourceModel()
-        index = m.index(source_row, 0, source_parent)
-        if self._severities and index.data(SEVERITY_ROLE) not in self._severities:
-            return False
-        hay = index.data(SEARCH_ROLE) or ""
-        return all(t in hay for t in self._terms)

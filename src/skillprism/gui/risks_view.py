@@ -53,26 +53,6 @@ def security_rows(rows: list[ProblemRow]) -> list[ProblemRow]:
     ]
 
 
-class _SkillFilter(ProblemsFilter):
-    """ProblemsFilter plus "only this skill"."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._skill = ""
-
-    def set_skill(self, key: str) -> None:
-        from skillprism.gui.filtering import change_filter
-
-        change_filter(self, lambda: setattr(self, "_skill", key))
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Any) -> bool:
-        if self._skill:
-            index = self.sourceModel().index(source_row, 0, source_parent)
-            if index.data(SKILL_KEY_ROLE) != self._skill:
-                return False
-        return super().filterAcceptsRow(source_row, source_parent)
-
-
 class RisksView(QWidget):
     sig_evidence_requested = Signal(str, str, int, int)
     """Show a finding's evidence: (skill key, file path, line, column)."""
@@ -80,7 +60,7 @@ class RisksView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = ProblemsModel(self)
-        self.proxy = _SkillFilter(self)
+        self.proxy = ProblemsFilter(self)
         self.proxy.setSourceModel(self.model)
         self._selected = ""
         self._loaded = False

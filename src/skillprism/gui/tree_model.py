@@ -8,6 +8,7 @@ whole tree (the view keeps selection and expansion by stable key, see MainWindow
 from __future__ import annotations
 
 import os
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -30,11 +31,26 @@ _ANY_INDEX = QModelIndex | QPersistentModelIndex
 
 
 class _Node:
-    __slots__ = ("children", "kind", "loaded", "parent", "path", "root", "row", "skill", "text")
+    """One row. Its parent is held weakly: a tree is then free of reference cycles and goes away
+    by reference counting when replaced, never waiting for the cyclic collector (whose passes over
+    a large set hold the interpreter lock long enough to stall the window)."""
+
+    __slots__ = (
+        "__weakref__",
+        "_parent",
+        "children",
+        "kind",
+        "loaded",
+        "path",
+        "root",
+        "row",
+        "skill",
+        "text",
+    )
 
     def __init__(self, kind: str, parent: _Node | None, row: int) -> None:
         self.kind = kind
-        self.parent = parent
+        self._parent = None if parent is None else weakref.ref(parent)
         self.row = row
         self.children: list[_Node] = []
         self.root: RootInfo | None = None
@@ -43,20 +59,38 @@ class _Node:
         self.text = ""
         self.loaded = kind != "skill"
 
+    @property
+    def parent(self) -> _Node | None:
+        return None if self._parent is None else self._parent()
+
+    @parent.setter
+    def parent(self, node: _Node | None) -> None:
+        self._parent = None if node is None else weakref.ref(node)
+
 
 @dataclass(frozen=True)
 class PreparedTree:
-    """The nodes of the tree for one catalog and filter, built by `build_tree`."""
+    """The nodes of the tree for one catalog and filter, built by `build_tree`. `shape` is which
+    roots and skills it shows, in order; `changed` the keys of the skills whose entries differ from
+    those of `base` (the catalog shown before), None when not known."""
 
     catalog: Catalog | None
     keep: frozenset[str] | None
     root: _Node
     labels: dict[str, str]
+    shape: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    base: Catalog | None = None
+    changed: frozenset[str] | None = None
+    # key -> (row of the root, row of the skill in it, or -1 for the root itself)
+    positions: dict[str, tuple[int, int]] | None = None
 
 
-def build_tree(catalog: Catalog | None, keep: frozenset[str] | None) -> PreparedTree:
+def build_tree(
+    catalog: Catalog | None, keep: frozenset[str] | None, base: Catalog | None = None
+) -> PreparedTree:
     """The roots and skills of `catalog` to show, only the skills with keys in `keep` (None:
-    every skill) and the roots they are in. Pure Python: the controller runs it in its worker."""
+    every skill) and the roots they are in; with `base`, which skills changed since that catalog.
+    Pure Python: the controller runs it in its worker, so the GUI thread compares nothing."""
     top = _Node("invisible", None, 0)
     labels: dict[str, str] = {}
     if catalog is not None:
@@ -98,7 +132,18 @@ def build_tree(catalog: Catalog | None, keep: frozenset[str] | None) -> Prepared
                 child = _Node("skill", node, len(node.children))
                 child.skill, child.path = skill, skill.path
                 node.children.append(child)
-    return PreparedTree(catalog, keep, top, labels)
+    changed: frozenset[str] | None = None
+    if base is not None and catalog is not None:
+        before = {s.key: s for s in base.skills}
+        changed = frozenset(
+            s.key for s in catalog.skills if (b := before.get(s.key)) is not s and b != s
+        )
+    positions: dict[str, tuple[int, int]] = {}
+    for node in top.children:
+        positions[f"root:{node.path}"] = (node.row, -1)
+        for child in node.children:
+            positions[child.path] = (node.row, child.row)
+    return PreparedTree(catalog, keep, top, labels, _shape(top), base, changed, positions)
 
 
 class SkillTreeModel(QAbstractItemModel):
@@ -110,6 +155,8 @@ class SkillTreeModel(QAbstractItemModel):
         self._catalog: Catalog | None = None
         self._keep: frozenset[str] | None = None
         self._labels: dict[str, str] = {}
+        self._shape: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        self._positions: dict[str, tuple[int, int]] = {}
 
     # --- content ---------------------------------------------------------------------------------
 
@@ -124,40 +171,50 @@ class SkillTreeModel(QAbstractItemModel):
     def set_tree(self, tree: PreparedTree) -> None:
         """Show a tree prepared off the GUI thread (`build_tree`). When it has the same roots and
         skills in the same places (an edit, a rescan, often another runtime), the rows stay and
-        only their data changes, so the view keeps what is open without laying it out again;
-        otherwise the new nodes are swapped in with a reset."""
-        if _shape(tree.root) == _shape(self._root):
-            self._catalog, self._keep, self._labels = tree.catalog, tree.keep, tree.labels
-            last = len(self.COLUMNS) - 1
-            for old, new in zip(self._root.children, tree.root.children, strict=True):
-                if (old.root, old.text) != (new.root, new.text):
-                    old.root, old.text = new.root, new.text
-                    self.dataChanged.emit(
-                        self.createIndex(old.row, 0, old), self.createIndex(old.row, last, old)
-                    )
-                for old_child, new_child in zip(old.children, new.children, strict=False):
-                    if old_child.kind != "skill" or old_child.skill is new_child.skill:
-                        continue  # a refresh keeps the entries of skills it did not touch
-                    if old_child.skill == new_child.skill:
-                        old_child.skill = new_child.skill
-                        continue
-                    old_child.skill = new_child.skill
-                    if old_child.loaded and old_child.children:
-                        # its files may have changed too: listed again when next opened
-                        parent = self.createIndex(old_child.row, 0, old_child)
-                        self.beginRemoveRows(parent, 0, len(old_child.children) - 1)
-                        old_child.children.clear()
-                        old_child.loaded = False
-                        self.endRemoveRows()
-                    self.dataChanged.emit(
-                        self.createIndex(old_child.row, 0, old_child),
-                        self.createIndex(old_child.row, last, old_child),
-                    )
+        only their data changes, one signal per root, so the view keeps what is open without
+        laying it out again; otherwise the new nodes are swapped in with a reset. Every comparison
+        of entries was made in the worker (`PreparedTree.changed`)."""
+        if tree.shape != self._shape:
+            self.beginResetModel()
+            self._catalog, self._keep = tree.catalog, tree.keep
+            self._root, self._labels, self._shape = tree.root, tree.labels, tree.shape
+            self._positions = tree.positions if tree.positions is not None else {}
+            self.endResetModel()
             return
-        self.beginResetModel()
-        self._catalog, self._keep = tree.catalog, tree.keep
-        self._root, self._labels = tree.root, tree.labels
-        self.endResetModel()
+        # `changed` holds against the catalog the worker built before; if this model shows
+        # another one (an answer was overtaken), every replaced entry counts as changed.
+        changed = tree.changed if tree.base is self._catalog else None
+        self._catalog, self._keep, self._labels = tree.catalog, tree.keep, tree.labels
+        last = len(self.COLUMNS) - 1
+        for old, new in zip(self._root.children, tree.root.children, strict=True):
+            if old.text != new.text or old.root is not new.root:
+                old.root, old.text = new.root, new.text
+                self.dataChanged.emit(
+                    self.createIndex(old.row, 0, old), self.createIndex(old.row, last, old)
+                )
+            first = -1
+            end = -1
+            for old_child, new_child in zip(old.children, new.children, strict=False):
+                skill = new_child.skill
+                if old_child.kind != "skill" or old_child.skill is skill:
+                    continue  # a refresh keeps the entries of skills it did not touch
+                old_child.skill = skill
+                if changed is not None and skill is not None and skill.key not in changed:
+                    continue  # an equal entry: nothing shown changes
+                if old_child.loaded and old_child.children:
+                    # its files may have changed too: listed again when next opened
+                    parent = self.createIndex(old_child.row, 0, old_child)
+                    self.beginRemoveRows(parent, 0, len(old_child.children) - 1)
+                    old_child.children.clear()
+                    old_child.loaded = False
+                    self.endRemoveRows()
+                first = old_child.row if first < 0 else first
+                end = old_child.row
+            if first >= 0:
+                self.dataChanged.emit(
+                    self.createIndex(first, 0, old.children[first]),
+                    self.createIndex(end, last, old.children[end]),
+                )
 
     @property
     def filtered(self) -> bool:
@@ -335,20 +392,20 @@ class SkillTreeModel(QAbstractItemModel):
 
     def index_for_key(self, key: str) -> QModelIndex:
         """The index of the root or skill with stable `key` (invalid if absent)."""
-        for root in self._root.children:
-            if f"root:{root.path}" == key:
-                return self.createIndex(root.row, 0, root)
-            for child in root.children:
-                if child.kind == "skill" and child.path == key:
-                    return self.createIndex(child.row, 0, child)
-        return QModelIndex()
+        at = self._positions.get(key)
+        if at is None:
+            return QModelIndex()
+        root = self._root.children[at[0]]
+        node = root if at[1] < 0 else root.children[at[1]]
+        return self.createIndex(node.row, 0, node)
 
 
-def _shape(top: _Node) -> list[tuple[str, list[str]]]:
+def _shape(top: _Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Which roots and skills a tree shows, in order (a skill's files left out)."""
-    return [
-        (root.path, [c.path for c in root.children if c.kind == "skill"]) for root in top.children
-    ]
+    return tuple(
+        (root.path, tuple(c.path for c in root.children if c.kind == "skill"))
+        for root in top.children
+    )
 
 
 def _short(path: str) -> str:

@@ -61,7 +61,7 @@ from skillprism.gui.table_view import PlaceholderTableView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, PreparedTree, SkillTreeModel
 
 MAX_RECENT = 10
-AUTO_EXPAND_MAX = 1000  # skills in a root that is opened at first sight
+AUTO_EXPAND_MAX = 300  # skills shown in the roots opened at first sight (a screen holds ~40)
 # Files the editor may open. Nothing a desktop would run or render with scripts (.html, .svg, .xml
 # open in a browser by default), and no scripts: those are shown in the Files tab only.
 TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".rst"}
@@ -142,6 +142,7 @@ class MainWindow(QMainWindow):
         self._open_keys: set[str] = set()
         self.tree.expanded.connect(lambda index: self._open_keys.add(index.data(KEY_ROLE)))
         self.tree.collapsed.connect(lambda index: self._open_keys.discard(index.data(KEY_ROLE)))
+        self.tree_model.modelReset.connect(self._open_keys.clear)  # the view closed them all
         self.tree.setAlternatingRowColors(True)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)

@@ -27,6 +27,7 @@ STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # skill state (docs/architecture.md)
 PATH_ROLE = Qt.ItemDataRole.UserRole + 4  # file system path of the item
 
 FILE_LIMIT = 500
+_ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _ANY_INDEX = QModelIndex | QPersistentModelIndex
 
 
@@ -309,9 +310,8 @@ class SkillTreeModel(QAbstractItemModel):
         return None
 
     def flags(self, index: _ANY_INDEX) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        # asked twice per row whenever the view lays out its rows: the flags are made once
+        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     def data(self, index: _ANY_INDEX, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -472,3 +472,25 @@ def test_keep_by_priority_costs_a_name_only_override_as_its_name(tmp_path: Path)
     names_only = full - 100  # bbb's description gone
     r = m.compute(BudgetSettings(budget_chars=names_only, overrides={"bbb": "name-only"}))
     assert {e.name: e.outcome for e in r.entries} == {"aaa": "full", "bbb": "name-only"}
+
+
+def test_hermes_index_groups_skills_by_category(tmp_path: Path) -> None:
+    """Hermes Agent 0.19.0's index (agent/prompt_builder.py build_skills_system_prompt): one line
+    per category (the folders above the skill folder, or a top-level skill's own folder), then
+    its skills by name; categories in code-point order."""
+    root = tmp_path / "skills"
+    skill(root / "research", "arxiv", "Search papers.")
+    skill(root / "research", "Zotero", "Manage references.")
+    skill(root, "zeta-folder", "Top level.")
+    (root / "zeta-folder" / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Named unlike its folder.\n---\nBody\n", encoding="utf-8"
+    )
+    listing = Tier1Model(build_catalog(load_profile("hermes-agent"), [str(root)])).compute().text
+    body = listing[listing.index("<available_skills>") :].split("\n")[1:6]
+    assert body == [
+        "  research:",
+        "    - Zotero: Manage references.",
+        "    - arxiv: Search papers.",
+        "  zeta-folder:",
+        "    - alpha: Named unlike its folder.",
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -159,6 +160,8 @@ class _Prepared:
     pre: str = ""
     post: str = ""
     short_path: str = ""  # alias/relative path, when the profile lists a roots table
+    category: str = ""  # the folders between the root and the skill folder (see skill_category)
+    group: str = ""  # the group header this entry starts with, and its separator ("" if none)
 
 
 _CLOSING_TAG = re.compile(r"^\s*</[A-Za-z][\w:-]*>")
@@ -211,6 +214,18 @@ def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
         diagnostics=(),
         frontmatter={},
     )
+
+
+def skill_category(skill: SkillEntry) -> str:
+    """The folders between the skill's root and its folder, joined by '/'; for a skill folder
+    directly in the root, that folder's own name (Hermes Agent's category)."""
+    if not skill.root.path or not skill.directory:
+        return "general"  # a built-in skill: in no folder
+    rel = os.path.relpath(skill.directory, skill.root.path).replace(os.sep, "/")
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts:
+        return "general"
+    return "/".join(parts[:-1]) if len(parts) > 1 else parts[0]
 
 
 def _folder_location(skill: SkillEntry) -> str:
@@ -299,6 +314,10 @@ class Tier1Model:
                 )
             )
         order = self.spec.order
+        templates = self.spec.entry + self.spec.entry_name_only
+        if order == "category" or self.spec.group_header or "{category}" in templates:
+            for item in self.items:
+                item.category = skill_category(item.skill)
         if order == "name":
             self.items.sort(key=lambda p: p.name)
         elif order == "name-casefold":
@@ -308,6 +327,8 @@ class Tier1Model:
         elif order == "load":
             slots = _load_slots(catalog)
             self.items.sort(key=lambda p: slots.get(p.skill.path, -1))
+        elif order == "category":
+            self.items.sort(key=lambda p: (p.category, p.name))
         elif order == "scope":
             if self.spec.scope_then == "name":
                 self.items.sort(key=lambda p: (p.scope_rank, p.name, p.location))
@@ -320,6 +341,15 @@ class Tier1Model:
         self._frame = sum(self._size(p) for p in self._frame_pieces) + len(
             self.spec.separator
         ) * len(self._frame_pieces)
+        if self.spec.group_header:
+            last = None
+            for item in self.items:
+                if item.excluded:
+                    continue
+                if item.category != last:
+                    header = self.spec.group_header.format(category=item.category)
+                    item.group = header + self.spec.separator
+                    last = item.category
         marker = "\x00description\x00"
         for item in self.items:
             values = self._values(item)
@@ -388,6 +418,8 @@ class Tier1Model:
             "path": self._esc(item.skill.path, "path"),
             "short_path": self._esc(item.short_path, "location"),
             "folder_location": self._esc(_folder_location(item.skill), "location"),
+            "category": item.category,
+            "group": item.group,
         }
 
     def _cut_text(self, description: str, keep: int) -> str:

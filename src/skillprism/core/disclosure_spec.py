@@ -15,7 +15,7 @@ from typing import Any, Protocol
 ESCAPES = ("none", "xml", "xml-apos", "xml-dec")
 ESCAPE_FIELDS = ("name", "description", "location", "path")
 EMPTY = ("omit", "frame")
-ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load")
+ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load", "category")
 SCOPE_THEN = ("catalog", "name")
 LINE_BREAKS = ("fold", "keep")
 BUDGET_MODELS = (
@@ -96,6 +96,8 @@ class Tier1Spec:
     builtin: tuple[BuiltinSkill, ...] = ()
     root_alias: str = ""  # e.g. "r{index}": entries may use {short_path}, the header {roots}
     roots_line: str = "- `{alias}` = `{root}`"
+    # Written before the first listed entry of each category as `{group}` (Hermes Agent's index).
+    group_header: str = ""
 
     def with_style(self, style: str) -> Tier1Spec:
         """This listing in an alternative layout named in `[tier1.styles.<style>]` (KeyError when
@@ -217,6 +219,8 @@ ENTRY_FIELDS = (
     "path",
     "short_path",
     "folder_location",
+    "category",
+    "group",
 )
 HEADER_FIELDS = (*ENTRY_FIELDS, "roots")
 WRAPPER_FIELDS = ("name", "body", "base_dir", "resources", "args")
@@ -326,6 +330,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         root_alias=root_alias,
         roots_line=check_template(
             t1, "roots_line", t1.get("roots_line", str, d1.roots_line), ("alias", "root")
+        ),
+        group_header=check_template(
+            t1, "group_header", t1.get("group_header", str, d1.group_header), ("category",)
         ),
     )
     t1.check_unknown()

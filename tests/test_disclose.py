@@ -494,3 +494,14 @@ def test_hermes_index_groups_skills_by_category(tmp_path: Path) -> None:
         "  zeta-folder:",
         "    - alpha: Named unlike its folder.",
     ]
+
+
+def test_a_group_header_with_a_dropping_budget_is_refused(tmp_path: Path) -> None:
+    from skillprism.core.profiles import ProfileError
+
+    body = LINES.replace(
+        'entry = "- {name}: {description}"', 'entry = "{group}- {name}: {description}"'
+    )
+    body += 'group_header = "{category}:"\norder = "category"\n[tier1.budget]\nmodel = "drop-descriptions"\n'
+    with pytest.raises(ProfileError, match=r'group_header.*model = "none"'):
+        load_profile_file(profile_file(tmp_path, body))

@@ -335,6 +335,13 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
             t1, "group_header", t1.get("group_header", str, d1.group_header), ("category",)
         ),
     )
+    if tier1.group_header and tier1.budget.model != "none":
+        # The header rides on its category's first listed entry: a budget that leaves entries
+        # out would take the header with them, which no runtime modelled so far does.
+        raise t1.fail(
+            "group_header",
+            f'a group header needs [tier1.budget] model = "none" (not "{tier1.budget.model}")',
+        )
     t1.check_unknown()
 
     t2 = top.table("tier2")

@@ -193,6 +193,14 @@ def test_deep_nesting_is_refused_quickly(text: str) -> None:
     assert seconds < 2
 
 
+@pytest.mark.parametrize("depth", [1_001, 100_000], ids=["short", "long"])
+def test_nesting_libyaml_stops_itself_is_too_complex(depth: int) -> None:
+    # libyaml 0.2.6 and later raise their own error at 1,000 flow levels, scanning ahead of the
+    # first token; it is the same refusal as deeper than MAX_DEPTH, not a YAML syntax error.
+    result = read_yaml("a: " + "[" * depth + "]" * depth, 2, "core")
+    assert [i.rule for i in result.issues] == ["yaml-too-complex"]
+
+
 def test_fallback_line_parser_recovers_name_and_description() -> None:
     text = "name: my-skill\ndescription: Use when: the YAML is broken\nother: x\n"
     assert read_yaml(text, 2, "core").failed

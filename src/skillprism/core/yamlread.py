@@ -428,6 +428,16 @@ class _Builder:
         return _bounded_int(typed) if type(typed) is int else typed
 
 
+def _too_deep(line: int, column: int) -> YamlIssue:
+    return YamlIssue(
+        "yaml-too-complex",
+        f"frontmatter nests deeper than {MAX_DEPTH} levels; it is not read",
+        line,
+        column,
+        "flatten the frontmatter; skills need a handful of plain keys",
+    )
+
+
 def _prescan(text: str, first_line: int) -> YamlIssue | None:
     """Walk the token stream (iterative, in C when available) and refuse pathological nesting before
     the recursive composer sees it."""
@@ -444,13 +454,7 @@ def _prescan(text: str, first_line: int) -> YamlIssue | None:
             depth += 1
             if depth > MAX_DEPTH:
                 m = token.start_mark
-                return YamlIssue(
-                    "yaml-too-complex",
-                    f"frontmatter nests deeper than {MAX_DEPTH} levels; it is not read",
-                    first_line + m.line,
-                    m.column + 1,
-                    "flatten the frontmatter; skills need a handful of plain keys",
-                )
+                return _too_deep(first_line + m.line, m.column + 1)
         elif isinstance(token, closing):
             depth -= 1
         if count > MAX_TOKENS:
@@ -509,6 +513,12 @@ def read_composed(
         mark = err.problem_mark or err.context_mark
         line, col = (first_line + mark.line, mark.column + 1) if mark else (first_line, 1)
         problem = err.problem or str(err)
+        if "maximum nesting depth" in problem:
+            # libyaml 0.2.6 and later stop at 1,000 levels by themselves, while scanning ahead
+            # of the first token the prescan would refuse.
+            result.issues.append(_too_deep(line, col))
+            result.failed = True
+            return result
         message = f"invalid YAML: {problem}"
         if err.context:
             message += f" ({err.context})"

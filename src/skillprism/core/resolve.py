@@ -26,7 +26,13 @@ from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile
-from skillprism.core.scan import DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile, search
+from skillprism.core.scan import (
+    DEFAULT_MAX_DEPTH,
+    SKILL_FILE_LOWER,
+    FoundFile,
+    TreeListing,
+    search,
+)
 from skillprism.core.validate import Evaluation, evaluate
 
 if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
@@ -431,7 +437,7 @@ def build_catalog(
                     max_depth=max_depth,
                     ignore_dirs=profile.ignore_dirs,
                     follow_symlinks=profile.follow_symlinks,
-                    on_file=evaluator.add,
+                    **evaluator.search_callbacks(),
                 )
                 prefix = (os.path.basename(absolute),)
                 files = [
@@ -445,7 +451,7 @@ def build_catalog(
                     max_depth=max_depth,
                     ignore_dirs=profile.ignore_dirs,
                     follow_symlinks=profile.follow_symlinks,
-                    on_file=evaluator.add,
+                    **evaluator.search_callbacks(),
                 )
                 files = result.files
             roots.append(root)
@@ -487,7 +493,7 @@ def build_catalog(
                 max_dirs=max(profile.max_dirs, 1),
                 ignore_dirs=profile.ignore_dirs,
                 follow_symlinks=profile.follow_symlinks,
-                on_file=evaluator.add,
+                **evaluator.search_callbacks(),
             )
             for where, finding in result.notes:
                 note(where, finding)
@@ -845,7 +851,7 @@ def skill_risks(
             return known
     from skillprism.core.security import scan_skill
 
-    risks = scan_skill(os.path.dirname(path), path, skill_text=doc.text)
+    risks = scan_skill(os.path.dirname(path), path)
     if cache is not None:
         cache.store_risks(path, doc.stamp, risks)
     return risks
@@ -860,17 +866,37 @@ def _evaluate_one(
     return evaluation, _real_path(path, known_real), stamp
 
 
-def _pool_init(profile: Profile) -> None:
+def _pool_init(profile: Profile, security: bool) -> None:
     global _pool_profile
     _pool_profile = profile
+    if security:
+        # Loaded here, while the process that started this one walks the folders: that process
+        # leaves every scan to its workers, so it never loads the security pass at all. bandit
+        # and detect-secrets load when a file first needs them: many skill sets never do.
+        import skillprism.core.security  # noqa: F401
 
 
-def _pool_evaluate(
-    batch: list[tuple[str, str, bool, bool]],
-) -> list[tuple[Evaluation, str, FileStamp | None]]:
-    """Evaluate a batch in a worker; each item's last flag asks for its security scan too."""
+def _pool_evaluate(batch: list[_Item]) -> list[tuple[Evaluation, str, FileStamp | None]]:
+    """Evaluate a batch in a worker (its security scans are jobs of their own)."""
     assert _pool_profile is not None
-    return [_evaluate_one(item, _pool_profile, None, security=item[3]) for item in batch]
+    return [_evaluate_one(item, _pool_profile, None) for item in batch]
+
+
+def _pool_scan(
+    scans: list[tuple[str, TreeListing | None]],
+) -> list[list[RiskFinding] | None]:
+    """The security scan of the skill of each skill file, with the listings the search made of its
+    folders, in a worker; None where the scan failed (the process that asked scans that skill
+    again itself and reports the failure)."""
+    from skillprism.core.security import scan_skill
+
+    out: list[list[RiskFinding] | None] = []
+    for path, tree in scans:
+        try:
+            out.append(scan_skill(os.path.dirname(path), path, listing=tree))
+        except Exception:  # one bad skill must never take the whole set down
+            out.append(None)
+    return out
 
 
 class _Evaluator:
@@ -883,7 +909,13 @@ class _Evaluator:
     The workers are never handed more than a few batches ahead: once the search is done this
     process takes the batches still waiting and evaluates them itself, alongside the workers,
     instead of idling until they are through. So the pool has one process fewer than `workers`
-    (and than there are cores): the walk, and then this process, keep the last one busy."""
+    (and than there are cores): the walk, and then this process, keep the last one busy.
+
+    With the security pass, each batch's scans are a job of their own, handed to the pool as soon
+    as the batch is complete and ahead of any evaluation: a worker runs scans back to back, not
+    interleaved with parsing (each runs faster with the other's data out of the processor's
+    caches), and this process, which walks and evaluates, never loads the security pass. While
+    scans are outstanding the pool is busy, so this process evaluates the waiting batches."""
 
     BATCH = 100
     AHEAD = 1  # batches handed to each worker process beyond the one it is on
@@ -910,13 +942,21 @@ class _Evaluator:
         self.seen = 0
         self.pool: object | None = None
         self.jobs: list[tuple[list[_Item], object]] = []
+        self.scans: list[tuple[list[str], object]] = []
         self.in_flight: list[object] = []  # handed to the pool and not ready yet
 
-    def add(self, found: FoundFile) -> None:
+    def search_callbacks(self) -> dict[str, Callable[..., None]]:
+        """What `search` should call with each skill file it finds: with the security pass, once
+        it has listed the skill's folders, so the scan (in a worker) need not list them again."""
+        if self.security and self.workers > 1:
+            return {"on_tree": self.add}
+        return {"on_file": self.add}
+
+    def add(self, found: FoundFile, tree: TreeListing | None = None) -> None:
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
         want_risks = self.security and self.cache.risks(found.path) is None
-        self.pending.append((found.path, found.real, found.regular, want_risks))  # type: ignore[arg-type]
+        self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
         self.seen += 1
         if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
             self._submit()
@@ -924,8 +964,13 @@ class _Evaluator:
     def _submit(self) -> None:
         if self.pool is None and not self._start_pool():
             return
-        self.waiting.append(self.pending)
-        self.pending = []
+        batch, self.pending = self.pending, []
+        scans = [(item[0], item[4]) for item in batch if item[3]]  # type: ignore[misc]
+        if scans:
+            job = self.pool.apply_async(_pool_scan, (scans,))  # type: ignore[attr-defined]
+            self.scans.append(([path for path, _tree in scans], job))
+            self.in_flight.append(job)
+        self.waiting.append(batch)
         self._feed()
 
     def _start_pool(self) -> bool:
@@ -938,20 +983,15 @@ class _Evaluator:
         self.processes = max(1, min(self.workers, os.cpu_count() or 1) - 1)
         try:
             ctx = multiprocessing.get_context(self.start_method)
-            preload = ["skillprism.core.resolve"]
-            if self.security:
-                # A fork server loads the security pass once for every worker it starts. A forked
-                # pool gets it from here: what every process would load for its first Python
-                # script is loaded once, before the fork, not once more in each worker.
-                preload.append("skillprism.core.security.preload")
             if self.start_method == "forkserver":
+                # The fork server loads these once for every worker it starts.
+                preload = ["skillprism.core.resolve"]
+                if self.security:
+                    preload.append("skillprism.core.security.preload")
                 ctx.set_forkserver_preload(preload)
-            elif self.security:
-                from skillprism.core.security import engine  # noqa: F401
-                from skillprism.core.security.pyscan import _bandit
-
-                _bandit()
-            self.pool = ctx.Pool(self.processes, initializer=_pool_init, initargs=(self.profile,))
+            self.pool = ctx.Pool(
+                self.processes, initializer=_pool_init, initargs=(self.profile, self.security)
+            )
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
             self.pending.clear()
@@ -959,7 +999,8 @@ class _Evaluator:
         return True
 
     def _feed(self) -> None:
-        """Hand waiting batches to the pool while it has fewer than AHEAD + 1 per process."""
+        """Hand waiting batches to the pool while it has fewer than AHEAD + 1 jobs per process
+        (scans included) not done yet."""
         self.in_flight = [job for job in self.in_flight if not job.ready()]  # type: ignore[attr-defined]
         while self.waiting and len(self.in_flight) < self.processes * (self.AHEAD + 1):
             batch = self.waiting.popleft()
@@ -970,6 +1011,7 @@ class _Evaluator:
     def results(self, items: list[_Item]) -> dict[str, tuple[Evaluation, str]]:
         done: dict[str, tuple[Evaluation, str]] = {}
         if self.pool is not None:
+            stamps: dict[str, FileStamp | None] = {}
             try:
                 if self.pending:
                     self._submit()
@@ -979,16 +1021,18 @@ class _Evaluator:
                     self._feed()
                     if self.waiting:
                         for item in self.waiting.pop():
-                            ev, real, stamp = _evaluate_one(
-                                item, self.profile, None, security=item[3]
-                            )
+                            ev, real, stamp = _evaluate_one(item, self.profile, None)
                             done[item[0]] = (ev, real)
-                            self._store(item[0], stamp, ev)
+                            stamps[item[0]] = stamp
                 try:
                     for batch, job in self.jobs:
                         for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
                             done[item[0]] = (ev, real)
-                            self._store(item[0], stamp, ev)
+                            stamps[item[0]] = stamp
+                    for paths, job in self.scans:
+                        for path, risks in zip(paths, job.get(), strict=True):  # type: ignore[attr-defined]
+                            if path in done:
+                                done[path][0].risks = risks
                 except Exception:  # a worker died: whatever is missing is evaluated here
                     pass
             finally:
@@ -997,6 +1041,8 @@ class _Evaluator:
                 self.pool.terminate()  # type: ignore[attr-defined]
                 self.pool.join()  # type: ignore[attr-defined]
                 self.pool = None
+            for path, stamp in stamps.items():
+                self._store(path, stamp, done[path][0])
         for item in items:
             path = item[0]
             if path in done:

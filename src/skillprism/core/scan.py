@@ -21,6 +21,15 @@ ARCHIVE_SUFFIXES = (".zip", ".skill")
 DEFAULT_MAX_DEPTH = 10
 DEFAULT_MAX_DIRS = 50_000
 _first = itemgetter(0)
+# A folder with more entries than this is left for the skill's reader to list: handing its
+# listing over would cost more than listing it again.
+TREE_LISTING_MAX = 1000
+
+TreeListing = dict[str, str]
+"""Listings of a skill folder ('') and of folders below it ('scripts', 'a/b'): each entry as its
+kind and name, kind being 'l' (symlink), 'd' (folder), 'f' (regular file) or 'o' (anything
+else), the entries joined by NUL (which no file name holds): one string per folder, which costs
+little to hand to another process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +94,16 @@ def search(
     ignore_dirs: Iterable[str] = (".git", "node_modules"),
     follow_symlinks: bool = True,
     on_file: Callable[[FoundFile], None] | None = None,
+    on_tree: Callable[[FoundFile, TreeListing], None] | None = None,
 ) -> ScanResult:
     """Search `start` (a folder) down to `max_depth` folder levels for skill files. `on_file` is
-    called with each file as soon as it is found (so parsing can start while the search goes on)."""
+    called with each file as soon as it is found (so parsing can start while the search goes on).
+    `on_tree` is called with each file once the search has left its folder, with the listings of
+    that folder and of the folders below it that the search listed (see `TreeListing`), so that
+    whoever reads the skill's files next need not list them again."""
     result = ScanResult()
+    # Skill folders whose subtree the search is in, innermost last: (folder + sep, file, listings).
+    open_trees: list[tuple[str, FoundFile, TreeListing]] = []
     ignored = set(ignore_dirs)
     if _dir_id(start) is None:
         return result
@@ -104,6 +119,9 @@ def search(
     depth_cut: list[str] = []
     while stack:
         folder, parts, real_folder, chain = stack.pop()
+        while open_trees and not folder.startswith(open_trees[-1][0]):
+            _, found_file, listings = open_trees.pop()
+            on_tree(found_file, listings)  # type: ignore[misc]
         if result.dirs_visited >= max_dirs:
             result.notes.append(
                 (
@@ -128,6 +146,10 @@ def search(
         subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
         archives: list[str] = []
         in_skill = False
+        # Kinds are kept only where a skill's tree is being listed for `on_tree`.
+        kinds: list[str] | None = (
+            [] if on_tree is not None and len(entries) <= TREE_LISTING_MAX else None
+        )
         # Per folder, not per entry: what os.path.join(real_folder, name) would add, whether
         # subfolders are still within the depth bound, whether archives are looked for here.
         real_prefix = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep
@@ -142,6 +164,17 @@ def search(
                 )
             except OSError:  # e.g. a symlink loop (ELOOP): not a folder; a SKILL.md is reported
                 is_link, is_dir = True, False
+            if kinds is not None:
+                if is_link:
+                    kinds.append("l" + name)
+                elif is_dir:
+                    kinds.append("d" + name)
+                else:
+                    try:
+                        regular_entry = entry.is_file(follow_symlinks=False)
+                    except OSError:
+                        regular_entry = False
+                    kinds.append(("f" if regular_entry else "o") + name)
             if is_dir:
                 if name in ignored:
                     continue
@@ -178,6 +211,8 @@ def search(
                 result.files.append(found)
                 if on_file is not None:
                     on_file(found)
+                if on_tree is not None:
+                    open_trees.append((os.path.join(folder, ""), found, {}))
             elif shallow and name.lower().endswith(ARCHIVE_SUFFIXES):
                 archives.append(entry.path)
         # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
@@ -194,8 +229,15 @@ def search(
                         ),
                     )
                 )
+        if kinds is not None and open_trees:
+            listed = "\0".join(kinds)
+            for tree_dir, _found, listings in open_trees:
+                listings[folder[len(tree_dir) :].replace(os.sep, "/")] = listed
         subdirs.sort(key=_first)
         stack.extend(reversed(subdirs))
+    while open_trees:
+        _, found_file, listings = open_trees.pop()
+        on_tree(found_file, listings)  # type: ignore[misc]
     if depth_cut:
         result.notes.append(
             (

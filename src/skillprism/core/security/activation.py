@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from skillprism.core.diagnostics import Severity
 
@@ -55,33 +56,25 @@ def frontmatter_span(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-_KEY = re.compile(r"(?m)^allowed[-_]tools\s*:")
-_KEY_LINE = re.compile(r"^(allowed[-_]tools)\s*:\s*(.*)$")
+_KEY_LINE = re.compile(r"(?m)^(allowed[-_]tools)[^\S\n]*:[^\S\n]*(.*)$")
 _TOOL = re.compile(r"^([A-Za-z_][\w.-]*|mcp__[\w-]+(?:__[\w*-]+)?)(?:\((.*)\))?$", re.S)
 
 
 def allowed_tools(fm: str, first_line: int) -> Iterator[tuple[int, int, str]]:
     """(line, column, tool) of each entry of `allowed-tools` (string, flow list or block list),
     read line by line: no YAML parser, so no YAML trick can hide an entry from it."""
-    if not _KEY.search(fm):
-        return
-    lines = fm.split("\n")
-    for i, line in enumerate(lines):
-        if not line.startswith("allowed"):
-            continue
-        m = _KEY_LINE.match(line)
-        if not m:
-            continue
+    for m in _KEY_LINE.finditer(fm):
+        line_no = first_line + fm.count("\n", 0, m.start())
         value = m.group(2).strip()
-        col0 = m.start(2) + 1
         if value and not value.startswith(("|", ">")):
             inner = value.strip("[]").strip()
-            pos = line.find(inner) + 1 if inner else col0
+            line = fm[m.start() : m.end()]
+            pos = line.find(inner) + 1 if inner else m.start(2) - m.start() + 1
             for tool in _split_tools(inner):
-                yield first_line + i, pos + max(0, inner.find(tool)), tool
+                yield line_no, pos + max(0, inner.find(tool)), tool
             continue
-        for j in range(i + 1, min(len(lines), i + 500)):
-            item = lines[j]
+        following = fm[m.end() + 1 :].split("\n", 500)[:499]
+        for j, item in enumerate(following, 1):
             if not item.strip():
                 continue
             if not item.startswith((" ", "\t", "-")):
@@ -92,11 +85,17 @@ def allowed_tools(fm: str, first_line: int) -> Iterator[tuple[int, int, str]]:
             elif stripped == "-":
                 continue
             for tool in _split_tools(stripped):
-                yield first_line + j, item.find(tool) + 1, tool
+                yield line_no + j, item.find(tool) + 1, tool
 
 
-def _split_tools(text: str) -> list[str]:
+_PLAIN_SEPARATORS = re.compile(r"[,\s]+")
+
+
+@lru_cache(maxsize=4096)  # skills of one author or collection repeat the same grants
+def _split_tools(text: str) -> tuple[str, ...]:
     """Tools of one allowed-tools string: separated by commas or spaces outside parentheses."""
+    if "(" not in text:
+        return tuple(t.strip("'\"") for t in _PLAIN_SEPARATORS.split(text) if t.strip("'\""))
     out, depth, cur = [], 0, []
     for ch in text:
         if ch == "(":
@@ -111,7 +110,7 @@ def _split_tools(text: str) -> list[str]:
         cur.append(ch)
     if cur:
         out.append("".join(cur))
-    return [t.strip("'\"") for t in out if t.strip("'\"")]
+    return tuple(t.strip("'\"") for t in out if t.strip("'\""))
 
 
 _INTERPRETERS = (
@@ -136,6 +135,7 @@ _NETWORK = (
 _DESTRUCTIVE = ("rm", "dd", "mkfs", "shred", "chmod", "chown", "truncate")
 
 
+@lru_cache(maxsize=4096)
 def tool_grant(tool: str) -> tuple[Severity, str] | None:
     """(severity, what the grant permits) of one allowed-tools entry, or None when it is narrow."""
     t = tool.strip()

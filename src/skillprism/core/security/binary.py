@@ -124,7 +124,3 @@ def archive_kind(head: bytes) -> str:
     if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return "OLE compound file (MSI, legacy Office; may hold macros)"
     return ""
-
-
-def is_binary(head: bytes) -> bool:
-    return b"\x00" in head

@@ -17,7 +17,7 @@ import re2
 
 from skillprism.core.diagnostics import Severity
 from skillprism.core.security import activation, binary, markup, patterns, pyscan, secrets
-from skillprism.core.security.files import FileItem, walk_skill
+from skillprism.core.security.files import FileItem, Listing, walk_skill
 from skillprism.core.security.model import DEFAULT_LIMITS, RiskFinding, SecurityLimits
 from skillprism.core.security.shellnorm import needs_normalising, normalise
 from skillprism.core.security.sink import Sink
@@ -84,6 +84,11 @@ _FULL = {
     "url": patterns.compile_bytes(patterns.URLS),
 }
 _TEXT_COUNT = len(patterns.COMPILED)
+# What each full regex above needs at least (a superset of their matches): a script or data file
+# holding none of it has nothing for them to find, so they are not run on it.
+_FULL_TRIGGER = patterns.compile_bytes(
+    r"://|\d\.\d|[A-Za-z0-9+/_\-]{32}|\\[xu0-7]|%[0-9a-fA-F]{2}|&#|chr|char|fromCharCode"
+)
 
 
 def _build() -> tuple[re2.Set, dict[str, int], list[re2._Regexp]]:
@@ -174,7 +179,9 @@ class _FileScan:
         for i in hits:
             if i < _TEXT_COUNT:
                 self._text_rule(view, patterns.COMPILED[i])
-        if extras and (hits or self.kind in ("script", "data")):
+        if extras and (
+            hits or (self.kind in ("script", "data") and _FULL_TRIGGER.search(view.data))
+        ):
             self._extras(view, set(hits))
         return hits
 
@@ -441,11 +448,16 @@ def _scan_text(
     hits = hits_of(data)
     ascii_only = data.isascii()
     if not hits and ascii_only and kind in ("skill", "prose") and lang != "python":
-        if kind == "skill" and b"allowed" in data[:65536]:
+        if kind == "skill" and data.find(b"allowed", 0, 65536) >= 0:
             _skill_file(
                 _FileScan(sink, item.rel_path, kind, lang, limits), data, Locator(data), False
             )
         return  # the fast path: nothing any rule looks for
+    if not hits and ascii_only and lang == "python" and not _FULL_TRIGGER.search(data):
+        # The same for a Python script; only bandit and the constant folder may find something.
+        if _PY_WORDS_RX.search(data):
+            _python(_FileScan(sink, item.rel_path, kind, lang, limits), data, 0, limits)
+        return
     fs = _FileScan(sink, item.rel_path, kind, lang, limits)
     loc = Locator(data)
     raw = View(data, loc.position, "", loc.line_text)
@@ -479,7 +491,7 @@ def _scan_text(
             _entities(fs, data, loc)
     if kind in ("skill", "prose") and _IDX["markup"] in hitset:
         _markup(fs, data, loc)
-    if kind == "skill" and (_IDX["activation"] in hitset or b"allowed" in data[:65536]):
+    if kind == "skill" and (_IDX["activation"] in hitset or data.find(b"allowed", 0, 65536) >= 0):
         _skill_file(fs, data, loc, _IDX["activation"] in hitset)
     if (
         kind == "script"
@@ -703,23 +715,24 @@ def scan_skill(
     skill_file: str,
     *,
     limits: SecurityLimits = DEFAULT_LIMITS,
-    skill_text: str | bytes | None = None,
+    listing: Listing | None = None,
 ) -> list[RiskFinding]:
     """Every risk found in the skill folder `skill_dir` whose skill file is `skill_file`. Nothing
-    from the skill is executed, imported or fetched. `skill_text`, when the caller already read
-    the skill file, is used instead of reading it again."""
+    from the skill is executed, imported or fetched. The skill file is read here too, as bytes:
+    what is on disk, not a decoded text that may have dropped something (a byte-order mark).
+    `listing`: listings of the skill's folders made already (see `walk_skill`)."""
     sink = Sink(skill_dir, limits)
     prefix = os.path.join(skill_dir, "")
     if skill_file.startswith(prefix):
         skill_rel = skill_file[len(prefix) :].replace(os.sep, "/")
     else:
         skill_rel = os.path.relpath(skill_file, skill_dir).replace(os.sep, "/")
-    files = walk_skill(skill_dir, limits, skill_rel if skill_text is not None else "")
+    files = walk_skill(skill_dir, limits, listing)
     for rel, why in files.limited:
         sink.limited(rel, why)
     for item in files.items:
         try:
-            _scan_item(sink, item, item.rel_path == skill_rel, skill_text, limits)
+            _scan_item(sink, item, item.rel_path == skill_rel, limits)
         except RecursionError:
             sink.limited(item.rel_path, "too deeply nested to analyse")
     return sorted(sink.finish(), key=lambda f: (f.rel_path, f.line, f.column, f.rule))
@@ -729,7 +742,6 @@ def _scan_item(
     sink: Sink,
     item: FileItem,
     is_skill: bool,
-    skill_text: str | bytes | None,
     limits: SecurityLimits,
 ) -> None:
     rel = item.rel_path
@@ -751,15 +763,32 @@ def _scan_item(
         sink.limited(rel, item.error or "not a regular file")
         return
     data = item.data
-    if is_skill and skill_text is not None:
-        data = skill_text.encode("utf-8", "replace") if isinstance(skill_text, str) else skill_text
     head = item.head if data is None else data[:512]
-    exe = binary.executable_kind(head) if binary.may_be_binary(head) else ""
+    if binary.may_be_binary(head) and _shipped_binary(sink, item, head):
+        return
+    if data is None:
+        sink.limited(rel, "the skill's byte budget was spent; only the file's type was checked")
+        return
+    if item.truncated:
+        sink.limited(rel, f"{item.size:,} bytes; only the first {len(data):,} were analysed")
+    if data.find(b"\x00", 0, 8192) >= 0:
+        return  # binary data: no text rule applies
+    kind, lang = _kind_of(rel, is_skill, head)
+    if item.mode & 0o111 and kind != "script" and not is_skill:
+        effect, hint = effect_hint("executable-bit")
+        sink.add("executable-bit", rel, 0, 0, "marked executable but is not a script", effect, hint)
+    _scan_text(sink, item, data, kind, lang, limits)
+
+
+def _shipped_binary(sink: Sink, item: FileItem, head: bytes) -> bool:
+    """Report a program or archive that `head` starts (True), or nothing (False)."""
+    rel = item.rel_path
+    exe = binary.executable_kind(head)
     if exe:
         effect, hint = effect_hint("shipped-executable")
         sink.add("shipped-executable", rel, 0, 0, f"a {exe} ({item.size:,} bytes)", effect, hint)
-        return
-    arc = binary.archive_kind(head) if binary.may_be_binary(head) else ""
+        return True
+    arc = binary.archive_kind(head)
     if arc:
         effect, hint = effect_hint("shipped-archive")
         ext = os.path.splitext(rel)[1].lower()
@@ -774,19 +803,8 @@ def _scan_item(
             hint,
             severity=sev,
         )
-        return
-    if data is None:
-        sink.limited(rel, "the skill's byte budget was spent; only the file's type was checked")
-        return
-    if item.truncated:
-        sink.limited(rel, f"{item.size:,} bytes; only the first {len(data):,} were analysed")
-    if binary.is_binary(data[:8192]):
-        return
-    kind, lang = _kind_of(rel, is_skill, head)
-    if item.mode & 0o111 and kind != "script" and not is_skill:
-        effect, hint = effect_hint("executable-bit")
-        sink.add("executable-bit", rel, 0, 0, "marked executable but is not a script", effect, hint)
-    _scan_text(sink, item, data, kind, lang, limits)
+        return True
+    return False
 
 
 def scan_text(

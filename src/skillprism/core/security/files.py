@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from skillprism.core.security.model import SecurityLimits
 
@@ -26,7 +26,6 @@ _OPEN_FLAGS = (
     | getattr(os, "O_NOFOLLOW", 0)
 )
 _MAX_LINK_HOPS = 40
-_NAME = attrgetter("name")
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
@@ -81,8 +80,7 @@ def _read(path: str, cap: int, sniff: int, budget_left: int) -> FileItem | str:
             item.truncated = True
         elif st.st_size > cap:
             item.truncated = True
-        item.data = data
-        item.head = data[:sniff]
+        item.data = data  # `head` stays empty: the data holds it
         return item
     except OSError as err:
         return err.strerror or str(err)
@@ -125,57 +123,80 @@ def _resolve_link(skill_dir: str, rel_path: str) -> tuple[str, bool]:
     return first, True  # a loop: treat as leaving, it cannot be read safely
 
 
-def walk_skill(skill_dir: str, limits: SecurityLimits, known: str = "") -> SkillFiles:
-    """Every entry below `skill_dir` (sorted, depth-first) within the limits. The file at relative
-    path `known` (the skill file, which the caller has read already) is listed but not read."""
+Listing = Mapping[str, str]
+"""Folder listings known already: relative folder path ('' for the skill folder) -> its entries,
+each as kind and name, joined by NUL; kinds as in `list_folder` (core.scan.TreeListing)."""
+
+
+def list_folder(folder: str) -> list[tuple[str, str]]:
+    """(name, kind) of each entry of `folder`, kinds as in `Listing`, from the listing's own file
+    types (no stat that follows a link). Raises OSError when the folder cannot be listed."""
+    out = []
+    with os.scandir(folder) as it:
+        for entry in it:
+            try:
+                if entry.is_symlink():
+                    kind = "l"
+                elif entry.is_dir(follow_symlinks=False):
+                    kind = "d"
+                else:
+                    kind = "f" if entry.is_file(follow_symlinks=False) else "o"
+            except OSError:
+                continue
+            out.append((entry.name, kind))
+    return out
+
+
+def walk_skill(
+    skill_dir: str, limits: SecurityLimits, listing: Listing | None = None
+) -> SkillFiles:
+    """Every entry below `skill_dir` (sorted, depth-first) within the limits. `listing` holds
+    listings of the skill's folders made already (by the search that found the skill); any other
+    folder is listed here."""
     out = SkillFiles(skill_dir)
     budget = limits.max_total_bytes
     stack: list[tuple[str, str, int]] = [(skill_dir, "", 0)]
     count = 0
     while stack:
         folder, prefix, depth = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=_NAME)
-        except OSError as err:
-            out.limited.append((prefix.rstrip("/"), f"folder cannot be listed: {err.strerror}"))
-            continue
-        subdirs = []
-        for entry in entries:
-            rel = prefix + entry.name
+        known = listing.get(prefix[:-1]) if listing is not None else None
+        if known is not None:
+            entries = sorted((e[1:], e[0]) for e in known.split("\0")) if known else []
+        else:
             try:
-                if entry.is_symlink():
-                    target, outside = _resolve_link(skill_dir, rel)
-                    out.items.append(
-                        FileItem(
-                            rel, entry.path, "symlink", link_target=target, link_outside=outside
-                        )
-                    )
+                entries = sorted(list_folder(folder))
+            except OSError as err:
+                out.limited.append((prefix.rstrip("/"), f"folder cannot be listed: {err.strerror}"))
+                continue
+        at = folder if folder.endswith(os.sep) else folder + os.sep
+        subdirs = []
+        for name, kind in entries:
+            rel = prefix + name
+            path = at + name
+            if kind == "l":
+                target, outside = _resolve_link(skill_dir, rel)
+                out.items.append(
+                    FileItem(rel, path, "symlink", link_target=target, link_outside=outside)
+                )
+                continue
+            if kind == "d":
+                if name in SKIPPED_DIRS:
                     continue
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name in SKIPPED_DIRS:
-                        continue
-                    if depth + 1 > limits.max_depth:
-                        out.limited.append((rel, f"deeper than {limits.max_depth} folder levels"))
-                        continue
-                    subdirs.append((entry.path, rel + "/", depth + 1))
+                if depth + 1 > limits.max_depth:
+                    out.limited.append((rel, f"deeper than {limits.max_depth} folder levels"))
                     continue
-                regular = entry.is_file(follow_symlinks=False)
-            except OSError:
+                subdirs.append((path, rel + "/", depth + 1))
                 continue
             count += 1
             if count > limits.max_files:
                 out.limited.append((prefix.rstrip("/"), f"more than {limits.max_files:,} files"))
                 return out
-            if not regular:
-                out.items.append(FileItem(rel, entry.path, "special", error="not a regular file"))
+            if kind != "f":
+                out.items.append(FileItem(rel, path, "special", error="not a regular file"))
                 continue
-            if rel == known:
-                out.items.append(FileItem(rel, entry.path, "file"))
-                continue
-            got = _read(entry.path, limits.max_file_bytes, limits.sniff_bytes, budget)
+            got = _read(path, limits.max_file_bytes, limits.sniff_bytes, budget)
             if isinstance(got, str):
-                out.items.append(FileItem(rel, entry.path, "special", error=got))
+                out.items.append(FileItem(rel, path, "special", error=got))
                 continue
             got.rel_path = rel
             if got.data is not None:

@@ -21,6 +21,7 @@ import zlib
 from dataclasses import dataclass
 
 from skillprism.core.diagnostics import Severity
+from skillprism.core.security.lean_import import standing_in
 
 MAX_NODES = 200_000
 MAX_FOLDED_CHARS = 100_000
@@ -67,8 +68,9 @@ def _bandit() -> tuple[object, object]:
         logging.getLogger("bandit").setLevel(logging.CRITICAL)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # stevedore's deprecation notes while loading plugins
-            from bandit.core import config as b_config
-            from bandit.core import test_set as b_test_set
+            with standing_in("rich:progress"):  # bandit's progress bar; its command line only
+                from bandit.core import config as b_config
+                from bandit.core import test_set as b_test_set
 
             conf = b_config.BanditConfig()
             _BANDIT = (conf, b_test_set.BanditTestSet(conf, {}))
@@ -82,9 +84,9 @@ def bandit_issues(source: bytes, fname: str) -> list[PyIssue]:
     # not ours to show either.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        _conf, tests = _bandit()  # first: it imports bandit
         from bandit.core import meta_ast, metrics, node_visitor
 
-        _conf, tests = _bandit()
         visitor = node_visitor.BanditNodeVisitor(
             fname,
             io.BytesIO(source),

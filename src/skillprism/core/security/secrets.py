@@ -19,6 +19,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 
+from skillprism.core.security.lean_import import standing_in
 from skillprism.core.security.patterns import compile_bytes
 
 HINT = (
@@ -53,13 +54,21 @@ def _plugins() -> list[dict[str, str]]:
     global _PLUGIN_CONFIG
     if _PLUGIN_CONFIG is None:
         logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        # Its verification (calls to the issuers' APIs) is never used: `requests` stands in while
+        # detect-secrets loads its plugins and filters (the first scan loads the filters).
+        with standing_in("requests:exceptions"):
+            from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+            from detect_secrets.core.scan import scan_line
+            from detect_secrets.settings import transient_settings
 
-        _PLUGIN_CONFIG = [
-            {"name": cls.__name__}
-            for cls in get_mapping_from_secret_type_to_class().values()
-            if cls.__name__ not in _EXCLUDED_PLUGINS
-        ]
+            config = [
+                {"name": cls.__name__}
+                for cls in get_mapping_from_secret_type_to_class().values()
+                if cls.__name__ not in _EXCLUDED_PLUGINS
+            ]
+            with transient_settings({"plugins_used": config}):
+                list(scan_line('password = "loaded"'))
+        _PLUGIN_CONFIG = config
     return _PLUGIN_CONFIG
 
 
@@ -87,11 +96,12 @@ def candidate_lines(data: bytes, limit: int) -> list[tuple[int, str]]:
 def find_secrets(lines: list[tuple[int, str]]) -> list[Secret]:
     if not lines:
         return []
+    plugins = _plugins()  # first: it imports detect-secrets
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import transient_settings
 
     found: list[Secret] = []
-    with transient_settings({"plugins_used": _plugins()}):
+    with transient_settings({"plugins_used": plugins}):
         for line_no, text in lines:
             try:
                 for secret in scan_line(text):

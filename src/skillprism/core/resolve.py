@@ -873,7 +873,7 @@ def _pool_init(profile: Profile, security: bool) -> None:
         # Loaded here, while the process that started this one walks the folders: that process
         # leaves every scan to its workers, so it never loads the security pass at all. bandit
         # and detect-secrets load when a file first needs them: many skill sets never do.
-        import skillprism.core.security  # noqa: F401
+        import skillprism.core.security.engine  # noqa: F401
 
 
 def _pool_evaluate(batch: list[_Item]) -> list[tuple[Evaluation, str, FileStamp | None]]:

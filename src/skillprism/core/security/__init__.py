@@ -2,7 +2,7 @@
 
 Public API (the rest of the package is internal):
 
-- `scan_skill(skill_dir, skill_file, *, limits=DEFAULT_LIMITS, skill_text=None)` -> findings of
+- `scan_skill(skill_dir, skill_file, *, limits=DEFAULT_LIMITS, listing=None)` -> findings of
   one skill, reading its files itself, safely (regular files only, never through a symlink,
   bounded), never executing, importing or fetching anything;
 - `cross_skill_findings(skills)` -> look-alike and mixed-script names across a set, from
@@ -15,9 +15,24 @@ Every finding's rule is registered in `core/codes.py` (SP7xx, category "security
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillprism.core.security.confusables import cross_skill_findings
-from skillprism.core.security.engine import scan_skill, scan_text
 from skillprism.core.security.model import DEFAULT_LIMITS, RiskFinding, SecurityLimits
+
+if TYPE_CHECKING:
+    from skillprism.core.security.engine import scan_skill, scan_text
+
+
+def __getattr__(name: str) -> object:
+    # The engine (its rules compiled into one RE2 set) loads on first use: a process that only
+    # asks about names across a set, or only hands scans to workers, never loads it.
+    if name in ("scan_skill", "scan_text"):
+        from skillprism.core.security import engine
+
+        return getattr(engine, name)
+    raise AttributeError(name)
+
 
 __all__ = [
     "DEFAULT_LIMITS",

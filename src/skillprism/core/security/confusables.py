@@ -18,6 +18,8 @@ from skillprism.core.security.text import _confusable_map, is_invisible, visible
 from skillprism.core.security.texts import effect_hint
 
 _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"))
+_ASCII_SEPARATORS = re.compile(r"[\s_\-]+")
+_SEPARATORS = re.compile(r"[\s_\-‐-―−]+")
 _WORD = re.compile(r"[^\s,.;:!?()\[\]{}\"'`<>/]{3,64}")
 
 
@@ -26,10 +28,10 @@ def skeleton(name: str) -> str:
     NFKC, case folded, each confusable letter replaced by the ASCII letter it imitates, then the
     ASCII look-alikes (rn/m, 0/o, 1/l, ...) folded together and separators unified."""
     if name.isascii():
-        s = name.casefold()
+        s = name.lower()  # casefold, for ASCII
         for a, b in _ASCII_PAIRS:
             s = s.replace(a, b)
-        return re.sub(r"[\s_\-]+", "-", s)
+        return _ASCII_SEPARATORS.sub("-", s)
     table = _confusable_map()
     out = []
     for ch in unicodedata.normalize("NFKC", name):
@@ -41,7 +43,7 @@ def skeleton(name: str) -> str:
     s = "".join(table.get(c, c) for c in s)
     for a, b in _ASCII_PAIRS:
         s = s.replace(a, b)
-    return re.sub(r"[\s_\-‐-―−]+", "-", s)
+    return _SEPARATORS.sub("-", s)
 
 
 def scripts_of(word: str) -> set[str]:

@@ -11,9 +11,10 @@ skill), so its target outside is never touched. Sizes, counts and depth are boun
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
+from stat import S_ISREG
 
 from skillprism.core.security.model import SecurityLimits
 
@@ -55,7 +56,7 @@ class SkillFiles:
     limited: list[tuple[str, str]] = field(default_factory=list)  # (rel_path, why)
 
 
-def _read(path: str, cap: int, sniff: int, budget_left: int) -> FileItem | str:
+def _read(rel: str, path: str, cap: int, sniff: int, budget_left: int) -> FileItem | str:
     """Open `path` without following a link and read up to `cap` bytes (or only `sniff` bytes when
     the skill's byte budget is spent). A string says why nothing was read."""
     try:
@@ -64,24 +65,19 @@ def _read(path: str, cap: int, sniff: int, budget_left: int) -> FileItem | str:
         return err.strerror or str(err)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if not S_ISREG(st.st_mode):
             return "not a regular file"
-        item = FileItem("", path, "file", st.st_size, st.st_mode)
-        want = min(st.st_size, cap, budget_left)
-        if want < min(st.st_size, cap):
-            item.head = os.read(fd, min(sniff, st.st_size)) if st.st_size else b""
-            item.truncated = True
-            return item
+        size = st.st_size
+        want = min(size, cap, budget_left)
+        if want < min(size, cap):
+            head = os.read(fd, min(sniff, size)) if size else b""
+            return FileItem(rel, path, "file", size, st.st_mode, None, head, True)
         # One read of one byte more than wanted: a regular file returns it whole, and the extra
-        # byte shows a file that grew since fstat.
+        # byte shows a file that grew since fstat. `head` stays empty: the data holds it.
         data = os.read(fd, want + 1) if want else b""
         if len(data) > want:
-            data = data[:want]
-            item.truncated = True
-        elif st.st_size > cap:
-            item.truncated = True
-        item.data = data  # `head` stays empty: the data holds it
-        return item
+            return FileItem(rel, path, "file", size, st.st_mode, data[:want], b"", True)
+        return FileItem(rel, path, "file", size, st.st_mode, data, b"", size > cap)
     except OSError as err:
         return err.strerror or str(err)
     finally:
@@ -128,9 +124,10 @@ Listing = Mapping[str, str]
 each as kind and name, joined by NUL; kinds as in `list_folder` (core.scan.TreeListing)."""
 
 
-def list_folder(folder: str) -> list[tuple[str, str]]:
-    """(name, kind) of each entry of `folder`, kinds as in `Listing`, from the listing's own file
-    types (no stat that follows a link). Raises OSError when the folder cannot be listed."""
+def list_folder(folder: str) -> list[str]:
+    """Each entry of `folder` as its kind and name ('f' + name, ...; kinds as in `Listing`), from
+    the listing's own file types (no stat that follows a link). Raises OSError when the folder
+    cannot be listed."""
     out = []
     with os.scandir(folder) as it:
         for entry in it:
@@ -143,8 +140,11 @@ def list_folder(folder: str) -> list[tuple[str, str]]:
                     kind = "f" if entry.is_file(follow_symlinks=False) else "o"
             except OSError:
                 continue
-            out.append((entry.name, kind))
+            out.append(kind + entry.name)
     return out
+
+
+_BY_NAME = itemgetter(slice(1, None))  # an entry's name, after its kind
 
 
 def walk_skill(
@@ -155,22 +155,24 @@ def walk_skill(
     folder is listed here."""
     out = SkillFiles(skill_dir)
     budget = limits.max_total_bytes
+    cap, sniff = limits.max_file_bytes, limits.sniff_bytes
     stack: list[tuple[str, str, int]] = [(skill_dir, "", 0)]
     count = 0
     while stack:
         folder, prefix, depth = stack.pop()
         known = listing.get(prefix[:-1]) if listing is not None else None
         if known is not None:
-            entries = sorted((e[1:], e[0]) for e in known.split("\0")) if known else []
+            entries = sorted(known.split("\0"), key=_BY_NAME) if known else []
         else:
             try:
-                entries = sorted(list_folder(folder))
+                entries = sorted(list_folder(folder), key=_BY_NAME)
             except OSError as err:
                 out.limited.append((prefix.rstrip("/"), f"folder cannot be listed: {err.strerror}"))
                 continue
         at = folder if folder.endswith(os.sep) else folder + os.sep
         subdirs = []
-        for name, kind in entries:
+        for entry in entries:
+            kind, name = entry[0], entry[1:]
             rel = prefix + name
             path = at + name
             if kind == "l":
@@ -194,11 +196,10 @@ def walk_skill(
             if kind != "f":
                 out.items.append(FileItem(rel, path, "special", error="not a regular file"))
                 continue
-            got = _read(path, limits.max_file_bytes, limits.sniff_bytes, budget)
+            got = _read(rel, path, cap, sniff, budget)
             if isinstance(got, str):
                 out.items.append(FileItem(rel, path, "special", error=got))
                 continue
-            got.rel_path = rel
             if got.data is not None:
                 budget -= len(got.data)
             out.items.append(got)

@@ -82,6 +82,55 @@ class Heartbeat:
         return max(0.0, self.longest * 1000 - TICK_MS)
 
 
+class BlockLocator:
+    """Where every thread is while the GUI thread has not ticked for `after_ms`: a thread of its
+    own looks every millisecond. It needs the interpreter lock too, so when another thread holds
+    the lock in one long call it sees that thread just after the call, still on the line that
+    made it; when the GUI thread itself is busy it sees it mid-work."""
+
+    def __init__(self, beat: Heartbeat, after_ms: float = 30.0) -> None:
+        import threading
+
+        self.beat, self.after = beat, after_ms / 1000
+        self.gui = threading.get_ident()
+        self.seen: list[tuple[float, str]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="block-locator", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import threading
+        import traceback
+
+        names = {}
+        while not self._stop.wait(0.001):
+            gap = time.perf_counter() - self.beat.last
+            if gap < self.after:
+                continue
+            names.update({t.ident: t.name for t in threading.enumerate()})
+            me = threading.get_ident()
+            lines = []
+            for ident, frame in sys._current_frames().items():
+                if ident == me:
+                    continue
+                stack = traceback.extract_stack(frame)[-6:]
+                where = " <- ".join(
+                    f"{f.name} ({Path(f.filename).name}:{f.lineno})" for f in stack[::-1]
+                )
+                who = "GUI" if ident == self.gui else names.get(ident, str(ident))
+                lines.append(f"    {who}: {where}")
+            self.seen.append((gap * 1000, "\n".join(lines)))
+
+    def report(self, name: str) -> None:
+        if self.seen:
+            gap, where = max(self.seen)
+            print(f"--- {name}: GUI thread {gap:.0f} ms without a tick; threads then:\n{where}")
+        self.seen.clear()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=10_000)
@@ -91,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="TEXT",
         help="print where the GUI thread spent its time in the "
         "interactions whose name contains TEXT (cProfile)",
+    )
+    parser.add_argument(
+        "--locate",
+        action="store_true",
+        help="print where the threads were during each interaction's longest block over 30 ms",
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -119,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = QSettings(str(Path(tmp.name) / "settings.ini"), QSettings.Format.IniFormat)
     beat = Heartbeat()
     beat.start()
+    locator = BlockLocator(beat) if args.locate else None
     # (interaction, longest block ms, seconds until answered, GUI-thread CPU ms in that block, note)
     rows: list[tuple[str, float, float, float, str]] = []
 
@@ -145,12 +200,16 @@ def main(argv: list[str] | None = None) -> int:
             profiler = cProfile.Profile()
             profiler.enable()
         beat.reset()
+        if locator is not None:
+            locator.seen.clear()
         start = time.perf_counter()
         act()
         until(done)
         took = time.perf_counter() - start
         pump(0.3)  # what the window does right after the answer counts too
         rows.append((name, beat.longest_ms, took, beat.longest_cpu * 1000, ""))
+        if locator is not None:
+            locator.report(name)
         if profiler is not None:
             import pstats
 
@@ -175,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     app.processEvents()
     open_s = time.perf_counter() - start
     rows.append(("open (whole set shown)", beat.longest_ms, open_s, beat.longest_cpu * 1000, ""))
+    if locator is not None:
+        locator.report("open")
     catalog = window.catalog
     assert catalog is not None
     until(lambda: window.watch.mode in ("native", "polling", "off"), 60)
@@ -265,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
 
     window.shutdown()
     QApplication.processEvents()
+    if locator is not None:
+        locator.stop()
 
     print(f"\n{args.n:,} skills laid out like a repository ({PROFILE}); check took {check_s:.2f} s")
     print(

@@ -23,6 +23,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from skillprism.app.filter_index import FilterIndex, FilterQuery
+from skillprism.app.release import Graveyard
 from skillprism.app.workspace import BudgetInputs, Update, Workspace, WorkspaceError
 from skillprism.core.catalog import Catalog
 
@@ -74,8 +75,10 @@ class Preview:
 
 # The longest the worker waits for the window to apply an answer before it goes on.
 APPLY_WAIT_S = 1.0
+# How long the worker releases a replaced workspace at a time, between requests.
+DIG_SLICE_S = 0.004
 # How long a thread that wants the interpreter lock waits before it asks for it (see Controller).
-SWITCH_INTERVAL_S = 0.0002
+SWITCH_INTERVAL_S = 0.00005
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,9 @@ class _Worker(QObject):
         self.key: tuple[str, tuple[str, ...], str] | None = None
         self.index = FilterIndex(None)
         self.query = FilterQuery()  # the filter the window shows: every tree is built with it
+        # A workspace that is replaced (a reload, other folders) is let go a little at a time,
+        # between requests: freed at once it would hold the interpreter lock for tens of ms.
+        self.graveyard = Graveyard()
         self.catalog: Catalog | None = None
         self.applied = threading.Event()  # set by the GUI thread once an answer is applied
 
@@ -137,10 +143,23 @@ class _Worker(QObject):
         while not self.applied.wait(0.02):
             if thread.isInterruptionRequested() or time.monotonic() > deadline:
                 break
+        if self.graveyard:
+            QTimer.singleShot(0, self._dig)
+
+    @Slot()
+    def _dig(self) -> None:
+        """Release a few milliseconds' worth of what was replaced; go on after pending events."""
+        if (
+            not self.graveyard.dig(DIG_SLICE_S)
+            and not QThread.currentThread().isInterruptionRequested()
+        ):
+            QTimer.singleShot(1, self._dig)
 
     def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:
         """The workspace for `spec` (a new one when the folders change); True when new."""
         if cold or self.workspace is None or self.key != spec.workspace_key():
+            if self.workspace is not None:
+                self.graveyard.bury(self.workspace)
             workspace = Workspace(
                 spec.project,
                 spec.paths,

@@ -505,3 +505,40 @@ def test_a_group_header_with_a_dropping_budget_is_refused(tmp_path: Path) -> Non
     body += 'group_header = "{category}:"\norder = "category"\n[tier1.budget]\nmodel = "drop-descriptions"\n'
     with pytest.raises(ProfileError, match=r'group_header.*model = "none"'):
         load_profile_file(profile_file(tmp_path, body))
+
+
+INLINE = """
+[tier1]
+header = "Runs a skill."
+footer = ""
+entry = " {name}"
+entry_name_only = " {name}"
+separator = ""
+entries_open = " Available skills:"
+entry_separator = ","
+entries_close = "."
+escape = "none"
+empty = "frame"
+require_description = false
+"""
+
+
+def test_entries_as_one_part_between_header_and_footer(tmp_path: Path) -> None:
+    # Cline's skills tool: its description, then ' Available skills: a, b.' only when there are any.
+    root = tmp_path / "skills"
+    skill(root, "alpha", "First one.")
+    skill(root, "beta", "Second one.")
+    assert model(tmp_path, INLINE, root).compute().text == (
+        "Runs a skill. Available skills: alpha, beta."
+    )
+    empty = tmp_path / "none"
+    empty.mkdir()
+    assert model(tmp_path, INLINE, empty).compute().text == "Runs a skill."
+
+
+def test_entries_as_one_part_with_a_budget_is_refused(tmp_path: Path) -> None:
+    from skillprism.core.profiles import ProfileError
+
+    body = INLINE + '[tier1.budget]\nmodel = "drop-descriptions"\n'
+    with pytest.raises(ProfileError, match=r'entry_separator.*model = "none"'):
+        load_profile_file(profile_file(tmp_path, body))

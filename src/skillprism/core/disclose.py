@@ -573,7 +573,13 @@ class Tier1Model:
             header = spec.header
             if spec.root_alias:
                 header = header.replace("{roots}", self._roots_text)
-            text = spec.separator.join([p for p in (header, *parts, spec.footer) if p])
+            if spec.entries_as_one_part:
+                joiner = spec.separator if spec.entry_separator is None else spec.entry_separator
+                listed = spec.entries_open + joiner.join(parts) + spec.entries_close
+                pieces = (header, listed if parts else "", spec.footer)
+            else:
+                pieces = (header, *parts, spec.footer)
+            text = spec.separator.join([p for p in pieces if p])
             if spec.tidy:
                 text = tidy_lines(text)
         else:

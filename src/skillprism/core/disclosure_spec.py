@@ -98,6 +98,16 @@ class Tier1Spec:
     roots_line: str = "- `{alias}` = `{root}`"
     # Written before the first listed entry of each category as `{group}` (Hermes Agent's index).
     group_header: str = ""
+    # The entries as one part of the listing, only when there are any: `entries_open`, the
+    # entries joined by `entry_separator`, `entries_close` (Cline's ' Available skills: a, b.').
+    # None: each entry is a part of its own, joined by `separator` like header and footer.
+    entry_separator: str | None = None
+    entries_open: str = ""
+    entries_close: str = ""
+
+    @property
+    def entries_as_one_part(self) -> bool:
+        return self.entry_separator is not None or bool(self.entries_open or self.entries_close)
 
     def with_style(self, style: str) -> Tier1Spec:
         """This listing in an alternative layout named in `[tier1.styles.<style>]` (KeyError when
@@ -334,7 +344,18 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         group_header=check_template(
             t1, "group_header", t1.get("group_header", str, d1.group_header), ("category",)
         ),
+        entry_separator=t1.get("entry_separator", str, None),
+        entries_open=t1.get("entries_open", str, d1.entries_open),
+        entries_close=t1.get("entries_close", str, d1.entries_close),
     )
+    if tier1.entries_as_one_part and tier1.budget.model != "none":
+        # The budget models count each entry with the separator before it; entries joined apart
+        # from the frame are not costed that way, and no runtime with a budget lists them so.
+        raise t1.fail(
+            "entry_separator",
+            "entry_separator, entries_open and entries_close need [tier1.budget] model = "
+            f'"none" (not "{tier1.budget.model}")',
+        )
     if tier1.group_header and tier1.budget.model != "none":
         # The header rides on its category's first listed entry: a budget that leaves entries
         # out would take the header with them, which no runtime modelled so far does.

@@ -620,3 +620,48 @@ def test_docs_cover_every_key_the_parser_reads(monkeypatch) -> None:
         )
     )
     assert not missing, f"docs/profiles.md does not document {missing}"
+
+
+def test_js_string_reads_values_as_javascript_writes_them() -> None:
+    from skillprism.core.validate import js_string
+
+    assert js_string(12345) == "12345"
+    assert js_string(True) == "true"
+    assert js_string(1.0) == "1"
+    assert js_string(1.5) == "1.5"
+    assert js_string(1e-7) == "1e-7"
+    assert js_string(float("inf")) == "Infinity"
+    assert js_string(["a", 2, None, [True]]) == "a,2,,true"
+    assert js_string({"a": 1}) is None  # the yaml package's mappings make String() throw
+
+
+def test_name_pattern_and_non_strings_from_a_profile(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.profiles import ProfileError, load_profile_file
+    from skillprism.core.resolve import build_catalog
+
+    prof = tmp_path / "p.toml"
+    prof.write_text(
+        'schema = 1\nname = "t"\ntitle = "T"\n[frontmatter]\ntyping = "core"\n'
+        "name_pattern = '^[a-z0-9:]+$'\nnon_strings = \"js-string\"\n"
+        '[fields]\nname = "string"\ndescription = "string"\n'
+        '[rules]\nname-characters = "skip"\nname-not-string = "warning"\n'
+        'description-not-string = "warning"\n',
+        encoding="utf-8",
+    )
+    root = tmp_path / "skills"
+    for folder, front in (
+        ("ok", "name: a:b\ndescription: 42"),
+        ("num", "name: 12345\ndescription: [one, two]"),
+        ("bad", "name: A_b\ndescription: d"),
+    ):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "SKILL.md").write_text(f"---\n{front}\n---\nbody\n", encoding="utf-8")
+    skills = {
+        s.path.split("/")[-2]: s for s in build_catalog(load_profile_file(prof), [str(root)]).skills
+    }
+    assert (skills["ok"].name, skills["ok"].description) == ("a:b", "42")
+    assert (skills["num"].name, skills["num"].description) == ("12345", "one,two")
+    assert skills["bad"].status == "skipped"
+    prof.write_text(prof.read_text().replace("^[a-z0-9:]+$", "^[a-z"), encoding="utf-8")
+    with pytest.raises(ProfileError, match="name_pattern"):
+        load_profile_file(prof)

@@ -583,7 +583,7 @@ class Tier1Model:
             if spec.tidy:
                 text = tidy_lines(text)
         else:
-            text = ""
+            text = spec.empty_text  # "" unless empty = "text"
         return Tier1Result(
             self,
             rows,

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 ESCAPES = ("none", "xml", "xml-apos", "xml-dec")
 ESCAPE_FIELDS = ("name", "description", "location", "path")
-EMPTY = ("omit", "frame")
+EMPTY = ("omit", "frame", "text")
 ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load", "category")
 SCOPE_THEN = ("catalog", "name")
 LINE_BREAKS = ("fold", "keep")
@@ -104,6 +104,9 @@ class Tier1Spec:
     entry_separator: str | None = None
     entries_open: str = ""
     entries_close: str = ""
+    # With empty = "text": the whole listing when no skill is listed (Qwen Code's "No skills are
+    # currently available." reminder).
+    empty_text: str = ""
 
     @property
     def entries_as_one_part(self) -> bool:
@@ -347,7 +350,10 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         entry_separator=t1.get("entry_separator", str, None),
         entries_open=t1.get("entries_open", str, d1.entries_open),
         entries_close=t1.get("entries_close", str, d1.entries_close),
+        empty_text=t1.get("empty_text", str, d1.empty_text),
     )
+    if (tier1.empty == "text") != bool(tier1.empty_text):
+        raise t1.fail("empty_text", 'set empty_text exactly when empty = "text"')
     if tier1.entries_as_one_part and tier1.budget.model != "none":
         # The budget models count each entry with the separator before it; entries joined apart
         # from the frame are not costed that way, and no runtime with a budget lists them so.

@@ -50,6 +50,7 @@ FALLBACK_REPEAT = ("first", "last")
 FALLBACK_VALUES = ("text", "yaml-scalar")
 YAML_REPAIRS = ("tabs-to-spaces", "quote-colon-values", "quote-any-colon-values")
 NULL_VALUES = ("missing", "wrong-type")
+NON_STRINGS = ("refuse", "js-string")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "name", "file-system")
 WINNERS = ("by-rule", "varies")
@@ -154,6 +155,9 @@ class Reading:
     fallback_values: str = "text"
     skip_fields: Mapping[str, Any] = field(default_factory=dict)
     null_values: str = "missing"  # an explicit null name/description: as if absent, or wrong type
+    # A number, boolean or list as name/description: refused, or read as JavaScript's String()
+    # writes it (Qwen Code); either way reported as name-/description-not-string.
+    non_strings: str = "refuse"
     blank_is_empty: bool = True  # a description of white space only counts as empty
 
 
@@ -211,6 +215,8 @@ class Profile:
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
     # frontmatter reading, continued
+    # A name must match this in full (Python `re`), beside name_charset: the runtime's own pattern.
+    name_pattern: str = ""
     framing: Framing = field(default_factory=lambda: Framing())
     reading: Reading = field(default_factory=lambda: Reading())
 
@@ -399,6 +405,11 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         body_max_lines=fm.get("body_max_lines", int, 500),
         body_max_tokens=fm.get("body_max_tokens", int, 5000),
     )
+    name_pattern = fm.get("name_pattern", str, "")
+    try:
+        re.compile(name_pattern)
+    except re.error as err:
+        raise fm.fail("name_pattern", f"not a regular expression: {err}") from None
     framing = Framing(
         opener=fm.get("opener", str, "line", OPENERS),
         closer=fm.get("closer", str, "line", CLOSERS),
@@ -428,6 +439,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         fallback_values=fm.get("fallback_values", str, "text", FALLBACK_VALUES),
         skip_fields=fm.get("skip_fields", dict, {}),
         null_values=fm.get("null_values", str, "missing", NULL_VALUES),
+        non_strings=fm.get("non_strings", str, "refuse", NON_STRINGS),
         blank_is_empty=fm.get("blank_is_empty", bool, True),
     )
     fm.check_unknown()
@@ -479,6 +491,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         winner=winner,
         framing=framing,
         reading=reading,
+        name_pattern=name_pattern,
         **discovery,
         **frontmatter,
     )

@@ -216,17 +216,21 @@ def _name(
         ev.name = dir_name if default else ""
         return
     if not isinstance(raw, str):
+        read_as = js_string(raw) if p.reading.non_strings == "js-string" else None
         ev.findings.append(
             Finding(
                 "name-not-string",
-                f"'name' is {type_name(raw)}, not a string",
+                f"'name' is {type_name(raw)}, not a string"
+                + (f": the runtime reads it as '{read_as}'" if read_as is not None else ""),
                 line,
                 col,
                 f"write name: {dir_name}",
             )
         )
-        ev.name = dir_name if p.name_default == "directory" else ""
-        return
+        if read_as is None:
+            ev.name = dir_name if p.name_default == "directory" else ""
+            return
+        raw = read_as
     name = raw.strip() if trims else raw
     if p.collapse_whitespace and _collapse(name) != name:
         ev.findings.append(
@@ -259,6 +263,17 @@ def _name(
                 )
             )
             name = clean
+    # The runtime checks its pattern on the name it lists (after replacing characters).
+    if p.name_pattern and not _pattern(p.name_pattern).fullmatch(name):
+        ev.findings.append(
+            Finding(
+                "name-characters",
+                f"name '{name}' does not match the runtime's name pattern {p.name_pattern}",
+                line,
+                col,
+                f"use '{_suggest(name)}'",
+            )
+        )
     dir_nfkc = unicodedata.normalize("NFKC", dir_name)
     if dir_nfkc != name_nfkc:
         ev.findings.append(
@@ -340,6 +355,45 @@ def _name_charset(ev: Evaluation, p: Profile, name: str, line: int, col: int) ->
             )
 
 
+_EXPONENT = re.compile(r"e([+-])0*(\d)")
+
+
+def js_string(value: Any) -> str | None:
+    """What JavaScript's String() makes of a YAML number, boolean or list; None for anything else
+    (the yaml package's mappings have no prototype: String() throws on them). Numbers as
+    JavaScript writes them where the two agree: integers, and Python's shortest repr with
+    JavaScript's exponent form."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return _EXPONENT.sub(r"e\1\2", repr(value))
+    if isinstance(value, list):
+        # Array.prototype.toString: the items' strings joined by ',', null as ''.
+        parts = []
+        for item in value:
+            if item is None:
+                parts.append("")
+            elif isinstance(item, str):
+                parts.append(item)
+            else:
+                parts.append(js_string(item) or "")
+        return ",".join(parts)
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 def _suggest(name: str) -> str:
     s = re.sub(r"[^a-z0-9]+", "-", name.lower())
     return re.sub(r"-{2,}", "-", s).strip("-") or "my-skill"
@@ -402,23 +456,20 @@ def _description(
             ev.description = raw  # present, and empty: some runtimes list it so
         return
     if not isinstance(raw, str):
-        what = (
-            ("empty" if raw == "" else "blank")
-            if isinstance(raw, str)
-            else f"{type_name(raw)}, not a string"
-        )
+        read_as = js_string(raw) if p.reading.non_strings == "js-string" else None
         ev.findings.append(
             Finding(
                 "description-not-string",
-                f"'description' is {what}",
+                f"'description' is {type_name(raw)}, not a string"
+                + (f": the runtime reads it as '{read_as}'" if read_as is not None else ""),
                 line,
                 col,
                 "write one or two sentences: what it does and when to use it",
             )
         )
-        if isinstance(raw, str) and not trims:
-            ev.description = raw  # kept as written by a runtime that does not trim
-        return
+        if read_as is None:
+            return
+        raw = read_as
     desc = raw
     if p.collapse_whitespace and _collapse(desc) != desc.strip():
         ev.findings.append(

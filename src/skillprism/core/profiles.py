@@ -27,6 +27,7 @@ CHARSETS = ("ascii-lower", "unicode-lower", "any")
 FIELD_TYPES = (
     "string",
     "bool",
+    "strict-bool",
     "string-map",
     "map",
     "list",

@@ -546,6 +546,7 @@ def _fields(
 _TYPE_CHECKS: dict[str, tuple[str, Any]] = {
     "string": ("a string", lambda v: isinstance(v, str)),
     "bool": ("true or false", lambda v: isinstance(v, bool) or v in ("true", "false")),
+    "strict-bool": ("true or false, not a string", lambda v: isinstance(v, bool)),
     "map": ("a mapping", lambda v: isinstance(v, dict)),
     "list": ("a list", lambda v: isinstance(v, list)),
     "string-list": (

@@ -155,7 +155,7 @@ def _pypi_installed(rt: Runtime) -> bool:
 
 
 # Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
-# one minified bundle, no exported loader), OpenClaw (openclaw 2026.9.6, hashed dist/ chunks), Amp
+# one minified bundle, no exported loader), Amp
 # (@ampcode/cli-linux-x64, a Bun binary that may contact its server), OpenHands (openhands-sdk
 # 1.58.2) and Mistral Vibe (mistral-vibe 3.0.3): both need Python >= 3.12 (see `python` above) and
 # pin dependencies (certifi 2026.10.19) the package index reachable here does not have yet.
@@ -234,6 +234,15 @@ RUNTIMES: dict[str, Runtime] = {
             kind="node",
             npm={"@github/copilot-linux-x64": "1.0.102"},
             package="@github/copilot-linux-x64",
+        ),
+        Runtime(
+            name="openclaw",
+            release="2026.9.6",
+            profile="openclaw",
+            driver="openclaw.mjs",
+            kind="node",
+            npm={"openclaw": "2026.9.6"},
+            package="openclaw",
         ),
         Runtime(
             name="hermes-agent",

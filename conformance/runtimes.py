@@ -156,9 +156,8 @@ def _pypi_installed(rt: Runtime) -> bool:
 
 # Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
 # one minified bundle, no exported loader), OpenClaw (openclaw 2026.9.6, hashed dist/ chunks), Amp
-# (@ampcode/cli-linux-x64, a Bun binary that may contact its server), OpenHands (openhands-sdk
-# 1.58.2) and Mistral Vibe (mistral-vibe 3.0.3): both need Python >= 3.12 (see `python` above) and
-# pin dependencies (certifi 2026.10.19) the package index reachable here does not have yet.
+# (@ampcode/cli-linux-x64, a Bun binary that may contact its server) and Mistral Vibe
+# (mistral-vibe 3.0.3, needs Python >= 3.12, see `python` above).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -243,6 +242,20 @@ RUNTIMES: dict[str, Runtime] = {
             kind="python",
             pypi={"hermes-agent": "0.19.0"},
             package="agent",
+        ),
+        Runtime(
+            name="openhands",
+            release="1.58.2",
+            profile="openhands",
+            driver="openhands.py",
+            kind="python",
+            pypi={"openhands-sdk": "1.58.2"},
+            package="openhands",
+            python="3.12",
+            notes=(
+                "load_project_skills(work_dir) then load_user_skills(), merged as "
+                "AgentContext does (project first, a name once); tier 1 = to_prompt(skills).",
+            ),
         ),
         Runtime(
             name="skills-ref",

@@ -123,9 +123,8 @@ def python_for(rt: Runtime) -> str:
     candidates = [os.environ.get("SKILLPRISM_LAB_PYTHON", "")]
     for minor in range(want[1], want[1] + 4):
         candidates.append(shutil.which(f"python{want[0]}.{minor}") or "")
-        candidates += sorted(
-            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{want[0]}.{minor}.*/bin/python3"))
-        )
+        for pyenv in _pyenv_roots():
+            candidates += sorted(glob.glob(f"{pyenv}/versions/{want[0]}.{minor}.*/bin/python3"))
     for exe in filter(None, candidates):
         try:
             out = subprocess.run(
@@ -139,6 +138,17 @@ def python_for(rt: Runtime) -> str:
         if out.returncode == 0 and tuple(map(int, out.stdout.split())) >= want:
             return exe
     raise SystemExit(f"{rt.name} needs Python >= {rt.python}: set SKILLPRISM_LAB_PYTHON")
+
+
+def _pyenv_roots() -> list[str]:
+    """$PYENV_ROOT, ~/.pyenv, and the login user's own ~/.pyenv (HOME may be a test's folder)."""
+    import contextlib
+    import pwd
+
+    roots = [os.environ.get("PYENV_ROOT", ""), os.path.expanduser("~/.pyenv")]
+    with contextlib.suppress(KeyError, OSError):
+        roots.append(os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".pyenv"))
+    return list(dict.fromkeys(r for r in roots if r))
 
 
 def bun_path(rt: Runtime) -> Path:

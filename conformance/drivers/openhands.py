@@ -130,7 +130,7 @@ def _fork(job: dict) -> dict:
         code = 0
         try:
             out = {"ok": run_job(job)}
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        except BaseException as exc:  # reported to the parent
             import traceback
 
             out = {"error": f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"}

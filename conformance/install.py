@@ -117,6 +117,14 @@ def main(argv: list[str] | None = None) -> int:
     for rt in selected(args.runtime):
         if args.quick and not args.runtime and rt.name in BINARY_RUNTIMES:
             continue
+        if rt.python and not args.runtime:
+            try:
+                python_for(rt)
+            except SystemExit as why:
+                # A machine without that Python runs the rest of the lab (run.py reports this
+                # runtime as not installed); named with --runtime, it is an error.
+                print(f"{rt.name}: skipped: {why}", file=sys.stderr)
+                continue
         install(rt, force=args.force)
         print(f"  size: {human(folder_size(rt.install_dir))}  package: {rt.package_dir}")
     return 0

@@ -123,9 +123,8 @@ def python_for(rt: Runtime) -> str:
     candidates = [os.environ.get("SKILLPRISM_LAB_PYTHON", "")]
     for minor in range(want[1], want[1] + 4):
         candidates.append(shutil.which(f"python{want[0]}.{minor}") or "")
-        candidates += sorted(
-            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{want[0]}.{minor}.*/bin/python3"))
-        )
+        for pyenv in _pyenv_roots():
+            candidates += sorted(glob.glob(f"{pyenv}/versions/{want[0]}.{minor}.*/bin/python3"))
     for exe in filter(None, candidates):
         try:
             out = subprocess.run(
@@ -139,6 +138,17 @@ def python_for(rt: Runtime) -> str:
         if out.returncode == 0 and tuple(map(int, out.stdout.split())) >= want:
             return exe
     raise SystemExit(f"{rt.name} needs Python >= {rt.python}: set SKILLPRISM_LAB_PYTHON")
+
+
+def _pyenv_roots() -> list[str]:
+    """$PYENV_ROOT, ~/.pyenv, and the login user's own ~/.pyenv (HOME may be a test's folder)."""
+    import contextlib
+    import pwd
+
+    roots = [os.environ.get("PYENV_ROOT", ""), os.path.expanduser("~/.pyenv")]
+    with contextlib.suppress(KeyError, OSError):
+        roots.append(os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".pyenv"))
+    return list(dict.fromkeys(r for r in roots if r))
 
 
 def bun_path(rt: Runtime) -> Path:
@@ -155,10 +165,9 @@ def _pypi_installed(rt: Runtime) -> bool:
 
 
 # Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
-# one minified bundle, no exported loader), Amp
-# (@ampcode/cli-linux-x64, a Bun binary that may contact its server), OpenHands (openhands-sdk
-# 1.58.2) and Mistral Vibe (mistral-vibe 3.0.3): both need Python >= 3.12 (see `python` above) and
-# pin dependencies (certifi 2026.10.19) the package index reachable here does not have yet.
+# one minified bundle, no exported loader), Amp (@ampcode/cli-linux-x64, a Bun binary that may
+# contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12, see `python`
+# above).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -252,6 +261,20 @@ RUNTIMES: dict[str, Runtime] = {
             kind="python",
             pypi={"hermes-agent": "0.19.0"},
             package="agent",
+        ),
+        Runtime(
+            name="openhands",
+            release="1.58.2",
+            profile="openhands",
+            driver="openhands.py",
+            kind="python",
+            pypi={"openhands-sdk": "1.58.2"},
+            package="openhands",
+            python="3.12",
+            notes=(
+                "load_project_skills(work_dir) then load_user_skills(), merged as "
+                "AgentContext does (project first, a name once); tier 1 = to_prompt(skills).",
+            ),
         ),
         Runtime(
             name="skills-ref",

@@ -542,3 +542,12 @@ def test_entries_as_one_part_with_a_budget_is_refused(tmp_path: Path) -> None:
     body = INLINE + '[tier1.budget]\nmodel = "drop-descriptions"\n'
     with pytest.raises(ProfileError, match=r'entry_separator.*model = "none"'):
         load_profile_file(profile_file(tmp_path, body))
+
+
+def test_xml_text_escape_leaves_quotes(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "alpha", """Use "it" & 'that' <here>.""")
+    body = LINES.replace('escape = "none"', 'escape = "xml-text"')
+    assert model(tmp_path, body, root).compute().text == (
+        """Available skills:\n- alpha: Use "it" &amp; 'that' &lt;here&gt;."""
+    )

@@ -405,7 +405,7 @@ class Tier1Model:
         escape = self.spec.escape
         if escape == "none" or field not in self.spec.escape_fields:
             return text
-        out = html.escape(text)
+        out = html.escape(text, quote=escape != "xml-text")
         if escape == "xml-apos":
             return out.replace("&#x27;", "&apos;")
         return out.replace("&#x27;", "&#39;") if escape == "xml-dec" else out

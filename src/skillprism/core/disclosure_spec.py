@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-ESCAPES = ("none", "xml", "xml-apos", "xml-dec")
+ESCAPES = ("none", "xml", "xml-apos", "xml-dec", "xml-text")
 ESCAPE_FIELDS = ("name", "description", "location", "path")
 EMPTY = ("omit", "frame", "text")
 ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load", "category")

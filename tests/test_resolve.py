@@ -248,3 +248,16 @@ def test_search_hands_each_skill_the_listings_of_its_tree(tmp_path: Path) -> Non
     assert sorted(outer_tree["scripts"].split("\0")) == ["dinner", "fa.py"]
     assert trees[str(inner / "SKILL.md")] == {"": "fSKILL.md"}
     assert order == [str(inner / "SKILL.md"), str(outer / "SKILL.md")]  # once each tree is left
+
+
+def test_names_clash_in_lower_case_when_the_profile_says_so(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    root = tmp_path / "skills"
+    skill(root, "a", name="Foo")
+    skill(root, "b", name="foo")
+    profile = load_profile("agentskills")
+    exact = build_catalog(profile, [str(root)])
+    assert not any(s.shadowed_by for s in exact.skills)
+    lower = build_catalog(replace(profile, name_key="lowercase"), [str(root)])
+    assert sum(1 for s in lower.skills if s.shadowed_by) == 1

@@ -55,6 +55,7 @@ NON_STRINGS = ("refuse", "js-string")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "name", "file-system")
 WINNERS = ("by-rule", "varies")
+NAME_KEYS = ("exact", "lowercase")
 
 
 _ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
@@ -215,6 +216,8 @@ class Profile:
     follow_file_symlinks: bool = True  # a skill file that is a symlink is read
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
+    # Which names clash: equal names, or names equal in lower case (Cline keys its records so).
+    name_key: str = "exact"
     # frontmatter reading, continued
     # A name must match this in full (Python `re`), beside name_charset: the runtime's own pattern.
     name_pattern: str = ""
@@ -386,6 +389,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         prec, "warning", prec.get("warning", str, ""), ("name", "winner", "loser")
     )
     winner = prec.get("winner", str, "by-rule", WINNERS)
+    name_key = prec.get("name_key", str, "exact", NAME_KEYS)
     prec.check_unknown()
 
     fm = top.table("frontmatter")
@@ -490,12 +494,18 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         ignore_files=ignore_files,
         follow_file_symlinks=follow_file_symlinks,
         winner=winner,
+        name_key=name_key,
         framing=framing,
         reading=reading,
         name_pattern=name_pattern,
         **discovery,
         **frontmatter,
     )
+
+
+def clash_key(profile: Profile, name: str) -> str:
+    """What two skills' names must share to clash under `profile` (`[precedence] name_key`)."""
+    return name.lower() if profile.name_key == "lowercase" else name
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

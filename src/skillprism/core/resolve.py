@@ -25,7 +25,7 @@ from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.policy import Policy
-from skillprism.core.profiles import Profile
+from skillprism.core.profiles import Profile, clash_key
 from skillprism.core.scan import (
     DEFAULT_MAX_DEPTH,
     SKILL_FILE_LOWER,
@@ -1112,10 +1112,11 @@ def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> N
         loadable = [d for d in loadable if not d["shadowed_by"]]
     groups: dict[str, list[dict]] = {}
     for d in loadable:
-        groups.setdefault(d["qualified_name"], []).append(d)
-    for name, group in groups.items():
+        groups.setdefault(clash_key(profile, d["qualified_name"]), []).append(d)
+    for group in groups.values():
         if len(group) < 2:
             continue
+        name = group[0]["qualified_name"]
         if profile.tie_rule == "keep-both":
             for d in group:
                 others = ", ".join(o["path"] for o in group if o is not d)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import logging
 import os
 import stat
@@ -31,7 +32,7 @@ from typing import Any
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
 from skillprism.core.policy import Policy
-from skillprism.core.profiles import Profile
+from skillprism.core.profiles import Profile, clash_key
 from skillprism.core.resolve import (
     DocumentCache,
     Located,
@@ -456,11 +457,13 @@ class _Index:
         self.dirs: dict[str, list[str]] = {}
         self.by_name: dict[str, list[str]] = {}
         self.by_real: dict[str, list[str]] = {}
+        # Names as they clash under the profile (clash_key): a change to one copy re-resolves all.
+        self.key = functools.partial(clash_key, catalog.profile)
         for s in catalog.skills:
             self.files[s.path] = s
             self.dirs.setdefault(s.directory, []).append(s.path)
             if s.qualified_name:
-                self.by_name.setdefault(s.qualified_name, []).append(s.path)
+                self.by_name.setdefault(self.key(s.qualified_name), []).append(s.path)
             self.by_real.setdefault(s.real_path, []).append(s.path)
         self.sorted_dirs = sorted(self.dirs)
         # A truncated scan depends on how many folders exist: any change may move the cut.
@@ -476,11 +479,12 @@ class _Index:
             self.files[new.path] = new
             if old.qualified_name != new.qualified_name:
                 if old.qualified_name:
-                    self.by_name[old.qualified_name].remove(new.path)
-                    if not self.by_name[old.qualified_name]:
-                        del self.by_name[old.qualified_name]
+                    before = self.key(old.qualified_name)
+                    self.by_name[before].remove(new.path)
+                    if not self.by_name[before]:
+                        del self.by_name[before]
                 if new.qualified_name:
-                    self.by_name.setdefault(new.qualified_name, []).append(new.path)
+                    self.by_name.setdefault(self.key(new.qualified_name), []).append(new.path)
 
     def below(self, folder: str) -> list[str]:
         """Skill folders strictly below `folder`."""
@@ -738,7 +742,7 @@ class LiveCatalog:
                     names.add(f"{plugin}:{ev.name}" if plugin else ev.name)
             for n in names:
                 if n:
-                    todo.extend(index.by_name.get(n, ()))
+                    todo.extend(index.by_name.get(index.key(n), ()))
             todo.extend(index.by_real.get(entry.real_path, ()))
             for d in index.below(entry.directory):
                 todo.extend(index.dirs[d])

@@ -254,6 +254,16 @@ RUNTIMES: dict[str, Runtime] = {
             package="openclaw",
         ),
         Runtime(
+            name="continue",
+            release="1.5.47",
+            profile="continue",
+            driver="continue.mjs",
+            kind="node",
+            npm={"@continuedev/cli": "1.5.47"},
+            package="@continuedev/cli",
+            batch=False,  # env.continueHome is computed once, when the bundle initialises
+        ),
+        Runtime(
             name="hermes-agent",
             release="0.19.0",
             profile="hermes-agent",

@@ -164,10 +164,9 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
-# Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
-# one minified bundle, no exported loader), Amp (@ampcode/cli-linux-x64, a Bun binary that may
-# contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12, see `python`
-# above).
+# Installable but not driven yet (profiles documented only): Amp (@ampcode/cli-linux-x64, a Bun
+# binary that may contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12,
+# see `python` above).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (

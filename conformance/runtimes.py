@@ -164,10 +164,9 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
-# Installable but not driven yet (profiles documented only): Continue CLI (@continuedev/cli 1.5.47,
-# one minified bundle, no exported loader), Amp (@ampcode/cli-linux-x64, a Bun binary that may
-# contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12, see `python`
-# above).
+# Installable but not driven yet (profiles documented only): Amp (@ampcode/cli-linux-x64, a Bun
+# binary that may contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12,
+# see `python` above).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -252,6 +251,16 @@ RUNTIMES: dict[str, Runtime] = {
             kind="node",
             npm={"openclaw": "2026.9.6"},
             package="openclaw",
+        ),
+        Runtime(
+            name="continue",
+            release="1.5.47",
+            profile="continue",
+            driver="continue.mjs",
+            kind="node",
+            npm={"@continuedev/cli": "1.5.47"},
+            package="@continuedev/cli",
+            batch=False,  # env.continueHome is computed once, when the bundle initialises
         ),
         Runtime(
             name="hermes-agent",

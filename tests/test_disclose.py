@@ -551,3 +551,18 @@ def test_xml_text_escape_leaves_quotes(tmp_path: Path) -> None:
     assert model(tmp_path, body, root).compute().text == (
         """Available skills:\n- alpha: Use "it" &amp; 'that' &lt;here&gt;."""
     )
+
+
+def test_tokens_count_the_text_shown_with_one_part_entries_or_an_empty_text(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "alpha", "First one.")
+    skill(root, "beta", "Second one.")
+    m = model(tmp_path, INLINE, root)
+    r = m.compute()
+    assert r.tokens == m.tokens(r.text)
+    empty = tmp_path / "none"
+    empty.mkdir()
+    body = INLINE.replace('empty = "frame"', 'empty = "text"\nempty_text = "No skills at all."')
+    m = model(tmp_path, body, empty)
+    r = m.compute()
+    assert (r.text, r.tokens) == ("No skills at all.", m.tokens("No skills at all."))

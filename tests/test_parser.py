@@ -208,3 +208,15 @@ def test_fallback_line_parser_recovers_name_and_description() -> None:
         "name": "my-skill",
         "description": "Use when: the YAML is broken",
     }
+
+
+def test_a_huge_integer_survives_pickling() -> None:
+    # Evaluations travel from worker processes by pickle; a value that cannot be rebuilt there
+    # would stop the pool's result thread (and the check would wait forever).
+    import pickle
+
+    from skillprism.core.yamlread import HugeInteger
+
+    value = HugeInteger(True, 4_500)
+    back = pickle.loads(pickle.dumps(value))
+    assert (type(back), back, back.digits) == (HugeInteger, value, 4_500)

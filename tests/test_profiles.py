@@ -630,6 +630,11 @@ def test_js_string_reads_values_as_javascript_writes_them() -> None:
     assert js_string(1.0) == "1"
     assert js_string(1.5) == "1.5"
     assert js_string(1e-7) == "1e-7"
+    assert js_string(0.00001) == "0.00001"  # Number.prototype.toString: no exponent from 1e-6
+    assert js_string(1e21) == "1e+21"
+    assert js_string(12345678901234567890) == "12345678901234567000"  # beyond 2**53: a double
+    assert js_string(10**400) == "Infinity"
+    assert js_string([{"a": 1}]) is None
     assert js_string(float("inf")) == "Infinity"
     assert js_string(["a", 2, None, [True]]) == "a,2,,true"
     assert js_string({"a": 1}) is None  # the yaml package's mappings make String() throw

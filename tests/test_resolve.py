@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillprism.core.codes import CODES
+from skillprism.core.codes import CODES, RULES
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
@@ -261,3 +261,30 @@ def test_names_clash_in_lower_case_when_the_profile_says_so(tmp_path: Path) -> N
     assert not any(s.shadowed_by for s in exact.skills)
     lower = build_catalog(replace(profile, name_key="lowercase"), [str(root)])
     assert sum(1 for s in lower.skills if s.shadowed_by) == 1
+
+
+def test_a_failing_scan_costs_only_its_risks_in_the_pool_and_in_process(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core import resolve
+    from skillprism.core.security import engine
+
+    root = tmp_path / "skills"
+    for i in range(6):
+        skill(root, f"s{i}")
+    real_scan = engine.scan_skill
+
+    def scan(skill_dir: str, skill_file: str, **kw):  # type: ignore[no-untyped-def]
+        if skill_dir.endswith("s3"):
+            raise RuntimeError("boom")
+        return real_scan(skill_dir, skill_file, **kw)
+
+    monkeypatch.setattr(engine, "scan_skill", scan)
+    profile = load_profile("agentskills")
+    serial = build_catalog(profile, [str(root)], security=True)
+    monkeypatch.setattr(resolve, "PARALLEL_MIN_SKILLS", 1)
+    monkeypatch.setattr(resolve._Evaluator, "BATCH", 2)
+    parallel = build_catalog(profile, [str(root)], workers=2, security=True)
+    assert serial.skills == parallel.skills
+    s3 = next(s for s in serial.skills if s.name == "s3")  # evaluated as usual
+    assert [d.code for d in s3.diagnostics].count(RULES["internal-error"].code) == 1

@@ -97,8 +97,14 @@ class Tier1Result:
         cached per text, so a moving slider does not wait for the tokenizer)."""
         if self._tokens is None:
             m = self._model
-            self._tokens = sum(m.tokens(row[3]) for row in self._rows if row[3])
-            if self.text:
+            shown = [row[3] for row in self._rows if row[3]]
+            spec = m.spec
+            if not shown or spec.entries_as_one_part:
+                # The empty listing's own text, or entries joined apart from the frame: the parts
+                # are not what the text is made of, so the text itself is counted.
+                self._tokens = m.tokens(self.text) if self.text else 0
+            else:
+                self._tokens = sum(m.tokens(part) for part in shown)
                 self._tokens += sum(m.tokens(p) for p in m._frame_pieces)
         return self._tokens
 

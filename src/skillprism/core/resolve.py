@@ -820,11 +820,17 @@ def evaluate_file(
     try:
         doc = cache.get(path) if cache is not None else parse_document(path, regular=regular)
         evaluation = evaluate(doc, profile, os.path.basename(os.path.dirname(path)))
-        if security:
-            evaluation.risks = skill_risks(path, doc, cache)
-        return evaluation, doc.stamp
     except Exception as err:  # one bad skill must never take the whole set down
         return _internal_error(path, err), None
+    if security:
+        # A scan that fails costs only the risks, as in a worker (`_pool_scan`): the evaluation
+        # stands, with the failure reported once.
+        try:
+            evaluation.risks = skill_risks(path, doc, cache)
+        except Exception as err:
+            evaluation.findings.extend(_internal_error(path, err).findings)
+            evaluation.risks = []
+    return evaluation, doc.stamp
 
 
 def _internal_error(path: str, err: BaseException) -> Evaluation:

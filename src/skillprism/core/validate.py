@@ -14,6 +14,7 @@ import re
 import stat
 import unicodedata
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
@@ -360,20 +361,30 @@ _EXPONENT = re.compile(r"e([+-])0*(\d)")
 
 def js_string(value: Any) -> str | None:
     """What JavaScript's String() makes of a YAML number, boolean or list; None for anything else
-    (the yaml package's mappings have no prototype: String() throws on them). Numbers as
-    JavaScript writes them where the two agree: integers, and Python's shortest repr with
-    JavaScript's exponent form."""
+    (the yaml package's mappings have no prototype: String() throws on them, in a list too).
+    Numbers follow Number.prototype.toString: integers beyond 2**53 become the nearest double,
+    plain digits from 1e-6 up to 1e21, the shortest exponent form outside."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value)
+        if abs(value) < 2**53:
+            return str(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            return "Infinity" if value > 0 else "-Infinity"
     if isinstance(value, float):
         if value != value:
             return "NaN"
         if value in (float("inf"), float("-inf")):
             return "Infinity" if value > 0 else "-Infinity"
-        if value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
+        if value == 0:
+            return "0"
+        if 1e-6 <= abs(value) < 1e21:
+            # Python's repr is the shortest round-trip digits, as JavaScript's; only the form
+            # differs (JavaScript writes no exponent in this range).
+            text = format(Decimal(repr(value)), "f")
+            return text[:-2] if text.endswith(".0") else text
         return _EXPONENT.sub(r"e\1\2", repr(value))
     if isinstance(value, list):
         # Array.prototype.toString: the items' strings joined by ',', null as ''.
@@ -381,10 +392,11 @@ def js_string(value: Any) -> str | None:
         for item in value:
             if item is None:
                 parts.append("")
-            elif isinstance(item, str):
-                parts.append(item)
-            else:
-                parts.append(js_string(item) or "")
+                continue
+            text = item if isinstance(item, str) else js_string(item)
+            if text is None:
+                return None
+            parts.append(text)
         return ",".join(parts)
     return None
 

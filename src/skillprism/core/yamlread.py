@@ -164,6 +164,10 @@ class HugeInteger(float):
         obj.digits = digits
         return obj
 
+    def __getnewargs__(self) -> tuple[bool, int]:
+        # What pickle passes to __new__: the value reaches the process that checks in parallel.
+        return (self < 0, self.digits)
+
     def __repr__(self) -> str:
         return f"<integer of about {self.digits:,} digits>"
 

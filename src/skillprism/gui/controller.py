@@ -103,6 +103,7 @@ class _Worker(QObject):
         # A workspace that is replaced (a reload, other folders) is let go a little at a time,
         # between requests: freed at once it would hold the interpreter lock for tens of ms.
         self.graveyard = Graveyard()
+        self._digging = False  # one release chain at a time
         self.catalog: Catalog | None = None
         self.applied = threading.Event()  # set by the GUI thread once an answer is applied
 
@@ -143,16 +144,17 @@ class _Worker(QObject):
         while not self.applied.wait(0.02):
             if thread.isInterruptionRequested() or time.monotonic() > deadline:
                 break
-        if self.graveyard:
+        if self.graveyard and not self._digging:
+            self._digging = True
             QTimer.singleShot(0, self._dig)
 
     @Slot()
     def _dig(self) -> None:
         """Release a few milliseconds' worth of what was replaced; go on after pending events."""
-        if (
-            not self.graveyard.dig(DIG_SLICE_S)
-            and not QThread.currentThread().isInterruptionRequested()
-        ):
+        done = self.graveyard.dig(DIG_SLICE_S)
+        if done or QThread.currentThread().isInterruptionRequested():
+            self._digging = False
+        else:
             QTimer.singleShot(1, self._dig)
 
     def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:

@@ -198,7 +198,6 @@ def test_parallel_security_scan_gives_the_same_risks(tmp_path: Path, monkeypatch
     # In a pool the scans are jobs of their own, handed the listings the search made; in-process
     # each scan lists the skill itself. Both must find the same risks, also below an ignored
     # folder the search never listed and in a nested skill.
-    from skillprism.core import resolve
 
     root = tmp_path / "skills"
     for i in range(6):
@@ -209,12 +208,7 @@ def test_parallel_security_scan_gives_the_same_risks(tmp_path: Path, monkeypatch
         (folder / "node_modules" / "evil.sh").write_text("rm -rf ~/.ssh\n")
         (folder / "link.md").symlink_to(tmp_path)
     skill(root / "s0" / "scripts", "inner")
-    profile = load_profile("agentskills")
-    serial = build_catalog(profile, [str(root)], security=True)
-    monkeypatch.setattr(resolve, "PARALLEL_MIN_SKILLS", 1)
-    monkeypatch.setattr(resolve._Evaluator, "BATCH", 2)
-    parallel = build_catalog(profile, [str(root)], workers=2, security=True)
-    assert serial.skills == parallel.skills
+    parallel = _serial_and_pooled_with_security(root, monkeypatch)
     codes = {
         d.code
         for s in parallel.skills
@@ -266,7 +260,6 @@ def test_names_clash_in_lower_case_when_the_profile_says_so(tmp_path: Path) -> N
 def test_a_failing_scan_costs_only_its_risks_in_the_pool_and_in_process(
     tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from skillprism.core import resolve
     from skillprism.core.security import engine
 
     root = tmp_path / "skills"
@@ -280,11 +273,20 @@ def test_a_failing_scan_costs_only_its_risks_in_the_pool_and_in_process(
         return real_scan(skill_dir, skill_file, **kw)
 
     monkeypatch.setattr(engine, "scan_skill", scan)
+    catalog = _serial_and_pooled_with_security(root, monkeypatch)
+    s3 = next(s for s in catalog.skills if s.name == "s3")  # evaluated as usual
+    assert [d.code for d in s3.diagnostics].count(RULES["internal-error"].code) == 1
+
+
+def _serial_and_pooled_with_security(root: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    """The catalog of `root` with the security pass through a pool of workers (two skills a batch),
+    asserted equal to the one made in-process."""
+    from skillprism.core import resolve
+
     profile = load_profile("agentskills")
     serial = build_catalog(profile, [str(root)], security=True)
     monkeypatch.setattr(resolve, "PARALLEL_MIN_SKILLS", 1)
     monkeypatch.setattr(resolve._Evaluator, "BATCH", 2)
     parallel = build_catalog(profile, [str(root)], workers=2, security=True)
     assert serial.skills == parallel.skills
-    s3 = next(s for s in serial.skills if s.name == "s3")  # evaluated as usual
-    assert [d.code for d in s3.diagnostics].count(RULES["internal-error"].code) == 1
+    return parallel

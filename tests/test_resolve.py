@@ -290,3 +290,25 @@ def _serial_and_pooled_with_security(root: Path, monkeypatch):  # type: ignore[n
     parallel = build_catalog(profile, [str(root)], workers=2, security=True)
     assert serial.skills == parallel.skills
     return parallel
+
+
+def test_a_worker_that_dies_does_not_hang_the_check(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A worker killed mid-job (the OOM killer, a crash) takes its task with it; the pool starts
+    # another and would wait forever. The check notices, and evaluates what is missing here.
+    import os
+
+    from skillprism.core.security import engine
+
+    root = tmp_path / "skills"
+    for i in range(6):
+        skill(root, f"s{i}")
+    parent = os.getpid()
+    real_scan = engine.scan_skill
+
+    def scan(skill_dir: str, skill_file: str, **kw):  # type: ignore[no-untyped-def]
+        if skill_dir.endswith("s3") and os.getpid() != parent:
+            os._exit(1)  # the worker dies
+        return real_scan(skill_dir, skill_file, **kw)
+
+    monkeypatch.setattr(engine, "scan_skill", scan)
+    _serial_and_pooled_with_security(root, monkeypatch)

@@ -17,7 +17,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import CODES, RULES
@@ -950,6 +950,7 @@ class _Evaluator:
         self.jobs: list[tuple[list[_Item], object]] = []
         self.scans: list[tuple[list[str], object]] = []
         self.in_flight: list[object] = []  # handed to the pool and not ready yet
+        self._workers: frozenset[int] = frozenset()  # the pool's processes when it started
 
     def search_callbacks(self) -> dict[str, Callable[..., None]]:
         """What `search` should call with each skill file it finds: with the security pass, once
@@ -998,6 +999,7 @@ class _Evaluator:
             self.pool = ctx.Pool(
                 self.processes, initializer=_pool_init, initargs=(self.profile, self.security)
             )
+            self._workers = _worker_pids(self.pool)
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
             self.pending.clear()
@@ -1032,11 +1034,11 @@ class _Evaluator:
                             stamps[item[0]] = stamp
                 try:
                     for batch, job in self.jobs:
-                        for item, (ev, real, stamp) in zip(batch, job.get(), strict=True):  # type: ignore[attr-defined]
+                        for item, (ev, real, stamp) in zip(batch, self._get(job), strict=True):
                             done[item[0]] = (ev, real)
                             stamps[item[0]] = stamp
                     for paths, job in self.scans:
-                        for path, risks in zip(paths, job.get(), strict=True):  # type: ignore[attr-defined]
+                        for path, risks in zip(paths, self._get(job), strict=True):
                             if path in done:
                                 done[path][0].risks = risks
                 except Exception:  # a worker died: whatever is missing is evaluated here
@@ -1070,10 +1072,26 @@ class _Evaluator:
                         ev.risks = []
         return done
 
+    def _get(self, job: Any) -> Any:
+        """The job's result. A worker that dies (killed, crashed) takes its task with it and the
+        pool quietly starts another: the job would never be ready. So wait in steps and give up
+        (raise) once the pool's workers are not the ones it started with."""
+        while True:
+            job.wait(0.25)
+            if job.ready():
+                return job.get()
+            if _worker_pids(self.pool) != self._workers:
+                raise ChildProcessError("a worker process ended before its job was done")
+
     def _store(self, path: str, stamp: FileStamp | None, ev: Evaluation) -> None:
         self.cache.store_evaluation(path, self.profile_key, stamp, ev)
         if ev.risks is not None:
             self.cache.store_risks(path, stamp, ev.risks)
+
+
+def _worker_pids(pool: Any) -> frozenset[int]:
+    """The process ids of a multiprocessing pool's workers (its own list of them)."""
+    return frozenset(p.pid for p in getattr(pool, "_pool", ()))
 
 
 def _start_method_available(method: str) -> bool:

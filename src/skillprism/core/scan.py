@@ -8,6 +8,7 @@ not need: a skill folder holding 20,000 resources costs one directory listing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -30,6 +31,16 @@ TreeListing = dict[str, str]
 kind and name, kind being 'l' (symlink), 'd' (folder), 'f' (regular file) or 'o' (anything
 else), the entries joined by NUL (which no file name holds): one string per folder, which costs
 little to hand to another process."""
+
+
+def entry_kind(entry: os.DirEntry[str]) -> str:
+    """An entry's kind as `TreeListing` writes it, from the listing's own file types (no stat
+    that follows a link). Raises OSError when the listing gave no type and it cannot be had."""
+    if entry.is_symlink():
+        return "l"
+    if entry.is_dir(follow_symlinks=False):
+        return "d"
+    return "f" if entry.is_file(follow_symlinks=False) else "o"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,16 +176,8 @@ def search(
             except OSError:  # e.g. a symlink loop (ELOOP): not a folder; a SKILL.md is reported
                 is_link, is_dir = True, False
             if kinds is not None:
-                if is_link:
-                    kinds.append("l" + name)
-                elif is_dir:
-                    kinds.append("d" + name)
-                else:
-                    try:
-                        regular_entry = entry.is_file(follow_symlinks=False)
-                    except OSError:
-                        regular_entry = False
-                    kinds.append(("f" if regular_entry else "o") + name)
+                with contextlib.suppress(OSError):
+                    kinds.append(entry_kind(entry) + name)
             if is_dir:
                 if name in ignored:
                     continue

@@ -10,12 +10,14 @@ skill), so its target outside is never touched. Sizes, counts and depth are boun
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from stat import S_ISREG
 
+from skillprism.core.scan import entry_kind
 from skillprism.core.security.model import SecurityLimits
 
 _OPEN_FLAGS = (
@@ -131,16 +133,8 @@ def list_folder(folder: str) -> list[str]:
     out = []
     with os.scandir(folder) as it:
         for entry in it:
-            try:
-                if entry.is_symlink():
-                    kind = "l"
-                elif entry.is_dir(follow_symlinks=False):
-                    kind = "d"
-                else:
-                    kind = "f" if entry.is_file(follow_symlinks=False) else "o"
-            except OSError:
-                continue
-            out.append(kind + entry.name)
+            with contextlib.suppress(OSError):
+                out.append(entry_kind(entry) + entry.name)
     return out
 
 

@@ -1,6 +1,7 @@
 """Importing this module readies the security pass: its modules, bandit's plugins and
-detect-secrets' plugins load once. A parent process imports it before it forks its workers (and
-the window's fork server preloads it), so each worker does not load them again."""
+detect-secrets' plugins load once. A fork server preloads it, so each worker it starts does not
+load them again. (A forked pool's workers load the engine in their initializer and bandit and
+detect-secrets when a file first needs them; the process that forks them never loads any.)"""
 
 from __future__ import annotations
 

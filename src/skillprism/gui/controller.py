@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from skillprism.app.filter_index import FilterIndex, FilterQuery
 from skillprism.app.release import Graveyard
@@ -75,6 +75,11 @@ class Preview:
 
 # The longest the worker waits for the window to apply an answer before it goes on.
 APPLY_WAIT_S = 1.0
+# After an answer the window lays out and repaints in several passes of its event loop. The worker
+# holds still until the GUI thread has gone one tick of SETTLE_TICK_MS using less than
+# SETTLE_CPU_S of processor time: then what applying set off has run.
+SETTLE_TICK_MS = 2
+SETTLE_CPU_S = 0.001
 # How long the worker releases a replaced workspace at a time, between requests.
 DIG_SLICE_S = 0.004
 # How long a thread that wants the interpreter lock waits before it asks for it (see Controller).
@@ -315,6 +320,13 @@ class Controller(QObject):
         self._sig_request.connect(self._worker.run)
         self._worker.sig_answer.connect(self._on_answer)
         self._worker.sig_error.connect(self._on_error)
+        # Ticks after each answer until the window has settled (see SETTLE_CPU_S).
+        self._settle_timer = QTimer(self)
+        self._settle_timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._settle_timer.setInterval(SETTLE_TICK_MS)
+        self._settle_timer.timeout.connect(self._check_settled)
+        self._settle_cpu = 0.0
+        self._settle_deadline = 0.0
         self._thread.start()
         # The first scan evaluates through a fork server; start it now, beside the window.
         threading.Thread(
@@ -347,15 +359,27 @@ class Controller(QObject):
             if self._settle(kind, generation):
                 self.sig_answer.emit(kind, result)
         finally:
-            # Once what applying posted (layout, repaint) has run too: a zero timer fires after
-            # the events already queued.
-            QTimer.singleShot(0, self._worker.applied.set)
+            # Not yet: applying posts layout and repaint work that runs in later passes of the
+            # event loop, through the models' Python methods. Were the worker to start on the next
+            # request now, each of those calls would wait for the interpreter lock.
+            self._settle_cpu = time.thread_time()
+            self._settle_deadline = time.monotonic() + APPLY_WAIT_S
+            self._settle_timer.start()
+
+    def _check_settled(self) -> None:
+        """Let the worker go on once a tick passed with the GUI thread (nearly) idle."""
+        cpu = time.thread_time()
+        if cpu - self._settle_cpu < SETTLE_CPU_S or time.monotonic() > self._settle_deadline:
+            self._settle_timer.stop()
+            self._worker.applied.set()
+        self._settle_cpu = cpu
 
     def _on_error(self, kind: str, generation: int, message: str) -> None:
         if self._settle(kind, generation):
             self.sig_failed.emit(kind, message)
 
     def shutdown(self) -> None:
+        self._settle_timer.stop()
         self._thread.requestInterruption()
         self._worker.applied.set()
         self._thread.quit()

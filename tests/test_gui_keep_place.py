@@ -135,3 +135,24 @@ def test_the_last_selection_comes_back_on_the_next_start(qtbot, tmp_path: Path) 
         assert "skills" in again.windowTitle() and "Agent Skills" in again.windowTitle()
     finally:
         again.shutdown()
+
+
+def test_the_restored_selection_is_shown_in_the_middle_of_the_tree(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    names = [f"skill-{i:03d}" for i in range(120)]
+    for name in names:
+        _skill(root, name)
+    key = str(root / names[90] / "SKILL.md")
+    w = _window(qtbot, tmp_path, [str(root)])
+    with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
+        w.select_skill(key)
+    w.close()
+    again = _window(qtbot, tmp_path, [str(root)])
+    try:
+        assert again.selected_key == key
+        rect = again.tree.visualRect(again.tree.currentIndex())
+        height = again.tree.viewport().height()
+        # in the middle, not on the bottom edge where scrolling just far enough would leave it
+        assert height / 4 < rect.center().y() < height * 3 / 4
+    finally:
+        again.shutdown()

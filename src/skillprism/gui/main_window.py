@@ -583,7 +583,7 @@ class MainWindow(QMainWindow):
             self.tree.verticalScrollBar().setValue(scroll)
         if key and self._skill(key) is None and previous is not None:
             key = self._same_skill_moved(previous)  # a renamed folder keeps its selection
-        self._select_key(key, keep_line=True)
+        self._select_key(key, keep_line=True, center=first)
         self._update_status(loaded)
         self._update_title()
         if self.live:
@@ -663,7 +663,9 @@ class MainWindow(QMainWindow):
         ]
         return same[0] if len(same) == 1 else ""
 
-    def _select_key(self, key: str, keep_line: bool = False) -> None:
+    def _select_key(self, key: str, keep_line: bool = False, center: bool = False) -> None:
+        """Select the skill `key` in the tree (scrolled into sight: to the middle with `center`,
+        as for the selection restored at start, so its neighbours and its root show too)."""
         if not key:
             self._show_nothing()
             return
@@ -674,7 +676,12 @@ class MainWindow(QMainWindow):
         idx = src
         if idx.isValid():
             self.tree.setCurrentIndex(idx)
-            self.tree.scrollTo(idx)
+            self.tree.scrollTo(
+                idx,
+                QAbstractItemView.ScrollHint.PositionAtCenter
+                if center
+                else QAbstractItemView.ScrollHint.EnsureVisible,
+            )
         self._show_key(key)
 
     def select_skill(self, key: str, line: int = 0) -> None:

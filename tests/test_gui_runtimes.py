@@ -117,3 +117,33 @@ def test_matrix_filters_skills_freezes_their_column_and_marks_warnings(
     assert clicked == [("/s/pdf-merge/SKILL.md", "pi")]
     view.table.verticalScrollBar().setValue(0)
     assert view.frozen.verticalScrollBar().value() == view.table.verticalScrollBar().value()
+
+
+def test_runtime_details_show_the_chosen_runtimes_sheet_and_follow_the_picker(
+    qtbot, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from skillprism.gui.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(tmp_path)],
+        profile="copilot-cli",
+        project=str(tmp_path),
+        dark=False,
+        settings=settings,
+    )
+    qtbot.addWidget(w)
+    w.live = False
+    try:
+        w.act_runtime_details.trigger()
+        dialog, browser = w._details
+        assert "GitHub Copilot CLI" in dialog.windowTitle()
+        text = browser.toPlainText()
+        assert "Known differences from the runtime" in text and "Sources" in text
+        assert "1.0.102" in text
+        w.profile_combo.setCurrentIndex(w.profile_combo.findData("codex"))
+        assert "Codex" in dialog.windowTitle() and "0.169.0" in browser.toPlainText()
+    finally:
+        w.shutdown()

@@ -13,6 +13,7 @@ from skillprism.cli import (
     activate,
     check,
     gui,
+    profiles,
     prompt,
     report,
     resource,
@@ -22,7 +23,7 @@ from skillprism.cli import (
 )
 from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
-COMMANDS = (check, prompt, activate, resource, watch, report, where, gui, selftest)
+COMMANDS = (check, prompt, activate, resource, watch, report, where, profiles, gui, selftest)
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 

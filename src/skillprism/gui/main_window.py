@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self._report_path = ""
         self._undo_roots: list[str] | None = None  # the folders before the last removal
         self._reference: tuple[Any, Any] | None = None  # the reference window, once opened
+        self._details: tuple[Any, Any] | None = None  # the runtime details window, once opened
         self._index_size = 0
         self._build_ui()
         self._build_actions()
@@ -361,6 +362,11 @@ class MainWindow(QMainWindow):
         self.act_diag_ref = act(
             "&Diagnostics Reference", lambda: self.show_diagnostics_reference(), "F1"
         )
+        self.act_runtime_details = act("&Runtime Details", self.show_runtime_details)
+        self.act_runtime_details.setToolTip(
+            "The chosen runtime's release, how well it is known, the folders it reads, its known "
+            "differences and every source"
+        )
         self.act_about = act("&About Skill Prism", self.show_about)
 
         bar = QToolBar("Main")
@@ -451,6 +457,7 @@ class MainWindow(QMainWindow):
         m_view.addAction(self.matrix_dock.toggleViewAction())
         m_help = mb.addMenu("&Help")
         m_help.addAction(self.act_diag_ref)
+        m_help.addAction(self.act_runtime_details)
         m_help.addAction(self.act_about)
         self._refresh_recent_menu()
 
@@ -919,6 +926,8 @@ class MainWindow(QMainWindow):
         self.profile = self.profile_combo.currentData()
         self.settings.setValue("profile", self.profile)
         self._open()
+        if self._details is not None and self._details[0].isVisible():
+            self.show_runtime_details()  # it follows the runtime chosen
 
     # --- roots, files, editor ----------------------------------------------------------------------------
 
@@ -1196,6 +1205,33 @@ class MainWindow(QMainWindow):
         dialog.raise_()
         if code:
             browser.scrollToAnchor(code.lower())
+
+    def show_runtime_details(self) -> None:
+        """The chosen runtime's profile sheet in its own window: release, level, how each part
+        was established, the folders it reads, its known differences and every cited source."""
+        from skillprism.core.profiles import ProfileError, load_profile
+        from skillprism.gui.preview import runtime_details_html
+
+        try:
+            profile = load_profile(self.profile)
+        except ProfileError as err:
+            self.statusBar().showMessage(str(err), 8000)
+            return
+        if self._details is None:
+            from PySide6.QtWidgets import QDialog
+
+            dialog = QDialog(self)
+            dialog.resize(900, 700)
+            browser = SafeBrowser()
+            layout = QVBoxLayout(dialog)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(browser)
+            self._details = (dialog, browser)
+        dialog, browser = self._details
+        dialog.setWindowTitle(f"{profile.title} — Runtime Details — {APP_NAME}")
+        browser.setHtml(runtime_details_html(profile, dark=self.dark))
+        dialog.show()
+        dialog.raise_()
 
     def show_about(self) -> None:
         QMessageBox.about(

@@ -12,6 +12,7 @@ from typing import Any
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.document import parse_document
+from skillprism.core.profiles import Profile
 from skillprism.core.resources import list_resources
 from skillprism.gui.icons import STATE_TEXT
 
@@ -249,6 +250,14 @@ def resolve_link(skill: SkillEntry, reference: str, *, dark: bool = False) -> st
 _ESCAPED_ANCHOR = re.compile(
     r"&lt;a id=&quot;(sp\d+)&quot;&gt;&lt;/a&gt;|&lt;a id=\"(sp\d+)\"&gt;&lt;/a&gt;"
 )
+
+
+def runtime_details_html(profile: Profile, *, dark: bool = False) -> str:
+    """A runtime profile's sheet (core/profile_sheet.py) as a page."""
+    from skillprism.core.profile_sheet import profile_sheet_markdown
+    from skillprism.render.markdown_html import render_markdown
+
+    return _page(render_markdown(profile_sheet_markdown(profile), dark=dark), dark)
 
 
 def diagnostics_reference_html(*, dark: bool = False) -> str:

@@ -417,16 +417,23 @@ class Tier1Model:
         return out.replace("&#x27;", "&#39;") if escape == "xml-dec" else out
 
     def _values(self, item: _Prepared) -> dict[str, str]:
-        return {
+        values = {
             "name": self._esc(item.name, "name"),
             "location": self._esc(item.location, "location"),
             "scope": item.skill.root.scope,
             "path": self._esc(item.skill.path, "path"),
             "short_path": self._esc(item.short_path, "location"),
-            "folder_location": self._esc(_folder_location(item.skill), "location"),
+            "folder_location": "",
             "category": item.category,
             "group": item.group,
         }
+        # Resolving the folder asks the file system once per skill: only for a style that shows it.
+        if (
+            "{folder_location}" in self.spec.entry
+            or "{folder_location}" in self.spec.entry_name_only
+        ):
+            values["folder_location"] = self._esc(_folder_location(item.skill), "location")
+        return values
 
     def _cut_text(self, description: str, keep: int) -> str:
         """`description` cut to `keep` characters, the profile's cut suffix ("…", "...") ending

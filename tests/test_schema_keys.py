@@ -353,6 +353,25 @@ def test_root_rules_and_enabled_by(proj: Path) -> None:
         profile(roots='[[roots]]\nscope = "p"\npath = "{project}/x"\nrules.nope = "skip"\n')
 
 
+def test_unless_env_reads_a_root_only_while_the_variables_are_unset(proj: Path) -> None:
+    roots = (
+        '[[roots]]\nscope = "home"\npath = "{project}/home-skills"\n'
+        '[[roots]]\nscope = "shared"\npath = "{project}/shared"\nunless_env = ["MY_HOME"]\n'
+    )
+    shared = write(proj, "shared/s/SKILL.md", fm("name: s\ndescription: S."))
+    prof = profile(roots=roots)
+    home = str(proj.parent / "home")
+    unset = build_catalog(prof, project=str(proj), home=home, env={"MY_HOME": ""})
+    assert get(unset, shared).loaded
+    cat = build_catalog(prof, project=str(proj), home=home, env={"MY_HOME": "/x"})
+    entry = get(cat, shared)
+    assert entry.status == "not-discovered" and "$MY_HOME is not set" in entry.reason
+    off = [d for d in cat.diagnostics if d.code == RULES["root-off-by-default"].code]
+    assert off and "make sure $MY_HOME is not set" in off[0].hint
+    with pytest.raises(ProfileError, match=r"roots\[0\]\.unless_env\[0\]"):
+        profile(roots='[[roots]]\nscope = "p"\npath = "{project}/x"\nunless_env = ["A-B"]\n')
+
+
 # --- tier 1 --------------------------------------------------------------------------------------
 
 T1 = '[tier1]\nheader = "<h>"\nfooter = "</h>"\nentry = "{name}|{description}|{path}"\n'

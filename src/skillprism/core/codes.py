@@ -502,8 +502,9 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "root-off-by-default",
         "info",
         "Root read only when enabled",
-        "The runtime reads this root only when a setting turns it on (profile key `enabled_by`); "
-        "its skills are shown as not discovered.",
+        "The runtime reads this root only when a setting turns it on (profile key `enabled_by`) "
+        "or while an environment variable is unset (`unless_env`); its skills are shown as not "
+        "discovered.",
     ),
     (
         "SP315",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from skillprism.core.catalog import RootInfo
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import expand_template
+from skillprism.core.resolve import expand_template, root_condition
 from skillprism.core.scan import SKILL_FILE_LOWER, FoundFile, search
 
 PERSONAL, PROJECT = "personal", "project"
@@ -125,7 +125,7 @@ def target_root(
     `*`. None when the runtime has no such root."""
     n = len(profile.roots)
     for index, template in enumerate(profile.roots):
-        if template.enabled_by or (template.namespace == "plugin") != bool(plugin):
+        if root_condition(template, env) or (template.namespace == "plugin") != bool(plugin):
             continue
         path = expand_template(template.path.replace("*", plugin or "*"), project, home, env)
         if "*" in path:

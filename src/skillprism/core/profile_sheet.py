@@ -42,6 +42,7 @@ def profile_sheet(profile: Profile) -> dict[str, Any]:
                 "path": r.path,
                 "layout": r.layout,
                 "enabled_by": r.enabled_by,
+                "unless_env": list(r.unless_env),
                 "note": r.note,
             }
             for r in profile.roots
@@ -80,6 +81,9 @@ def profile_sheet_markdown(profile: Profile) -> str:
         lines += ["| scope | folder | layout | read when |", "|---|---|---|---|"]
         for root in sheet["roots"]:
             when = root["enabled_by"] or "always"
+            if root["unless_env"]:
+                names = " and ".join(f"${name}" for name in root["unless_env"])
+                when = f"{'' if when == 'always' else when + '; '}while {names} unset"
             if root["note"]:
                 when = f"{when}: {root['note']}"
             lines.append(

@@ -91,6 +91,9 @@ class RootTemplate:
     # The runtime reads this root only when a setting turns it on ("" = always read); its skills
     # are shown as not discovered, naming the setting.
     enabled_by: str = ""
+    # The runtime reads this root only while none of these environment variables is set (Copilot
+    # CLI reads ~/.agents/skills only without $COPILOT_HOME).
+    unless_env: tuple[str, ...] = ()
 
 
 LEVELS = ("verified", "partial", "documented", "specified")
@@ -379,6 +382,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 md_files=r.get("md_files", bool, False),
                 rules=_parse_rules(r.get("rules", dict, {}), where, f"roots[{i}].rules"),
                 enabled_by=r.get("enabled_by", str, ""),
+                unless_env=_env_names(r, "unless_env"),
             )
         )
         r.check_unknown()
@@ -509,6 +513,15 @@ def clash_key(profile: Profile, name: str) -> str:
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _env_names(reader: _Reader, key: str) -> tuple[str, ...]:
+    """A list of environment variable names (letters, digits and '_', not starting with a digit)."""
+    names = reader.strings(key)
+    for i, name in enumerate(names):
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise reader.fail(f"{key}[{i}]", f"not an environment variable name: {name!r}")
+    return names
 
 
 def _parse_rules(table: Mapping[str, Any], where: str, prefix: str) -> dict[str, RuleSetting]:

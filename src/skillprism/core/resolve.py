@@ -25,7 +25,7 @@ from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.policy import Policy
-from skillprism.core.profiles import Profile, clash_key
+from skillprism.core.profiles import Profile, RootTemplate, clash_key
 from skillprism.core.scan import (
     DEFAULT_MAX_DEPTH,
     SKILL_FILE_LOWER,
@@ -124,6 +124,17 @@ def repository_root(start: str) -> str | None:
 _TEMPLATE_FIELD = re.compile(r"\{env:([^}:]+)(?::([^}]*))?\}|\{(home|project)\}")
 
 
+def root_condition(template: RootTemplate, env: Mapping[str, str]) -> str:
+    """What must hold for the runtime to read this root, when it does not hold now ("" = it
+    reads the root): a setting it needs turned on (`enabled_by`), environment variables it needs
+    unset (`unless_env`, when one is set)."""
+    conditions = [template.enabled_by] if template.enabled_by else []
+    if any(env.get(name) for name in template.unless_env):
+        names = " and ".join(f"${name}" for name in template.unless_env)
+        conditions.append(f"{names} {'is' if len(template.unless_env) == 1 else 'are'} not set")
+    return "; ".join(conditions)
+
+
 def expand_template(template: str, project: str, home: str, env: Mapping[str, str]) -> str:
     """Expand `{env:VAR[:default]}`, `{home}`, `{project}` and a leading `~` in one pass: values
     are never scanned again, so a variable holding `{env:...}` cannot loop."""
@@ -176,7 +187,7 @@ def profile_roots(
                         namespace=template.namespace,
                         exists=os.path.isdir(path),
                         template=index,
-                        enabled_by=template.enabled_by,
+                        enabled_by=root_condition(template, env),
                     )
                 )
     roots.sort(key=lambda r: r.rank)
@@ -509,7 +520,7 @@ def build_catalog(
                     Finding(
                         "root-off-by-default",
                         f"{profile.title} reads this root only when {root.enabled_by}",
-                        hint=f"turn on {root.enabled_by} to use the skills here",
+                        hint=f"to use the skills here, make sure {root.enabled_by}",
                     ),
                 )
             for f in files:

@@ -9,7 +9,11 @@ import json
 import pytest
 
 from skillprism.cli import main
-from skillprism.core.profile_sheet import GAP_PREFIX, profile_sheet, profile_sheet_markdown
+from skillprism.core.profile_sheet import (
+    is_known_difference,
+    profile_sheet,
+    profile_sheet_markdown,
+)
 from skillprism.core.profiles import available_profiles, load_profile
 
 
@@ -24,7 +28,7 @@ def test_every_sheet_states_release_level_sources_and_known_differences(name: st
         assert sheet["sources"]
     for source in sheet["sources"]:
         assert source in text
-    gaps = [a for a in profile.assumptions if a.startswith(GAP_PREFIX)]
+    gaps = [a for a in profile.assumptions if is_known_difference(a)]
     assert len(sheet["known_differences"]) == len(gaps)
     for gap in sheet["known_differences"]:
         assert gap in text

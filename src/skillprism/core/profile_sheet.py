@@ -17,14 +17,20 @@ LEVEL_WORDS = {
     "documented": "documented only: the runtime's code was not run",
     "specified": "modelled from a written specification",
 }
-# An assumption that names a known difference from the runtime starts with this.
+# An assumption that names a known difference from the runtime starts with one of these ("Schema
+# gap:" is dropped from the sheet's list; "Known difference (lab: case)" stays, naming its case).
 GAP_PREFIX = "Schema gap:"
+KNOWN_PREFIX = "Known difference"
+
+
+def is_known_difference(assumption: str) -> bool:
+    return assumption.startswith((GAP_PREFIX, KNOWN_PREFIX))
 
 
 def profile_sheet(profile: Profile) -> dict[str, Any]:
     """The sheet as plain data (the JSON form of `skillprism profiles --format json`)."""
     rt = profile.runtime
-    gaps = [a for a in profile.assumptions if a.startswith(GAP_PREFIX)]
+    gaps = [a for a in profile.assumptions if is_known_difference(a)]
     return {
         "name": profile.name,
         "title": profile.title,
@@ -48,8 +54,8 @@ def profile_sheet(profile: Profile) -> dict[str, Any]:
             for r in profile.roots
         ],
         "sources": list(profile.sources),
-        "known_differences": [g[len(GAP_PREFIX) :].strip() for g in gaps],
-        "assumptions": [a for a in profile.assumptions if not a.startswith(GAP_PREFIX)],
+        "known_differences": [g.removeprefix(GAP_PREFIX).strip() for g in gaps],
+        "assumptions": [a for a in profile.assumptions if not is_known_difference(a)],
         "path": profile.path,
     }
 

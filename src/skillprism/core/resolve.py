@@ -1134,6 +1134,12 @@ def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> N
             if first is not d:
                 d["shadowed_by"] = first["path"]
                 d["reason"] = f"same file as {first['path']}; it loads once"
+                if profile.in_root_order == "file-system" and d["root"].path == first["root"].path:
+                    # two paths in one folder: the one the file system gives first is kept
+                    d["reason"] += (
+                        f"; which path is kept varies (see {RULES['clash-winner-varies'].code})"
+                    )
+                    _note_varying_winner(profile, policy, d["qualified_name"], first, [first, d])
                 _add(
                     d,
                     policy.report(

@@ -2,8 +2,10 @@
 
 npm packages go to `<cache>/<runtime>/node_modules` with `npm install --ignore-scripts` (no
 install script ever runs) at exact versions; PyPI packages to `<cache>/<runtime>/site` with
-`pip install --target`. A runtime already present at its pinned release is left alone, so a
-second run needs no network. The cache is `conformance/.cache` or $SKILLPRISM_LAB_CACHE.
+`pip install --target` (a runtime with `pypi_replace` gets its pins without their dependencies,
+then those dependencies with the replacements). A runtime already present at its pinned release is
+left alone, so a second run needs no network. The cache is `conformance/.cache` or
+$SKILLPRISM_LAB_CACHE.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def install_pypi(rt: Runtime) -> None:
     if site.exists():
         shutil.rmtree(site)
     site.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [
+    pip = [
         python_for(rt),
         "-m",
         "pip",
@@ -84,8 +86,41 @@ def install_pypi(rt: Runtime) -> None:
         "--no-compile",
         "--target",
         str(site),
-        *[f"{name}=={version}" for name, version in rt.pypi.items()],
     ]
+    pins = [f"{name}=={version}" for name, version in rt.pypi.items()]
+    if not rt.pypi_replace:
+        _run([*pip, *pins])
+        return
+    # pip cannot override a dependency pin: install the pins alone, then their requirements
+    # (markers kept for pip to evaluate, extras left out) with the replacements applied.
+    _run([*pip, "--no-deps", *pins])
+    wanted = requirements(site, rt.pypi)
+    reqs = [rt.pypi_replace.get(r, r) for r in wanted]
+    unused = set(rt.pypi_replace) - set(wanted)
+    if unused:
+        raise SystemExit(f"{rt.name}: pypi_replace names no requirement: {', '.join(unused)}")
+    req_file = rt.install_dir / "requirements.txt"
+    req_file.write_text("".join(f"{r}\n" for r in reqs), encoding="utf-8")
+    _run([*pip, "-r", str(req_file)])
+
+
+def requirements(site: Path, pins: dict[str, str]) -> list[str]:
+    """The Requires-Dist lines of the installed pins, without the ones of an extra."""
+    out: list[str] = []
+    for name, version in pins.items():
+        meta = site / f"{name.replace('-', '_')}-{version}.dist-info" / "METADATA"
+        for line in meta.read_text(encoding="utf-8").splitlines():
+            if not line.startswith("Requires-Dist:"):
+                if not line:  # the headers end at the first blank line
+                    break
+                continue
+            req = line.split(":", 1)[1].strip()
+            if "extra ==" not in req:
+                out.append(req)
+    return out
+
+
+def _run(cmd: list[str]) -> None:
     print(f"  $ {' '.join(cmd)}", flush=True)
     subprocess.run(cmd, check=True)
 

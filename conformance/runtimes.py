@@ -38,6 +38,10 @@ class Runtime:
     kind: str  # "node" | "bun" | "python": how the driver is started
     npm: dict[str, str] = field(default_factory=dict)  # exact npm pins (package -> version)
     pypi: dict[str, str] = field(default_factory=dict)  # exact PyPI pins
+    # Requirements of the pinned packages that the registry no longer serves as written, each
+    # replaced by the one it does serve (old -> new); install.py then installs the pins without
+    # their dependencies and those dependencies itself (see install.install_pypi).
+    pypi_replace: dict[str, str] = field(default_factory=dict)
     package: str = ""  # the runtime's own package (its folder is passed as SKILLPRISM_LAB_PKG)
     style: str = ""  # tier-1 style of the profile to compare with ("" = the profile's own)
     batch: bool = True  # the driver accepts a JSON array of jobs
@@ -164,9 +168,8 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
-# Installable but not driven yet (profiles documented only): Amp (@ampcode/cli-linux-x64, a Bun
-# binary that may contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12,
-# see `python` above).
+# Not driven yet (profile documented only): Amp (@ampcode/cli-linux-x64, a Bun binary that may
+# contact its server).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -283,6 +286,24 @@ RUNTIMES: dict[str, Runtime] = {
             notes=(
                 "load_project_skills(work_dir) then load_user_skills(), merged as "
                 "AgentContext does (project first, a name once); tier 1 = to_prompt(skills).",
+            ),
+        ),
+        Runtime(
+            name="mistral-vibe",
+            release="3.0.3",
+            profile="mistral-vibe",
+            driver="mistral-vibe.py",
+            kind="python",
+            pypi={"mistral-vibe": "3.0.3"},
+            # 3.0.3 pins every dependency exactly; certifi 2026.10.19 is served only as its
+            # .post1 re-release (same certificates), which pip would refuse against the pin.
+            pypi_replace={"certifi==2026.10.19": "certifi==2026.10.19.post1"},
+            package="vibe",
+            python="3.12",
+            notes=(
+                "discover_session_skills (SkillManager, project_core_skills) with the working "
+                "folder trusted for the session; tier 1 = the '## Available Skills' section and "
+                "the <available-skills> block of the native harness's system message.",
             ),
         ),
         Runtime(

@@ -268,6 +268,25 @@ def test_skillprism_side_matches_the_prompt_command(tmp_path, pi_profile):
     assert entry.loaded and entry.name == "t1-escape"
 
 
+def test_pypi_replace_applies_to_the_pins_own_requirements(tmp_path):
+    from conformance import install
+
+    dist = tmp_path / "pkg_x-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Name: pkg-x\nVersion: 1.0\nRequires-Dist: certifi==1.0\n"
+        "Requires-Dist: jeepney==0.9.0 ; sys_platform == 'linux'\n"
+        "Requires-Dist: extra-only>=1 ; extra == 'voice'\n\nRequires-Dist: not a header\n",
+        encoding="utf-8",
+    )
+    assert install.requirements(tmp_path, {"pkg-x": "1.0"}) == [
+        "certifi==1.0",
+        "jeepney==0.9.0 ; sys_platform == 'linux'",
+    ]
+    vibe = RUNTIMES["mistral-vibe"]
+    assert vibe.python == "3.12" and set(vibe.pypi_replace) == {"certifi==2026.10.19"}
+
+
 def test_summary_table_lists_each_runtime():
     r = run.RuntimeReport("pi", "0.73.1", "pi")
     r.tally.agree["loaded"], r.tally.total["loaded"] = 3, 4

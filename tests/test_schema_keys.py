@@ -112,6 +112,19 @@ def test_exact_and_trimmed_openers(proj: Path) -> None:
     assert get(trimmed, indented).loaded and get(trimmed, spaced).loaded
 
 
+def test_dashes_opener_and_closer(proj: Path) -> None:
+    four = write(proj, "skills/a/SKILL.md", "----  \nname: a\ndescription: A.\n-----\nBody\n")
+    text = write(proj, "skills/b/SKILL.md", "---\nname: b\ndescription: B.\n---x\nBody\n")
+    usual = build(profile(), proj)
+    assert get(usual, four).status == "skipped"
+    cat = build(profile('[frontmatter]\nopener = "dashes"\ncloser = "dashes"'), proj)
+    e = get(cat, four)
+    assert e.loaded and e.description == "A." and "delimiter-lenient" in rules_of(e)
+    # '---x' is not a line of dashes: the block stays open and the file has no frontmatter.
+    assert get(cat, text).status == "skipped"
+    assert "frontmatter-unclosed" in rules_of(get(cat, text))
+
+
 def test_before_opener_nothing_means_no_frontmatter(proj: Path) -> None:
     path = write(proj, "skills/a/SKILL.md", "\n" + fm("name: a\ndescription: A."))
     assert get(build(profile(), proj), path).loaded

@@ -9,6 +9,7 @@ gets the same file split again its own way by `frame`, once per framing (cached 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from skillprism.core.document import (
@@ -66,7 +67,13 @@ def frame(doc: SkillDocument, framing: Framing) -> SkillDocument:
     return out
 
 
+# `dashes`: Python's `^-{3,}\s*$` on one line (python-frontmatter, Mistral Vibe's parser).
+_DASHES = re.compile(r"-{3,}\s*")
+
+
 def _opens(line: str, opener: str) -> bool:
+    if opener == "dashes":
+        return _DASHES.fullmatch(line) is not None
     if opener == "trimmed":
         return line.strip() == "---"
     if opener == "exact":
@@ -79,6 +86,8 @@ def _opens(line: str, opener: str) -> bool:
 
 
 def _closes(line: str, closer: str) -> bool:
+    if closer == "dashes":
+        return _DASHES.fullmatch(line) is not None
     if closer == "trimmed":
         return line.strip() == "---"
     if closer == "prefix":
@@ -100,6 +109,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
             "trimmed": "a '---' line (spaces around it allowed)",
             "prefix": "a line starting with '---'",
             "prefix3": "a line starting with '---' and no fourth '-'",
+            "dashes": "a line of three or more '-'",
             "line": "a '---' line",
         }[framing.opener]
         where = "" if framing.before_opener == "blank-lines" else " (nothing may come before it)"
@@ -128,7 +138,9 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     opener = lines[first]
     if opener != "---":
         rule = "delimiter-trailing-space" if opener.rstrip() == "---" else "delimiter-lenient"
-        doc.findings.append(_delimiter_finding(rule, opener, first + 1, "opens"))
+        doc.findings.append(
+            _delimiter_finding(rule, opener, first + 1, "opens", framing.opener == "dashes")
+        )
     close = first + 1
     while close < len(lines) and not _closes(lines[close], framing.closer):
         close += 1
@@ -147,7 +159,9 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     closer = lines[close]
     if closer != "---":
         rule = "delimiter-trailing-space" if closer.rstrip() == "---" else "delimiter-lenient"
-        doc.findings.append(_delimiter_finding(rule, closer, close + 1, "closes"))
+        doc.findings.append(
+            _delimiter_finding(rule, closer, close + 1, "closes", framing.closer == "dashes")
+        )
     # A prefix opener reads from the fifth character on, as `text.slice(4)` does: the rest of a
     # longer opener line ('----', '--- x') is the frontmatter's first line.
     head = [opener[4:]] if framing.opener.startswith("prefix") and len(opener) > 4 else []
@@ -170,15 +184,22 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     doc.frontmatter_text = fm
 
 
-def _delimiter_finding(rule: str, line: str, line_no: int, verb: str) -> Finding:
+def _delimiter_finding(
+    rule: str, line: str, line_no: int, verb: str, dashes: bool = False
+) -> Finding:
     if rule == "delimiter-trailing-space":
         return Finding(
             rule, "trailing white space after '---'", line_no, 4, "remove the spaces after '---'"
         )
+    why = (
+        "any line of three or more dashes delimits it"
+        if dashes
+        else "it only looks at the first three characters"
+    )
     return Finding(
         rule,
-        f"{line[:20]!r} {verb} the frontmatter for this runtime (it only looks at the first "
-        "three characters); most runtimes need a line of exactly '---'",
+        f"{line[:20]!r} {verb} the frontmatter for this runtime ({why}); most runtimes need a "
+        "line of exactly '---'",
         line_no,
         1,
         "write the delimiter as '---' alone on its line",

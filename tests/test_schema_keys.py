@@ -125,6 +125,15 @@ def test_dashes_opener_and_closer(proj: Path) -> None:
     assert "frontmatter-unclosed" in rules_of(get(cat, text))
 
 
+def test_trimmed_dashes_opener_allows_white_space_around_the_dashes(proj: Path) -> None:
+    spaced = write(proj, "skills/a/SKILL.md", "  ----\nname: a\ndescription: A.\n-----\nBody\n")
+    dashes = build(profile('[frontmatter]\nopener = "dashes"\ncloser = "dashes"'), proj)
+    assert get(dashes, spaced).status == "skipped"
+    cat = build(profile('[frontmatter]\nopener = "trimmed-dashes"\ncloser = "dashes"'), proj)
+    e = get(cat, spaced)
+    assert e.loaded and e.description == "A." and "delimiter-lenient" in rules_of(e)
+
+
 def test_before_opener_nothing_means_no_frontmatter(proj: Path) -> None:
     path = write(proj, "skills/a/SKILL.md", "\n" + fm("name: a\ndescription: A."))
     assert get(build(profile(), proj), path).loaded

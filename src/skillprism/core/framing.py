@@ -74,6 +74,8 @@ _DASHES = re.compile(r"-{3,}\s*")
 def _opens(line: str, opener: str) -> bool:
     if opener == "dashes":
         return _DASHES.fullmatch(line) is not None
+    if opener == "trimmed-dashes":  # the whole text strip()ped first: python-frontmatter
+        return _DASHES.fullmatch(line.lstrip()) is not None
     if opener == "trimmed":
         return line.strip() == "---"
     if opener == "exact":
@@ -110,6 +112,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
             "prefix": "a line starting with '---'",
             "prefix3": "a line starting with '---' and no fourth '-'",
             "dashes": "a line of three or more '-'",
+            "trimmed-dashes": "a line of three or more '-' (spaces around it allowed)",
             "line": "a '---' line",
         }[framing.opener]
         where = "" if framing.before_opener == "blank-lines" else " (nothing may come before it)"
@@ -139,7 +142,9 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     if opener != "---":
         rule = "delimiter-trailing-space" if opener.rstrip() == "---" else "delimiter-lenient"
         doc.findings.append(
-            _delimiter_finding(rule, opener, first + 1, "opens", framing.opener == "dashes")
+            _delimiter_finding(
+                rule, opener, first + 1, "opens", framing.opener in ("dashes", "trimmed-dashes")
+            )
         )
     close = first + 1
     while close < len(lines) and not _closes(lines[close], framing.closer):

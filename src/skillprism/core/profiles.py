@@ -39,7 +39,7 @@ FIELD_TYPES = (
 )
 YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
 # Frontmatter framing: how the opening and closing `---` lines are recognised (docs/profiles.md).
-OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3", "dashes")
+OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3", "dashes", "trimmed-dashes")
 CLOSERS = ("line", "trimmed", "prefix", "dashes")
 BEFORE_OPENER = ("blank-lines", "nothing")
 NUL_BYTES = ("binary", "text")

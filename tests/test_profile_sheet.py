@@ -60,3 +60,19 @@ def test_the_cli_lists_every_profile_with_its_level(capsys: pytest.CaptureFixtur
 def test_an_unknown_profile_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["profiles", "no-such-runtime"]) == 2
     assert "unknown profile" in capsys.readouterr().err
+
+
+def test_the_readme_runtime_table_states_each_profiles_level() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("| runtime | profile | release | level |")
+    rows = {}
+    for line in readme[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[1].strip("`")] = cells[3]
+    assert sorted(rows) == available_profiles()
+    for name, level in rows.items():
+        assert level == load_profile(name).runtime.level, name

@@ -399,6 +399,20 @@ def test_unless_env_reads_a_root_only_while_the_variables_are_unset(proj: Path) 
 T1 = '[tier1]\nheader = "<h>"\nfooter = "</h>"\nentry = "{name}|{description}|{path}"\n'
 
 
+def test_home_tilde_writes_paths_under_the_home_folder_with_a_tilde(proj: Path) -> None:
+    home = proj.parent / "home"
+    roots = (
+        '[[roots]]\nscope = "project"\npath = "{project}/skills"\n'
+        '[[roots]]\nscope = "personal"\npath = "~/skills"\n'
+    )
+    write(proj, "skills/p/SKILL.md", fm("name: p\ndescription: P."))
+    write(home, "skills/h/SKILL.md", fm("name: h\ndescription: H."))
+    t1 = '[tier1]\nheader = ""\nfooter = ""\nentry = "{name}={path}"\n'
+    assert f"h={home}/skills/h/SKILL.md" in listing(profile(t1, roots=roots), proj)
+    text = listing(profile(t1 + "home_tilde = true", roots=roots), proj)
+    assert "h=~/skills/h/SKILL.md" in text and f"p={proj}/skills/p/SKILL.md" in text
+
+
 def test_escape_flavours_and_fields(proj: Path) -> None:
     write(proj, "skills/it's/SKILL.md", fm("name: it's\ndescription: \"a <b> 'c'\""))
     xml = listing(profile(T1 + 'escape = "xml"'), proj)

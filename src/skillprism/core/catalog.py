@@ -79,6 +79,8 @@ class Catalog:
     policy: Policy | None = field(default=None, compare=False, repr=False)
     # Whether the security pass looked at these skills (its findings are in the diagnostics).
     security: bool = field(default=False, compare=False)
+    # The home folder the runtime's personal roots were expanded with ("" = not known).
+    home: str = field(default="", compare=False)
 
     def reporting(self) -> Policy:
         """This catalog's policy (the profile's defaults when it was built without one)."""

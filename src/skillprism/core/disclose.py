@@ -419,9 +419,9 @@ class Tier1Model:
     def _values(self, item: _Prepared) -> dict[str, str]:
         values = {
             "name": self._esc(item.name, "name"),
-            "location": self._esc(item.location, "location"),
+            "location": self._esc(self._home_tilde(item.location), "location"),
             "scope": item.skill.root.scope,
-            "path": self._esc(item.skill.path, "path"),
+            "path": self._esc(self._home_tilde(item.skill.path), "path"),
             "short_path": self._esc(item.short_path, "location"),
             "folder_location": "",
             "category": item.category,
@@ -432,8 +432,17 @@ class Tier1Model:
             "{folder_location}" in self.spec.entry
             or "{folder_location}" in self.spec.entry_name_only
         ):
-            values["folder_location"] = self._esc(_folder_location(item.skill), "location")
+            values["folder_location"] = self._esc(
+                self._home_tilde(_folder_location(item.skill)), "location"
+            )
         return values
+
+    def _home_tilde(self, path: str) -> str:
+        """`path` as `~/...` when it lies under the home folder and the style writes it so."""
+        home = self.catalog.home.rstrip("/")
+        if self.spec.home_tilde and home and path.startswith(home + "/"):
+            return "~" + path[len(home) :]
+        return path
 
     def _cut_text(self, description: str, keep: int) -> str:
         """`description` cut to `keep` characters, the profile's cut suffix ("…", "...") ending

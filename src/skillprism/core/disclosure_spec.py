@@ -81,6 +81,9 @@ class Tier1Spec:
         True  # loose: 'true' matches true; exact: the YAML value and type
     )
     require_description: bool = True
+    # Paths under the home folder are written '~/...' ({location}, {path}, {folder_location}):
+    # OpenClaw's compactPromptSkills.
+    home_tilde: bool = False
     list_empty_description: bool = False  # an empty (but present) description is still listed
     allowlist: bool = False
     order: str = "catalog"
@@ -327,6 +330,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
             "model_invocation_excludes", bool, d1.model_invocation_excludes
         ),
         require_description=t1.get("require_description", bool, d1.require_description),
+        home_tilde=t1.get("home_tilde", bool, d1.home_tilde),
         list_empty_description=t1.get("list_empty_description", bool, d1.list_empty_description),
         allowlist=t1.get("allowlist", bool, d1.allowlist),
         order=t1.get("order", str, d1.order, ORDERS),

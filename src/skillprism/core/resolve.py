@@ -543,7 +543,7 @@ def build_catalog(
         )
     if policy.ignore_paths:
         located = [loc for loc in located if not policy.ignores_path(loc.found.path)]
-    return resolve_located(profile, roots, located, root_diags, evaluator, policy)
+    return resolve_located(profile, roots, located, root_diags, evaluator, policy, home)
 
 
 def _install(
@@ -594,6 +594,7 @@ def resolve_located(
     root_diags: Sequence[Diagnostic],
     evaluator: Evaluations,
     policy: Policy,
+    home: str = "",
 ) -> Catalog:
     """The Catalog of `located` skill files: evaluate each (through `evaluator`), decide states,
     apply precedence. `build_catalog` calls it for a whole skill set; a live refresh calls it for
@@ -740,6 +741,7 @@ def resolve_located(
         diagnostics=tuple(root_diags),
         policy=policy,
         security=evaluator_scans(evaluator),
+        home=home,
     )
     return with_cross_skill_risks(catalog) if catalog.security else catalog
 

@@ -769,6 +769,7 @@ class LiveCatalog:
             diagnostics=old.diagnostics,
             policy=self.policy,
             security=self.security,
+            home=old.home,
         )
         if self.security:
             new = with_cross_skill_risks(new)

@@ -413,6 +413,20 @@ def test_home_tilde_writes_paths_under_the_home_folder_with_a_tilde(proj: Path) 
     assert "h=~/skills/h/SKILL.md" in text and f"p={proj}/skills/p/SKILL.md" in text
 
 
+def test_non_strings_js_json_reads_lists_and_mappings_as_json(proj: Path) -> None:
+    lst = write(proj, "skills/l/SKILL.md", fm("name: l\ndescription: [one, 2, true, null]"))
+    mp = write(proj, "skills/m/SKILL.md", fm('name: m\ndescription: {text: "n\\u00e9", k: 1.5}'))
+    num = write(proj, "skills/n/SKILL.md", fm("name: n\ndescription: 12345"))
+    rules = '[rules]\ndescription-not-string = "warning"\n'
+    js = build(profile(rules, '[frontmatter]\nnon_strings = "js-string"'), proj)
+    assert get(js, lst).description == "one,2,true,"
+    assert not get(js, mp).description  # String() of a yaml mapping throws: no description
+    cat = build(profile(rules, '[frontmatter]\nnon_strings = "js-json"'), proj)
+    assert get(cat, lst).description == '["one",2,true,null]'
+    assert get(cat, mp).description == '{"text":"n\u00e9","k":1.5}'
+    assert get(cat, num).description == "12345"
+
+
 def test_escape_flavours_and_fields(proj: Path) -> None:
     write(proj, "skills/it's/SKILL.md", fm("name: it's\ndescription: \"a <b> 'c'\""))
     xml = listing(profile(T1 + 'escape = "xml"'), proj)

@@ -8,6 +8,7 @@ description the way the runtime does (defaults, sanitising, collapsing).
 from __future__ import annotations
 
 import functools
+import json
 import os
 import posixpath
 import re
@@ -217,7 +218,7 @@ def _name(
         ev.name = dir_name if default else ""
         return
     if not isinstance(raw, str):
-        read_as = js_string(raw) if p.reading.non_strings == "js-string" else None
+        read_as = non_string_text(raw, p.reading.non_strings)
         ev.findings.append(
             Finding(
                 "name-not-string",
@@ -359,6 +360,44 @@ def _name_charset(ev: Evaluation, p: Profile, name: str, line: int, col: int) ->
 _EXPONENT = re.compile(r"e([+-])0*(\d)")
 
 
+def non_string_text(value: Any, mode: str) -> str | None:
+    """What a runtime whose profile says `non_strings = mode` reads a number, boolean, list or
+    mapping as (None = refused): `js-string` = JavaScript's String(); `js-json` = String() for a
+    number or boolean, JSON.stringify() for a list or mapping (OpenClaw)."""
+    if mode == "js-json" and isinstance(value, (list, dict)):
+        return js_json(value)
+    if mode in ("js-string", "js-json"):
+        return js_string(value)
+    return None
+
+
+def js_json(value: Any) -> str | None:
+    """JavaScript's JSON.stringify() of a YAML list or mapping (None for a value it cannot write
+    the way JavaScript would, such as a date)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (bool, int, float)):
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return "null"
+        return js_string(value)
+    if isinstance(value, list):
+        parts = [js_json(item) for item in value]
+        return None if None in parts else "[" + ",".join(parts) + "]"  # type: ignore[arg-type]
+    if isinstance(value, dict):
+        out = []
+        for key, item in value.items():
+            text = js_json(item)
+            if text is None:
+                return None
+            out.append(
+                f"{json.dumps(key if isinstance(key, str) else js_string(key), ensure_ascii=False)}:{text}"
+            )
+        return "{" + ",".join(out) + "}"
+    return None
+
+
 def js_string(value: Any) -> str | None:
     """What JavaScript's String() makes of a YAML number, boolean or list; None for anything else
     (the yaml package's mappings have no prototype: String() throws on them, in a list too).
@@ -468,7 +507,7 @@ def _description(
             ev.description = raw  # present, and empty: some runtimes list it so
         return
     if not isinstance(raw, str):
-        read_as = js_string(raw) if p.reading.non_strings == "js-string" else None
+        read_as = non_string_text(raw, p.reading.non_strings)
         ev.findings.append(
             Finding(
                 "description-not-string",

@@ -427,6 +427,17 @@ def test_non_strings_js_json_reads_lists_and_mappings_as_json(proj: Path) -> Non
     assert get(cat, num).description == "12345"
 
 
+def test_null_values_line_text_reads_a_null_as_the_text_on_its_line(proj: Path) -> None:
+    tilde = write(proj, "skills/t/SKILL.md", fm("name: t\ndescription: ~"))
+    word = write(proj, "skills/w/SKILL.md", fm("name: w\ndescription: null"))
+    empty = write(proj, "skills/e/SKILL.md", fm("name: e\ndescription:"))
+    assert not get(build(profile(), proj), tilde).description
+    cat = build(profile('[frontmatter]\nnull_values = "line-text"'), proj)
+    assert get(cat, tilde).description == "~" and get(cat, tilde).loaded
+    assert get(cat, word).description == "null"
+    assert not get(cat, empty).description  # no text on the line: still missing
+
+
 def test_escape_flavours_and_fields(proj: Path) -> None:
     write(proj, "skills/it's/SKILL.md", fm("name: it's\ndescription: \"a <b> 'c'\""))
     xml = listing(profile(T1 + 'escape = "xml"'), proj)

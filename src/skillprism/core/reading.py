@@ -55,6 +55,17 @@ def _fallback(profile: Profile, text: str) -> dict[str, Any]:
     )
 
 
+def _nulls_as_line_text(profile: Profile, text: str, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with each null name or description replaced by the text the line reader finds for
+    it ('~', 'null'): OpenClaw fills the keys its YAML leaves empty from parseLineFrontmatter."""
+    nulls = [k for k in ("name", "description") if k in data and data[k] is None]
+    if not nulls:
+        return data
+    lines = _fallback(profile, text)
+    filled = {k: lines[k] for k in nulls if isinstance(lines.get(k), str) and lines[k]}
+    return {**data, **filled} if filled else data
+
+
 _NUL_STAND_IN = "\ue000"
 
 
@@ -139,6 +150,8 @@ def frontmatter_data(
         data = _fallback(profile, text) if fallback else {}
         return (_restore_nul(data) if nul else data), yml
     data = _restore_nul(yml.data) if nul else yml.data
+    if r.null_values == "line-text" and isinstance(data, dict):
+        data = _nulls_as_line_text(profile, text, data)
     if fallback and r.fallback_when == "not-strings":
         fm = data if isinstance(data, dict) else {}
         odd = [

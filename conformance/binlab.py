@@ -54,6 +54,13 @@ PACKAGES: dict[str, Package] = {
         "2.1.330",
         "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
     ),
+    "amp": Package(
+        "amp",
+        "@sourcegraph/amp@0.0.1790142911-g7618fb",
+        "0.0.1790142911-g7618fb",
+        # @sourcegraph/amp depends on @ampcode/cli, whose optionalDependencies hold the binary.
+        "node_modules/@ampcode/cli-linux-x64/amp",
+    ),
 }
 
 

@@ -164,9 +164,8 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
-# Installable but not driven yet (profiles documented only): Amp (@ampcode/cli-linux-x64, a Bun
-# binary that may contact its server) and Mistral Vibe (mistral-vibe 3.0.3, needs Python >= 3.12,
-# see `python` above).
+# Installable but not driven yet (profile documented only): Mistral Vibe (mistral-vibe 3.0.3,
+# needs Python >= 3.12, see `python` above).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -347,6 +346,21 @@ RUNTIMES: dict[str, Runtime] = {
                 "Claude Code lists skills only inside a model session: the driver reads the "
                 "listing and budget code from the binary and runs it on synthetic skills "
                 "(conformance/claude_code_facts.py); the facts are compared, not fixtures.",
+            ),
+        ),
+        Runtime(
+            name="amp",
+            release="0.0.1790142911-g7618fb",
+            profile="amp",
+            driver="amp.py",
+            kind="python",
+            npm={"@sourcegraph/amp": "0.0.1790142911-g7618fb"},
+            package="@sourcegraph/amp",
+            binary="node_modules/@ampcode/cli-linux-x64/amp",
+            batch=False,
+            notes=(
+                "amp skill list --json, offline, with a placeholder API key and the server URL "
+                "on a closed local port; tier 1 is written by Amp's server (not obtainable).",
             ),
         ),
     )

@@ -61,6 +61,14 @@ PACKAGES: dict[str, Package] = {
         # @sourcegraph/amp depends on @ampcode/cli, whose optionalDependencies hold the binary.
         "node_modules/@ampcode/cli-linux-x64/amp",
     ),
+    # @factory/cli 0.225.1 is a shim whose platform package @factory/cli-linux-x64@0.225.1 is not
+    # on the registry: the binary is the platform package's next release, pinned directly.
+    "factory-droid": Package(
+        "factory-droid",
+        "@factory/cli-linux-x64@0.225.2",
+        "0.225.2",
+        "node_modules/@factory/cli-linux-x64/bin/droid",
+    ),
 }
 
 

@@ -363,6 +363,23 @@ RUNTIMES: dict[str, Runtime] = {
                 "on a closed local port; tier 1 is written by Amp's server (not obtainable).",
             ),
         ),
+        Runtime(
+            name="factory-droid",
+            release="0.225.2",
+            profile="factory-droid",
+            driver="factory-droid.py",
+            kind="python",
+            # @factory/cli 0.225.1 (the droid shim) needs @factory/cli-linux-x64@0.225.1, which
+            # the registry lacks; the binary package's 0.225.2 is pinned on its own.
+            npm={"@factory/cli-linux-x64": "0.225.2"},
+            package="@factory/cli-linux-x64",
+            binary="node_modules/@factory/cli-linux-x64/bin/droid",
+            batch=False,
+            notes=(
+                "Droid's skill resolver and listing, from the binary's embedded modules, run by "
+                "the binary as Bun offline; built-in skills off (--disable-builtin-skills).",
+            ),
+        ),
     )
 }
 

@@ -27,6 +27,7 @@ records are `rejected`; `shadowed` ones are warnings.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -77,7 +78,9 @@ def extracted_root() -> Path:
     if marker.is_file() and marker.read_text(encoding="utf-8").strip() == release:
         return root / "root"
     image = BunImage(binary_path(RUNTIME))
-    staging = root.with_name("extracted.tmp")
+    # The lab starts several drivers at once: each extracts into its own folder, and the
+    # first to finish renames it into place; the others find it there and drop theirs.
+    staging = root.with_name(f"extracted.tmp-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     target = str(root / "root") + "/"
     patched = 0
@@ -98,8 +101,16 @@ def extracted_root() -> Path:
     if patched != 1:
         raise LabError(f"bundler helper import.meta.require found {patched} times, expected 1")
     (staging / "release.txt").write_text(release + "\n", encoding="utf-8")
-    shutil.rmtree(root, ignore_errors=True)
-    staging.rename(root)
+    if root.exists() and not (
+        marker.is_file() and marker.read_text(encoding="utf-8").strip() == release
+    ):
+        shutil.rmtree(root, ignore_errors=True)  # an older release's modules
+    try:
+        staging.rename(root)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not marker.is_file():
+            raise
     return root / "root"
 
 

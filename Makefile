@@ -60,10 +60,12 @@ conformance-quick: $(STAMP)
 	$(PY) conformance/install.py --quick
 	$(PY) conformance/run.py --quick $(LAB_ARGS)
 
-# The runtimes shipped as native binaries (Codex, OpenCode, Claude Code: about 1.1 GB installed).
+# The runtimes shipped as native binaries (Codex, OpenCode, Claude Code, Amp, Factory Droid: about
+# 1.5 GB installed).
+BIN_RUNTIMES = --runtime codex --runtime opencode --runtime claude-code --runtime amp --runtime factory-droid
 conformance-bin: $(STAMP)
-	$(PY) conformance/install.py --runtime codex --runtime opencode --runtime claude-code
-	$(PY) conformance/run.py --runtime codex --runtime opencode --runtime claude-code $(LAB_ARGS)
+	$(PY) conformance/install.py $(BIN_RUNTIMES)
+	$(PY) conformance/run.py $(BIN_RUNTIMES) $(LAB_ARGS)
 
 # The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
 package: $(PACKAGE_STAMP)

@@ -54,6 +54,21 @@ PACKAGES: dict[str, Package] = {
         "2.1.330",
         "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
     ),
+    "amp": Package(
+        "amp",
+        "@sourcegraph/amp@0.0.1790142911-g7618fb",
+        "0.0.1790142911-g7618fb",
+        # @sourcegraph/amp depends on @ampcode/cli, whose optionalDependencies hold the binary.
+        "node_modules/@ampcode/cli-linux-x64/amp",
+    ),
+    # @factory/cli 0.225.1 is a shim whose platform package @factory/cli-linux-x64@0.225.1 is not
+    # on the registry: the binary is the platform package's next release, pinned directly.
+    "factory-droid": Package(
+        "factory-droid",
+        "@factory/cli-linux-x64@0.225.2",
+        "0.225.2",
+        "node_modules/@factory/cli-linux-x64/bin/droid",
+    ),
 }
 
 

@@ -168,8 +168,6 @@ def _pypi_installed(rt: Runtime) -> bool:
     return True
 
 
-# Not driven yet (profile documented only): Amp (@ampcode/cli-linux-x64, a Bun binary that may
-# contact its server).
 RUNTIMES: dict[str, Runtime] = {
     rt.name: rt
     for rt in (
@@ -368,6 +366,38 @@ RUNTIMES: dict[str, Runtime] = {
                 "Claude Code lists skills only inside a model session: the driver reads the "
                 "listing and budget code from the binary and runs it on synthetic skills "
                 "(conformance/claude_code_facts.py); the facts are compared, not fixtures.",
+            ),
+        ),
+        Runtime(
+            name="amp",
+            release="0.0.1790142911-g7618fb",
+            profile="amp",
+            driver="amp.py",
+            kind="python",
+            npm={"@sourcegraph/amp": "0.0.1790142911-g7618fb"},
+            package="@sourcegraph/amp",
+            binary="node_modules/@ampcode/cli-linux-x64/amp",
+            batch=False,
+            notes=(
+                "amp skill list --json, offline, with a placeholder API key and the server URL "
+                "on a closed local port; tier 1 is written by Amp's server (not obtainable).",
+            ),
+        ),
+        Runtime(
+            name="factory-droid",
+            release="0.225.2",
+            profile="factory-droid",
+            driver="factory-droid.py",
+            kind="python",
+            # @factory/cli 0.225.1 (the droid shim) needs @factory/cli-linux-x64@0.225.1, which
+            # the registry lacks; the binary package's 0.225.2 is pinned on its own.
+            npm={"@factory/cli-linux-x64": "0.225.2"},
+            package="@factory/cli-linux-x64",
+            binary="node_modules/@factory/cli-linux-x64/bin/droid",
+            batch=False,
+            notes=(
+                "Droid's skill resolver and listing, from the binary's embedded modules, run by "
+                "the binary as Bun offline; built-in skills off (--disable-builtin-skills).",
             ),
         ),
     )

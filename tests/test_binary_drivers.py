@@ -1,0 +1,103 @@
+"""The Amp and Factory Droid drivers' own helpers, without the runtimes installed.
+
+The drivers are scripts (`conformance/drivers/amp.py`, `factory-droid.py`); they are loaded here
+by path. What needs the pinned binaries runs in tests/test_conformance_lab.py when the lab cache
+holds them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import pytest
+
+LAB = Path(__file__).resolve().parent.parent / "conformance"
+
+
+def _driver(file_name: str) -> ModuleType:
+    # The drivers import `binlab` from the conformance folder, as they do when run.
+    sys.path.insert(0, str(LAB))
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "driver_" + file_name.replace("-", "_").removesuffix(".py"), LAB / "drivers" / file_name
+        )
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(LAB))
+
+
+@pytest.fixture(scope="module")
+def amp() -> ModuleType:
+    return _driver("amp.py")
+
+
+@pytest.fixture(scope="module")
+def droid() -> ModuleType:
+    return _driver("factory-droid.py")
+
+
+def test_amp_file_uris_become_paths(amp):
+    assert amp.uri_path("file:///tmp/a%20b/SKILL.md") == "/tmp/a b/SKILL.md"
+    assert amp.uri_path("builtin:///skills") == "builtin:///skills"
+
+
+def test_amp_reports_the_path_it_opened_for_a_real_folder(amp, tmp_path):
+    real = tmp_path / "skills" / "real"
+    real.mkdir(parents=True)
+    (real / "SKILL.md").write_text("---\nname: real\ndescription: d\n---\n")
+    link = tmp_path / "skills" / "alias"
+    os.symlink(real, link)
+    opened = [str(link / "SKILL.md")]
+    # Amp reports the real folder; the trace says it read the file through the link.
+    assert amp.skill_file(os.path.realpath(real), opened) == str(link / "SKILL.md")
+    # Without a trace: the folder's own skill file.
+    assert amp.skill_file(os.path.realpath(real), []) == os.path.join(
+        os.path.realpath(real), "SKILL.md"
+    )
+
+
+def test_amp_warnings_are_read_once_from_both_scans(amp):
+    records = [
+        {"message": "Skipping duplicate skill", "name": "x", "path": "file:///p/x/SKILL.md"},
+        {"level": "WARN", "message": 'Unknown frontmatter field "c"', "field": "c", "path": "f"},
+        {"message": "Skipping duplicate skill", "name": "x", "path": "file:///p/x/SKILL.md"},
+        {"level": "INFO", "message": "Scanning for skills"},
+    ]
+    assert amp.warnings_from(records) == [
+        "Skipping duplicate skill 'x' at /p/x/SKILL.md (first wins)",
+        'f: Unknown frontmatter field "c"',
+    ]
+
+
+def test_amp_refuses_a_tree_with_plugin_folders(amp, tmp_path):
+    home, proj = tmp_path / "home", tmp_path / "repo" / "proj"
+    home.mkdir()
+    proj.mkdir(parents=True)
+    job = {"home": str(home), "project": str(proj), "cwd": str(proj)}
+    amp.refuse_plugins(job)  # nothing there
+    (tmp_path / "repo" / ".amp" / "plugins").mkdir(parents=True)
+    with pytest.raises(amp.LabError, match="plugin folders"):
+        amp.refuse_plugins(job)
+
+
+def test_droid_finds_export_names(droid):
+    text = "function pk(e){}export{a as Zb,pk,ck as q};"
+    assert droid.exported(text, "pk") == "pk"
+    assert droid.exported(text, "ck") == "q"
+    with pytest.raises(droid.LabError):
+        droid.exported(text, "zz")
+
+
+def test_droid_reads_utf16_and_utf8_modules(droid):
+    utf16 = "// @bun\nvar x='\u2026';".encode("utf-16-le")
+    utf8 = b"// @bun\nvar y=1;"
+    image = SimpleNamespace(blob=utf16 + utf8)
+    assert droid.module_text(image, 0, len(utf16)) == "// @bun\nvar x='\u2026';"
+    assert droid.module_text(image, len(utf16), len(utf8)) == "// @bun\nvar y=1;"

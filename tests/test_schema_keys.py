@@ -375,6 +375,21 @@ def test_root_rules_and_enabled_by(proj: Path) -> None:
         profile(roots='[[roots]]\nscope = "p"\npath = "{project}/x"\nrules.nope = "skip"\n')
 
 
+def test_in_root_order_path_locale_compares_folders_as_locale_compare(proj: Path) -> None:
+    lower = write(proj, "skills/dup-b/SKILL.md", fm("name: dup\ndescription: B."))
+    upper = write(proj, "skills/dup-C/SKILL.md", fm("name: dup\ndescription: C."))
+    plain = write(proj, "skills/x/SKILL.md", fm("name: x2\ndescription: X."))
+    longer = write(proj, "skills/x-2/SKILL.md", fm("name: x2\ndescription: X-2."))
+    by_code_point = build(profile(), proj)  # 'C' (0x43) before 'b'
+    assert get(by_code_point, upper).loaded and get(by_code_point, lower).status == "shadowed"
+    by_string = build(profile('[discovery]\nin_root_order = "path-string"'), proj)
+    assert get(by_string, longer).loaded  # 'x-2/SKILL.md' before 'x/SKILL.md'
+    cat = build(profile('[discovery]\nin_root_order = "path-locale"'), proj)
+    # b before C, and a folder before the longer folder it begins (x before x-2): first wins
+    assert get(cat, lower).loaded and get(cat, upper).status == "shadowed"
+    assert get(cat, plain).loaded and get(cat, longer).status == "shadowed"
+
+
 def test_unless_env_reads_a_root_only_while_the_variables_are_unset(proj: Path) -> None:
     roots = (
         '[[roots]]\nscope = "home"\npath = "{project}/home-skills"\n'

@@ -53,7 +53,7 @@ YAML_REPAIRS = ("tabs-to-spaces", "quote-colon-values", "quote-any-colon-values"
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
 VALUE_FIELDS = ("name", "description")
-IN_ROOT_ORDERS = ("path", "path-string", "name", "file-system")
+IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "name", "file-system")
 WINNERS = ("by-rule", "varies")
 NAME_KEYS = ("exact", "lowercase")
 

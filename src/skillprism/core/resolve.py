@@ -24,6 +24,7 @@ from skillprism.core.codes import CODES, RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
+from skillprism.core.ordering import locale_key
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, RootTemplate, clash_key
 from skillprism.core.scan import (
@@ -712,6 +713,15 @@ def resolve_located(
         drafts.sort(key=lambda d: (d["root"].rank, d["name"].lower(), d["name"], d["path"]))
     elif profile.in_root_order == "path-string":
         drafts.sort(key=lambda d: (d["root"].rank, d["path"]))
+    elif profile.in_root_order == "path-locale":
+        # by the skill folder's path inside the root, compared as JavaScript's localeCompare does
+        drafts.sort(
+            key=lambda d: (
+                d["root"].rank,
+                locale_key(os.path.relpath(os.path.dirname(d["path"]), d["root"].path)),
+                d["path"],
+            )
+        )
     _apply_precedence(profile, drafts, policy)
     skills = []
     for d in drafts:

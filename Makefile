@@ -60,10 +60,10 @@ conformance-quick: $(STAMP)
 	$(PY) conformance/install.py --quick
 	$(PY) conformance/run.py --quick $(LAB_ARGS)
 
-# The runtimes shipped as native binaries (Codex, OpenCode, Claude Code: about 1.1 GB installed).
+# The runtimes shipped as native binaries (Codex, OpenCode, Kilo Code, Claude Code: about 1.3 GB installed).
 conformance-bin: $(STAMP)
-	$(PY) conformance/install.py --runtime codex --runtime opencode --runtime claude-code
-	$(PY) conformance/run.py --runtime codex --runtime opencode --runtime claude-code $(LAB_ARGS)
+	$(PY) conformance/install.py --runtime codex --runtime opencode --runtime kilo-code --runtime claude-code
+	$(PY) conformance/run.py --runtime codex --runtime opencode --runtime kilo-code --runtime claude-code $(LAB_ARGS)
 
 # The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
 package: $(PACKAGE_STAMP)

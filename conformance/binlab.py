@@ -1,10 +1,10 @@
 """Shared plumbing for the conformance drivers of the runtimes shipped as binaries.
 
-Codex (`@openai/codex`), OpenCode (`opencode-ai`) and Claude Code (`@anthropic-ai/claude-code`)
-ship as native executables inside npm packages. This module knows the pinned releases, where
-`install_bin.py` put them, how to run one fully isolated (temp HOME / XDG / CODEX_HOME, no
-network), and how to read the JavaScript that Bun-compiled executables (OpenCode, Claude Code)
-embed, so a driver can extract one function at run time without the runtime's code ever being
+Codex (`@openai/codex`), OpenCode (`opencode-ai`), Kilo Code (`@kilocode/cli`, an OpenCode fork)
+and Claude Code (`@anthropic-ai/claude-code`) ship as native executables inside npm packages.
+This module knows the pinned releases, where `install_bin.py` put them, how to run one fully
+isolated (temp HOME / XDG / CODEX_HOME, no network), and how to read the JavaScript that
+Bun-compiled executables (OpenCode, Kilo Code, Claude Code) embed, so a driver can extract one function at run time without the runtime's code ever being
 committed here.
 
 Nothing here executes anything from a fixture: the runtimes are started with a minimal
@@ -53,6 +53,14 @@ PACKAGES: dict[str, Package] = {
         "@anthropic-ai/claude-code@2.1.330",
         "2.1.330",
         "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    ),
+    # Kilo Code's CLI, an OpenCode fork. 7.7.7: the newest release whose linux-x64 platform
+    # package the npm registry had on 2026-11-26 (@kilocode/cli 7.8.1 had none there).
+    "kilo-code": Package(
+        "kilo-code",
+        "@kilocode/cli@7.7.7",
+        "7.7.7",
+        "node_modules/@kilocode/cli-linux-x64/bin/kilo",
     ),
 }
 

@@ -4,8 +4,8 @@ Codex (`@openai/codex`), OpenCode (`opencode-ai`), Kilo Code (`@kilocode/cli`, a
 and Claude Code (`@anthropic-ai/claude-code`) ship as native executables inside npm packages.
 This module knows the pinned releases, where `install_bin.py` put them, how to run one fully
 isolated (temp HOME / XDG / CODEX_HOME, no network), and how to read the JavaScript that
-Bun-compiled executables (OpenCode, Kilo Code, Claude Code) embed, so a driver can extract one function at run time without the runtime's code ever being
-committed here.
+Bun-compiled executables (OpenCode, Kilo Code, Claude Code) embed, so a driver can extract one
+function at run time without the runtime's code ever being committed here.
 
 Nothing here executes anything from a fixture: the runtimes are started with a minimal
 environment, inside a fresh network namespace (`unshare -n`), with git told to ignore the

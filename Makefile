@@ -60,9 +60,9 @@ conformance-quick: $(STAMP)
 	$(PY) conformance/install.py --quick
 	$(PY) conformance/run.py --quick $(LAB_ARGS)
 
-# The runtimes shipped as native binaries (Codex, OpenCode, Claude Code, Amp, Factory Droid: about
-# 1.5 GB installed).
-BIN_RUNTIMES = --runtime codex --runtime opencode --runtime claude-code --runtime amp --runtime factory-droid
+# The runtimes shipped as native binaries (Codex, OpenCode, Kilo Code, Claude Code, Amp, Factory
+# Droid: about 1.7 GB installed).
+BIN_RUNTIMES = --runtime codex --runtime opencode --runtime kilo-code --runtime claude-code --runtime amp --runtime factory-droid
 conformance-bin: $(STAMP)
 	$(PY) conformance/install.py $(BIN_RUNTIMES)
 	$(PY) conformance/run.py $(BIN_RUNTIMES) $(LAB_ARGS)

@@ -1,11 +1,11 @@
 """Shared plumbing for the conformance drivers of the runtimes shipped as binaries.
 
-Codex (`@openai/codex`), OpenCode (`opencode-ai`) and Claude Code (`@anthropic-ai/claude-code`)
-ship as native executables inside npm packages. This module knows the pinned releases, where
-`install_bin.py` put them, how to run one fully isolated (temp HOME / XDG / CODEX_HOME, no
-network), and how to read the JavaScript that Bun-compiled executables (OpenCode, Claude Code)
-embed, so a driver can extract one function at run time without the runtime's code ever being
-committed here.
+Codex (`@openai/codex`), OpenCode (`opencode-ai`), Kilo Code (`@kilocode/cli`, an OpenCode fork)
+and Claude Code (`@anthropic-ai/claude-code`) ship as native executables inside npm packages.
+This module knows the pinned releases, where `install_bin.py` put them, how to run one fully
+isolated (temp HOME / XDG / CODEX_HOME, no network), and how to read the JavaScript that
+Bun-compiled executables (OpenCode, Kilo Code, Claude Code) embed, so a driver can extract one
+function at run time without the runtime's code ever being committed here.
 
 Nothing here executes anything from a fixture: the runtimes are started with a minimal
 environment, inside a fresh network namespace (`unshare -n`), with git told to ignore the
@@ -68,6 +68,14 @@ PACKAGES: dict[str, Package] = {
         "@factory/cli-linux-x64@0.225.2",
         "0.225.2",
         "node_modules/@factory/cli-linux-x64/bin/droid",
+    ),
+    # Kilo Code's CLI, an OpenCode fork. 7.7.7: the newest release whose linux-x64 platform
+    # package the npm registry had on 2026-11-26 (@kilocode/cli 7.8.1 had none there).
+    "kilo-code": Package(
+        "kilo-code",
+        "@kilocode/cli@7.7.7",
+        "7.7.7",
+        "node_modules/@kilocode/cli-linux-x64/bin/kilo",
     ),
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Install the pinned runtimes shipped as binaries into the lab cache (idempotent).
 
-    python3 conformance/install_bin.py                   # codex, opencode, claude-code, amp, factory-droid
+    python3 conformance/install_bin.py                   # codex, opencode, kilo-code, claude-code, amp, factory-droid
     python3 conformance/install_bin.py --runtime codex   # one of them
 
 Each package goes to `<cache>/<runtime>/node_modules` (cache = `conformance/.cache/`, or

@@ -352,6 +352,21 @@ RUNTIMES: dict[str, Runtime] = {
             ),
         ),
         Runtime(
+            name="kilo-code",
+            release="7.7.7",
+            profile="kilo-code",
+            driver="kilo-code.py",
+            kind="python",
+            npm={"@kilocode/cli": "7.7.7"},
+            package="@kilocode/cli",
+            binary="node_modules/@kilocode/cli-linux-x64/bin/kilo",
+            batch=False,
+            notes=(
+                "kilo debug skill --pure (Kilo's CLI is an OpenCode fork), and Skill.fmt / "
+                "SystemPrompt.skills cut out of the binary and run on its own Bun.",
+            ),
+        ),
+        Runtime(
             name="claude-code",
             release="2.1.330",
             profile="claude-code",

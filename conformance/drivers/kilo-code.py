@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Conformance driver: Kilo Code CLI (npm `@kilocode/cli` 7.7.7, a Bun-compiled OpenCode fork).
+
+Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
+
+Kilo's CLI keeps OpenCode's skill service, so this driver does what drivers/opencode.py does,
+with Kilo's names:
+
+1. `kilo debug skill --pure --print-logs --log-level DEBUG`, offline in a fresh network namespace,
+   HOME / XDG_* in the job's temp home, cwd = the job's cwd, KILO_PURE=1 (no plugin, configured
+   or found in a fixture's .kilo folder, is loaded). stdout is the JSON list of loaded skills
+   (Skill.all(): name, description, location, content); the log on stderr gives the `duplicate
+   skill name` warnings and `failed to load skill` errors.
+2. Tier 1: the JavaScript of `Skill.fmt` and the two sentences of `SystemPrompt.skills` are cut
+   out of the binary's embedded module graph at run time (never committed), with the OpenCode
+   driver's extractor (the code is the same shape), and run on the skills of step 1 with the Kilo
+   binary's own Bun engine (BUN_BE_BUN=1; node if that fails).
+
+The built-in skill `kilo-config` (location `builtin`) is part of tier 1 but is left out of
+`skills` (it has no SKILL.md); a warning says so.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from binlab import (
+    PACKAGES,
+    BunImage,
+    LabError,
+    binary_path,
+    emit,
+    fail,
+    read_job,
+    run_isolated,
+    run_js,
+)
+
+RUNTIME = "kilo-code"
+# Kilo renamed OpenCode's OPENCODE_* switches to KILO_* (Flag in the binary); the same ones are
+# set: no plugins, no update check, no model list download, no LSP download, no sharing.
+ENV = {
+    "KILO_PURE": "1",
+    "KILO_DISABLE_AUTOUPDATE": "1",
+    "KILO_DISABLE_MODELS_FETCH": "1",
+    "KILO_DISABLE_LSP_DOWNLOAD": "1",
+    "KILO_DISABLE_SHARE": "1",
+    # Kilo's default telemetry level sends events; nothing can leave the namespace anyway, but
+    # the client then does not even try.
+    "KILO_TELEMETRY_LEVEL": "off",
+}
+# Skill.BUILTIN_LOCATION in 7.7.7 (OpenCode 1.18.33 says "<built-in>").
+BUILTIN_LOCATION = "builtin"
+
+
+def _opencode_driver() -> types.ModuleType:
+    """drivers/opencode.py (its name is not importable as a package module): the log-line
+    parser and the Skill.fmt / SystemPrompt.skills extractor are shared, not copied."""
+    path = Path(__file__).resolve().parent / "opencode.py"
+    spec = importlib.util.spec_from_file_location("skillprism_lab_opencode_driver", path)
+    if spec is None or spec.loader is None:
+        raise LabError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+OPENCODE = _opencode_driver()
+
+
+def debug_skill(job: dict) -> tuple[list[dict], str]:
+    kilo = str(binary_path(RUNTIME))
+    proc = run_isolated(
+        [kilo, "debug", "skill", "--pure", "--print-logs", "--log-level", "DEBUG"],
+        job,
+        env_extra=ENV,
+        # About 5 s on an idle machine (Bun parses the 170 MB binary's JS); the lab runs several
+        # at once, and a loaded machine has been seen to take 10 times as long.
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        raise LabError(f"kilo debug skill exited {proc.returncode}: {proc.stderr[-1500:]}")
+    start = proc.stdout.find("[")
+    if start < 0:
+        raise LabError(f"kilo debug skill printed no JSON: {proc.stdout[:500]}")
+    return json.loads(proc.stdout[start:]), proc.stderr
+
+
+def tier1(skills: list[dict], warnings: list[str]) -> str | None:
+    kilo = binary_path(RUNTIME)
+    code, info = OPENCODE.extract_tier1_code(BunImage(kilo))
+    script = (
+        code
+        + "\nconst skills = "
+        + json.dumps(skills, ensure_ascii=False)
+        + ";\nconst lines = "
+        + json.dumps(info["lines"], ensure_ascii=False)
+        + ";\nprocess.stdout.write(JSON.stringify([...lines, fmt(skills, {verbose: true})]"
+        + '.join("\\n")));\n'
+    )
+    try:
+        out = run_js(script, engine=[str(kilo)])
+        engine = "the Kilo binary's Bun (BUN_BE_BUN=1)"
+    except (LabError, OSError, subprocess.TimeoutExpired):
+        out = run_js(script)
+        engine = "node (the Kilo binary's Bun did not run the script)"
+    warnings.append(
+        f"tier1 rendered by {engine} from Skill.fmt ({info['fmt']}) and SystemPrompt.skills "
+        f"({info['system_prompt_skills']}), skill permission assumed not 'deny'"
+    )
+    return json.loads(out)
+
+
+def main() -> int:
+    try:
+        job = read_job()
+        loaded, log = debug_skill(job)
+        warnings: list[str] = []
+        rejected = []
+        for line in log.splitlines():
+            rec = OPENCODE.parse_log_line(line)
+            msg = rec.get("message", "")
+            if msg == "duplicate skill name":
+                warnings.append(
+                    f"duplicate skill name '{rec.get('name')}': {rec.get('duplicate')} replaces "
+                    f"{rec.get('existing')} (the last one parsed wins)"
+                )
+            elif msg == "failed to load skill":
+                rejected.append({"path": rec.get("skill", ""), "reason": rec.get("error", msg)})
+            elif msg == "skill path not found" or (
+                rec.get("level") in ("WARN", "ERROR") and "skill" in msg
+            ):
+                warnings.append(line.strip())
+        skills = []
+        for sk in loaded:
+            if sk.get("location") == BUILTIN_LOCATION:
+                warnings.append(f"built-in skill '{sk['name']}' (no SKILL.md) left out of skills")
+                continue
+            skills.append(
+                {"path": sk["location"], "name": sk["name"], "description": sk.get("description")}
+            )
+        try:
+            text = tier1(loaded, warnings)
+        except (LabError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            warnings.append(f"tier1 not obtained: {exc}")
+            text = None
+        emit(
+            {
+                "runtime": RUNTIME,
+                "release": PACKAGES[RUNTIME].release,
+                "skills": skills,
+                "rejected": rejected,
+                "warnings": warnings,
+                "tier1": text,
+            }
+        )
+        return 0
+    except (LabError, OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
+        return fail(RUNTIME, str(exc))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

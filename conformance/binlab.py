@@ -21,6 +21,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,17 +186,36 @@ def run_isolated(
     env_extra: dict[str, str] | None = None,
     stdin: str | None = None,
     timeout: float = 120,
+    stdout_file: bool = False,
 ) -> subprocess.CompletedProcess[str]:
+    """Run `argv` isolated (see isolated_env). `stdout_file`: its output goes to a file, read back
+    afterwards: a Bun binary that exits right after writing loses what a pipe had not taken yet
+    (Kilo Code cut its JSON at 64 KiB)."""
     env = isolated_env(job, env_extra)
-    return subprocess.run(
-        [*no_network_prefix(), *argv],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=job["cwd"],
-        env=env,
-        timeout=timeout,
-    )
+    if not stdout_file:
+        return subprocess.run(
+            [*no_network_prefix(), *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=job["cwd"],
+            env=env,
+            timeout=timeout,
+        )
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.run(
+            [*no_network_prefix(), *argv],
+            input=stdin,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=job["cwd"],
+            env=env,
+            timeout=timeout,
+        )
+        out.seek(0)
+        proc.stdout = out.read().decode("utf-8", "replace")
+    return proc
 
 
 def emit(obj: dict) -> None:

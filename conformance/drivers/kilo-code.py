@@ -84,6 +84,7 @@ def debug_skill(job: dict) -> tuple[list[dict], str]:
         # About 5 s on an idle machine (Bun parses the 170 MB binary's JS); the lab runs several
         # at once, and a loaded machine has been seen to take 10 times as long.
         timeout=600,
+        stdout_file=True,
     )
     if proc.returncode != 0:
         raise LabError(f"kilo debug skill exited {proc.returncode}: {proc.stderr[-1500:]}")

@@ -33,14 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from binlab import (
     PACKAGES,
-    BunImage,
     LabError,
     binary_path,
     emit,
     fail,
     read_job,
     run_isolated,
-    run_js,
 )
 
 RUNTIME = "kilo-code"
@@ -95,28 +93,7 @@ def debug_skill(job: dict) -> tuple[list[dict], str]:
 
 
 def tier1(skills: list[dict], warnings: list[str]) -> str | None:
-    kilo = binary_path(RUNTIME)
-    code, info = OPENCODE.extract_tier1_code(BunImage(kilo))
-    script = (
-        code
-        + "\nconst skills = "
-        + json.dumps(skills, ensure_ascii=False)
-        + ";\nconst lines = "
-        + json.dumps(info["lines"], ensure_ascii=False)
-        + ";\nprocess.stdout.write(JSON.stringify([...lines, fmt(skills, {verbose: true})]"
-        + '.join("\\n")));\n'
-    )
-    try:
-        out = run_js(script, engine=[str(kilo)])
-        engine = "the Kilo binary's Bun (BUN_BE_BUN=1)"
-    except (LabError, OSError, subprocess.TimeoutExpired):
-        out = run_js(script)
-        engine = "node (the Kilo binary's Bun did not run the script)"
-    warnings.append(
-        f"tier1 rendered by {engine} from Skill.fmt ({info['fmt']}) and SystemPrompt.skills "
-        f"({info['system_prompt_skills']}), skill permission assumed not 'deny'"
-    )
-    return json.loads(out)
+    return OPENCODE.render_tier1(binary_path(RUNTIME), "Kilo", skills, warnings)
 
 
 def main() -> int:

@@ -124,10 +124,10 @@ def extract_tier1_code(image: BunImage) -> tuple[str, dict]:
     }
 
 
-def tier1(skills: list[dict], warnings: list[str]) -> str | None:
-    oc = binary_path(RUNTIME)
-    image = BunImage(oc)
-    code, info = extract_tier1_code(image)
+def render_tier1(binary: Path, label: str, skills: list[dict], warnings: list[str]) -> str | None:
+    """Tier 1 by the listing code cut out of `binary` (OpenCode's, or a fork's such as Kilo Code's),
+    run on that binary's own Bun (node when it will not run a script); `label` names it."""
+    code, info = extract_tier1_code(BunImage(binary))
     script = (
         code
         + "\nconst skills = "
@@ -138,16 +138,20 @@ def tier1(skills: list[dict], warnings: list[str]) -> str | None:
         + '.join("\\n")));\n'
     )
     try:
-        out = run_js(script, engine=[str(oc)])
-        engine = "the OpenCode binary's Bun (BUN_BE_BUN=1)"
+        out = run_js(script, engine=[str(binary)])
+        engine = f"the {label} binary's Bun (BUN_BE_BUN=1)"
     except (LabError, OSError, subprocess.TimeoutExpired):
         out = run_js(script)
-        engine = "node (the OpenCode binary's Bun did not run the script)"
+        engine = f"node (the {label} binary's Bun did not run the script)"
     warnings.append(
         f"tier1 rendered by {engine} from Skill.fmt ({info['fmt']}) and SystemPrompt.skills "
         f"({info['system_prompt_skills']}), skill permission assumed not 'deny'"
     )
     return json.loads(out)
+
+
+def tier1(skills: list[dict], warnings: list[str]) -> str | None:
+    return render_tier1(binary_path(RUNTIME), "OpenCode", skills, warnings)
 
 
 def main() -> int:

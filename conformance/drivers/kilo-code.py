@@ -23,23 +23,13 @@ The built-in skill `kilo-config` (location `builtin`) is part of tier 1 but is l
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
 import sys
 import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from binlab import (
-    PACKAGES,
-    LabError,
-    binary_path,
-    emit,
-    fail,
-    read_job,
-    run_isolated,
-)
+from binlab import LabError
 
 RUNTIME = "kilo-code"
 # Kilo renamed OpenCode's OPENCODE_* switches to KILO_* (Flag in the binary); the same ones are
@@ -73,75 +63,12 @@ def _opencode_driver() -> types.ModuleType:
 OPENCODE = _opencode_driver()
 
 
-def debug_skill(job: dict) -> tuple[list[dict], str]:
-    kilo = str(binary_path(RUNTIME))
-    proc = run_isolated(
-        [kilo, "debug", "skill", "--pure", "--print-logs", "--log-level", "DEBUG"],
-        job,
-        env_extra=ENV,
-        # About 5 s on an idle machine (Bun parses the 170 MB binary's JS); the lab runs several
-        # at once, and a loaded machine has been seen to take 10 times as long.
-        timeout=600,
-        stdout_file=True,
-    )
-    if proc.returncode != 0:
-        raise LabError(f"kilo debug skill exited {proc.returncode}: {proc.stderr[-1500:]}")
-    start = proc.stdout.find("[")
-    if start < 0:
-        raise LabError(f"kilo debug skill printed no JSON: {proc.stdout[:500]}")
-    return json.loads(proc.stdout[start:]), proc.stderr
-
-
-def tier1(skills: list[dict], warnings: list[str]) -> str | None:
-    return OPENCODE.render_tier1(binary_path(RUNTIME), "Kilo", skills, warnings)
-
-
 def main() -> int:
-    try:
-        job = read_job()
-        loaded, log = debug_skill(job)
-        warnings: list[str] = []
-        rejected = []
-        for line in log.splitlines():
-            rec = OPENCODE.parse_log_line(line)
-            msg = rec.get("message", "")
-            if msg == "duplicate skill name":
-                warnings.append(
-                    f"duplicate skill name '{rec.get('name')}': {rec.get('duplicate')} replaces "
-                    f"{rec.get('existing')} (the last one parsed wins)"
-                )
-            elif msg == "failed to load skill":
-                rejected.append({"path": rec.get("skill", ""), "reason": rec.get("error", msg)})
-            elif msg == "skill path not found" or (
-                rec.get("level") in ("WARN", "ERROR") and "skill" in msg
-            ):
-                warnings.append(line.strip())
-        skills = []
-        for sk in loaded:
-            if sk.get("location") == BUILTIN_LOCATION:
-                warnings.append(f"built-in skill '{sk['name']}' (no SKILL.md) left out of skills")
-                continue
-            skills.append(
-                {"path": sk["location"], "name": sk["name"], "description": sk.get("description")}
-            )
-        try:
-            text = tier1(loaded, warnings)
-        except (LabError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
-            warnings.append(f"tier1 not obtained: {exc}")
-            text = None
-        emit(
-            {
-                "runtime": RUNTIME,
-                "release": PACKAGES[RUNTIME].release,
-                "skills": skills,
-                "rejected": rejected,
-                "warnings": warnings,
-                "tier1": text,
-            }
-        )
-        return 0
-    except (LabError, OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
-        return fail(RUNTIME, str(exc))
+    # About 5 s a job on an idle machine (Bun parses the 170 MB binary's JS); the lab runs several
+    # at once, and a loaded machine has been seen to take 10 times as long.
+    return OPENCODE.drive(
+        RUNTIME, "Kilo", ENV, BUILTIN_LOCATION, "the last one parsed wins", timeout=600
+    )
 
 
 if __name__ == "__main__":

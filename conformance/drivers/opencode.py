@@ -54,19 +54,25 @@ ENV = {
 _JS_BUILTINS = {"String", "Array", "Object", "JSON", "Number", "Math", "Error", "Set", "Map"}
 
 
-def debug_skill(job: dict) -> tuple[list[dict], str]:
-    oc = str(binary_path(RUNTIME))
+def debug_skill(
+    job: dict, runtime: str = RUNTIME, env: dict[str, str] = ENV, timeout: float = 120
+) -> tuple[list[dict], str]:
+    """`<binary> debug skill --pure` of `runtime` (OpenCode or a fork of it, such as Kilo Code):
+    the loaded skills (stdout, through a file: Bun exits before a pipe has taken a large JSON)
+    and the log (stderr)."""
+    binary = binary_path(runtime)
     proc = run_isolated(
-        [oc, "debug", "skill", "--pure", "--print-logs", "--log-level", "DEBUG"],
+        [str(binary), "debug", "skill", "--pure", "--print-logs", "--log-level", "DEBUG"],
         job,
-        env_extra=ENV,
-        timeout=120,
+        env_extra=env,
+        timeout=timeout,
+        stdout_file=True,
     )
     if proc.returncode != 0:
-        raise LabError(f"opencode debug skill exited {proc.returncode}: {proc.stderr[-1500:]}")
+        raise LabError(f"{binary.name} debug skill exited {proc.returncode}: {proc.stderr[-1500:]}")
     start = proc.stdout.find("[")
     if start < 0:
-        raise LabError(f"opencode debug skill printed no JSON: {proc.stdout[:500]}")
+        raise LabError(f"{binary.name} debug skill printed no JSON: {proc.stdout[:500]}")
     return json.loads(proc.stdout[start:]), proc.stderr
 
 
@@ -150,14 +156,20 @@ def render_tier1(binary: Path, label: str, skills: list[dict], warnings: list[st
     return json.loads(out)
 
 
-def tier1(skills: list[dict], warnings: list[str]) -> str | None:
-    return render_tier1(binary_path(RUNTIME), "OpenCode", skills, warnings)
-
-
-def main() -> int:
+def drive(
+    runtime: str,
+    label: str,
+    env: dict[str, str],
+    builtin_location: str,
+    clash_rule: str,
+    timeout: float = 120,
+) -> int:
+    """One job of `runtime` (OpenCode or a fork with its skill service): its `debug skill` list
+    and log, then tier 1 by its own listing code. `builtin_location` marks built-in skills (no
+    SKILL.md, left out of `skills`); `clash_rule` says which copy of a name the runtime keeps."""
     try:
         job = read_job()
-        loaded, log = debug_skill(job)
+        loaded, log = debug_skill(job, runtime, env, timeout)
         warnings: list[str] = []
         rejected = []
         for line in log.splitlines():
@@ -166,7 +178,7 @@ def main() -> int:
             if msg == "duplicate skill name":
                 warnings.append(
                     f"duplicate skill name '{rec.get('name')}': {rec.get('duplicate')} replaces "
-                    f"{rec.get('existing')} (last to finish loading wins)"
+                    f"{rec.get('existing')} ({clash_rule})"
                 )
             elif msg == "failed to load skill":
                 rejected.append({"path": rec.get("skill", ""), "reason": rec.get("error", msg)})
@@ -176,21 +188,21 @@ def main() -> int:
                 warnings.append(line.strip())
         skills = []
         for sk in loaded:
-            if sk.get("location") == "<built-in>":
+            if sk.get("location") == builtin_location:
                 warnings.append(f"built-in skill '{sk['name']}' (no SKILL.md) left out of skills")
                 continue
             skills.append(
                 {"path": sk["location"], "name": sk["name"], "description": sk.get("description")}
             )
         try:
-            text = tier1(loaded, warnings)
+            text = render_tier1(binary_path(runtime), label, loaded, warnings)
         except (LabError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
             warnings.append(f"tier1 not obtained: {exc}")
             text = None
         emit(
             {
-                "runtime": RUNTIME,
-                "release": PACKAGES[RUNTIME].release,
+                "runtime": runtime,
+                "release": PACKAGES[runtime].release,
                 "skills": skills,
                 "rejected": rejected,
                 "warnings": warnings,
@@ -199,7 +211,11 @@ def main() -> int:
         )
         return 0
     except (LabError, OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
-        return fail(RUNTIME, str(exc))
+        return fail(runtime, str(exc))
+
+
+def main() -> int:
+    return drive(RUNTIME, "OpenCode", ENV, "<built-in>", "last to finish loading wins")
 
 
 if __name__ == "__main__":

@@ -149,9 +149,10 @@ def frontmatter_data(
     if failed:
         data = _fallback(profile, text) if fallback else {}
         return (_restore_nul(data) if nul else data), yml
-    data = _restore_nul(yml.data) if nul else yml.data
+    data = yml.data
     if r.null_values == "line-text" and isinstance(data, dict):
-        data = _nulls_as_line_text(profile, text, data)
+        data = _nulls_as_line_text(profile, text, data)  # before NULs are put back, as for YAML
+    data = _restore_nul(data) if nul else data
     if fallback and r.fallback_when == "not-strings":
         fm = data if isinstance(data, dict) else {}
         odd = [

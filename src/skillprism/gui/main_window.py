@@ -1184,27 +1184,32 @@ class MainWindow(QMainWindow):
                     code = model.diagnostic(proxy.mapToSource(index).row()).code
                     break
         if self._reference is None:
-            from PySide6.QtWidgets import QDialog
-
             from skillprism.gui.preview import diagnostics_reference_html
 
-            dialog = QDialog(self)
+            dialog, browser = self._browser_window()
             dialog.setWindowTitle(f"Diagnostics Reference — {APP_NAME}")
-            dialog.resize(900, 700)
-            browser = SafeBrowser()
             browser.setHtml(diagnostics_reference_html(dark=self.dark))
             browser.anchorClicked.connect(
                 lambda url: browser.scrollToAnchor(url.fragment()) if url.hasFragment() else None
             )
-            layout = QVBoxLayout(dialog)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.addWidget(browser)
             self._reference = (dialog, browser)
         dialog, browser = self._reference
         dialog.show()
         dialog.raise_()
         if code:
             browser.scrollToAnchor(code.lower())
+
+    def _browser_window(self) -> tuple[Any, SafeBrowser]:
+        """A window of its own (the reference, runtime details) holding one page browser."""
+        from PySide6.QtWidgets import QDialog
+
+        dialog = QDialog(self)
+        dialog.resize(900, 700)
+        browser = SafeBrowser()
+        layout = QVBoxLayout(dialog)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(browser)
+        return dialog, browser
 
     def show_runtime_details(self) -> None:
         """The chosen runtime's profile sheet in its own window: release, level, how each part
@@ -1218,15 +1223,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(err), 8000)
             return
         if self._details is None:
-            from PySide6.QtWidgets import QDialog
-
-            dialog = QDialog(self)
-            dialog.resize(900, 700)
-            browser = SafeBrowser()
-            layout = QVBoxLayout(dialog)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.addWidget(browser)
-            self._details = (dialog, browser)
+            self._details = self._browser_window()
         dialog, browser = self._details
         dialog.setWindowTitle(f"{profile.title} — Runtime Details — {APP_NAME}")
         browser.setHtml(runtime_details_html(profile, dark=self.dark))

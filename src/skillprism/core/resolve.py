@@ -39,6 +39,7 @@ from skillprism.core.validate import Evaluation, evaluate
 if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
     from skillprism.core.installed import Install
     from skillprism.core.security import RiskFinding
+    from skillprism.core.workers import Job, WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -969,11 +970,10 @@ class _Evaluator:
         self.pending: list[_Item] = []
         self.waiting: deque[list[_Item]] = deque()  # batches not yet handed to the pool
         self.seen = 0
-        self.pool: object | None = None
-        self.jobs: list[tuple[list[_Item], object]] = []
-        self.scans: list[tuple[list[str], object]] = []
-        self.in_flight: list[object] = []  # handed to the pool and not ready yet
-        self._workers: frozenset[int] = frozenset()  # the pool's processes when it started
+        self.pool: WorkerPool | None = None
+        self.jobs: list[tuple[list[_Item], Job]] = []
+        self.scans: list[tuple[list[str], Job]] = []
+        self.in_flight: list[Job] = []  # handed to the pool and not done yet
 
     def search_callbacks(self) -> dict[str, Callable[..., None]]:
         """What `search` should call with each skill file it finds: with the security pass, once
@@ -997,14 +997,17 @@ class _Evaluator:
         batch, self.pending = self.pending, []
         scans = [(item[0], item[4]) for item in batch if item[3]]  # type: ignore[misc]
         if scans:
-            job = self.pool.apply_async(_pool_scan, (scans,))  # type: ignore[attr-defined]
-            self.scans.append(([path for path, _tree in scans], job))
-            self.in_flight.append(job)
+            job = self._hand(_pool_scan, scans)
+            if job is not None:
+                self.scans.append(([path for path, _tree in scans], job))
+                self.in_flight.append(job)
         self.waiting.append(batch)
         self._feed()
 
     def _start_pool(self) -> bool:
         import multiprocessing
+
+        from skillprism.core.workers import WorkerPool
 
         if not _start_method_available(self.start_method):
             self.workers = 1  # evaluate here instead
@@ -1015,14 +1018,11 @@ class _Evaluator:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":
                 # The fork server loads these once for every worker it starts.
-                preload = ["skillprism.core.resolve"]
+                preload = ["skillprism.core.resolve", "skillprism.core.workers"]
                 if self.security:
                     preload.append("skillprism.core.security.preload")
                 ctx.set_forkserver_preload(preload)
-            self.pool = ctx.Pool(
-                self.processes, initializer=_pool_init, initargs=(self.profile, self.security)
-            )
-            self._workers = _worker_pids(self.pool)
+            self.pool = WorkerPool(ctx, self.processes, _pool_init, (self.profile, self.security))
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
             self.pending.clear()
@@ -1032,12 +1032,26 @@ class _Evaluator:
     def _feed(self) -> None:
         """Hand waiting batches to the pool while it has fewer than AHEAD + 1 jobs per process
         (scans included) not done yet."""
-        self.in_flight = [job for job in self.in_flight if not job.ready()]  # type: ignore[attr-defined]
+        assert self.pool is not None
+        self.pool.collect()
+        self.in_flight = [job for job in self.in_flight if not job.done]
         while self.waiting and len(self.in_flight) < self.processes * (self.AHEAD + 1):
-            batch = self.waiting.popleft()
-            job = self.pool.apply_async(_pool_evaluate, (batch,))  # type: ignore[attr-defined]
-            self.jobs.append((batch, job))
+            job = self._hand(_pool_evaluate, self.waiting[0])
+            if job is None:
+                return
+            self.jobs.append((self.waiting.popleft(), job))
             self.in_flight.append(job)
+
+    def _hand(self, func: Callable[[Any], Any], arg: Any) -> Job | None:
+        """The job of `func(arg)` in the pool; None once no worker is left (what the pool does
+        not get is evaluated here)."""
+        from skillprism.core.workers import WorkerDied
+
+        assert self.pool is not None
+        try:
+            return self.pool.submit(func, arg)
+        except WorkerDied:
+            return None
 
     def results(self, items: list[_Item]) -> dict[str, tuple[Evaluation, str]]:
         done: dict[str, tuple[Evaluation, str]] = {}
@@ -1057,20 +1071,21 @@ class _Evaluator:
                             stamps[item[0]] = stamp
                 try:
                     for batch, job in self.jobs:
-                        for item, (ev, real, stamp) in zip(batch, self._get(job), strict=True):
+                        for item, (ev, real, stamp) in zip(
+                            batch, self.pool.result(job), strict=True
+                        ):
                             done[item[0]] = (ev, real)
                             stamps[item[0]] = stamp
                     for paths, job in self.scans:
-                        for path, risks in zip(paths, self._get(job), strict=True):
+                        for path, risks in zip(paths, self.pool.result(job), strict=True):
                             if path in done:
                                 done[path][0].risks = risks
-                except Exception:  # a worker died: whatever is missing is evaluated here
+                except Exception:  # a worker died or a job failed: the rest is evaluated here
                     pass
             finally:
                 # Every result is in (or a worker failed): stop the workers now rather than
                 # waiting for them to wind down.
-                self.pool.terminate()  # type: ignore[attr-defined]
-                self.pool.join()  # type: ignore[attr-defined]
+                self.pool.close()
                 self.pool = None
             for path, stamp in stamps.items():
                 self._store(path, stamp, done[path][0])
@@ -1095,26 +1110,10 @@ class _Evaluator:
                         ev.risks = []
         return done
 
-    def _get(self, job: Any) -> Any:
-        """The job's result. A worker that dies (killed, crashed) takes its task with it and the
-        pool quietly starts another: the job would never be ready. So wait in steps and give up
-        (raise) once the pool's workers are not the ones it started with."""
-        while True:
-            job.wait(0.25)
-            if job.ready():
-                return job.get()
-            if _worker_pids(self.pool) != self._workers:
-                raise ChildProcessError("a worker process ended before its job was done")
-
     def _store(self, path: str, stamp: FileStamp | None, ev: Evaluation) -> None:
         self.cache.store_evaluation(path, self.profile_key, stamp, ev)
         if ev.risks is not None:
             self.cache.store_risks(path, stamp, ev.risks)
-
-
-def _worker_pids(pool: Any) -> frozenset[int]:
-    """The process ids of a multiprocessing pool's workers (its own list of them)."""
-    return frozenset(p.pid for p in getattr(pool, "_pool", ()))
 
 
 def _start_method_available(method: str) -> bool:

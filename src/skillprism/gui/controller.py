@@ -283,7 +283,7 @@ def _start_fork_server() -> None:
 
         if "forkserver" in multiprocessing.get_all_start_methods():
             multiprocessing.get_context("forkserver").set_forkserver_preload(
-                ["skillprism.core.resolve"]
+                ["skillprism.core.resolve", "skillprism.core.workers"]
             )
             forkserver.ensure_running()
     except Exception:  # an optimisation only: the pool starts the server itself if needed

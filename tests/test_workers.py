@@ -1,0 +1,128 @@
+"""The check's worker processes: results come back to the job that asked, a failing job or a dying
+worker is reported instead of waited for, nothing runs in a thread of the calling process, and
+large jobs and results both ways never deadlock."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.reduction import ForkingPickler
+
+import pytest
+
+from skillprism.core.workers import JobFailed, WorkerDied, WorkerPool, _serve
+
+METHODS = [m for m in ("fork", "forkserver") if m in multiprocessing.get_all_start_methods()]
+
+
+@pytest.fixture(params=METHODS)
+def pool(request):  # type: ignore[no-untyped-def]
+    made = WorkerPool(multiprocessing.get_context(request.param), 2, int, ())
+    yield made
+    made.close()
+
+
+def test_each_job_gets_its_own_result(pool) -> None:  # type: ignore[no-untyped-def]
+    jobs = [(pool.submit(math.sqrt, n * n), n) for n in range(20)]
+    assert [pool.result(job) for job, _n in reversed(jobs)] == [
+        float(n) for _j, n in reversed(jobs)
+    ]
+
+
+def test_a_job_that_raises_fails_alone(pool) -> None:  # type: ignore[no-untyped-def]
+    bad = pool.submit(math.sqrt, -1)
+    good = pool.submit(math.sqrt, 4)
+    with pytest.raises(JobFailed, match="ValueError"):
+        pool.result(bad)
+    assert pool.result(good) == 2.0
+    assert pool.result(pool.submit(len, "abc")) == 3  # the worker goes on
+
+
+def test_a_worker_that_dies_fails_its_jobs_and_the_others_go_on(pool) -> None:  # type: ignore[no-untyped-def]
+    doomed = pool.submit(os._exit, 3)  # the worker ends while on it
+    with pytest.raises(WorkerDied):
+        pool.result(doomed)
+    assert pool.result(pool.submit(len, "ab")) == 2  # handed to the worker that is left
+    with pytest.raises(WorkerDied):
+        pool.result(pool.submit(os._exit, 3))
+    with pytest.raises(WorkerDied):
+        pool.submit(len, "a")  # none is left
+
+
+def test_the_calling_process_runs_no_thread_of_the_pool() -> None:
+    before = threading.active_count()
+    made = WorkerPool(multiprocessing.get_context(METHODS[0]), 2, int, ())
+    try:
+        jobs = [made.submit(len, "x" * n) for n in range(10)]
+        assert [made.result(job) for job in jobs] == list(range(10))
+        assert threading.active_count() == before
+    finally:
+        made.close()
+
+
+def test_large_jobs_and_results_both_ways_do_not_deadlock(pool) -> None:  # type: ignore[no-untyped-def]
+    size = 4 * 1024 * 1024  # far beyond a pipe's buffer, several in flight on each worker
+    sent = [pool.submit(len, b"x" * size) for _ in range(4)]
+    made = [pool.submit(bytes, size) for _ in range(4)]
+    assert [pool.result(job) for job in sent] == [size] * 4
+    assert [len(pool.result(job)) for job in made] == [size] * 4
+
+
+def test_close_stops_every_worker() -> None:
+    made = WorkerPool(multiprocessing.get_context(METHODS[0]), 2, int, ())
+    processes = [w.process for w in made._workers]
+    made.submit(time.sleep, 30)  # busy: close does not wait for it
+    made.close()
+    assert not any(p.is_alive() for p in processes)
+
+
+def test_workers_end_when_the_process_that_started_them_ends(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    script = (
+        "import multiprocessing, os, sys\n"
+        "from skillprism.core.workers import WorkerPool\n"
+        "pool = WorkerPool(multiprocessing.get_context('fork'), 2, int, ())\n"
+        "print(' '.join(str(w.process.pid) for w in pool._workers), flush=True)\n"
+        "os._exit(0)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    pids = [int(pid) for pid in out.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_running(pid) for pid in pids):
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in pids)
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_worker_answers_each_job_in_order_until_its_job_pipe_closes() -> None:
+    # The worker's own loop, run here (a worker process's lines are not measured).
+    job_reader, jobs_out = multiprocessing.Pipe(duplex=False)
+    results_in, result_writer = multiprocessing.Pipe(duplex=False)
+    for job_id, func, arg in ((1, len, "abc"), (2, math.sqrt, -1), (3, memoryview, b"ab")):
+        jobs_out.send_bytes(ForkingPickler.dumps((job_id, func, arg)))
+    jobs_out.close()
+    _serve(job_reader, result_writer, int, ())
+    answers = []
+    while results_in.poll(5):
+        try:
+            answers.append(ForkingPickler.loads(results_in.recv_bytes()))
+        except EOFError:
+            break
+    assert answers[0] == (1, True, 3)
+    assert answers[1][:2] == (2, False) and "ValueError" in answers[1][2]
+    assert answers[2][:2] == (3, False) and "not sendable" in answers[2][2]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
+import settrace_guard
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+settrace_guard.install()  # CPython 3.11 + coverage: threads must not die as they start
 
 
 @pytest.fixture(autouse=True)

@@ -117,6 +117,7 @@ def test_a_worker_answers_each_job_in_order_until_its_job_pipe_closes() -> None:
         jobs_out.send_bytes(ForkingPickler.dumps((job_id, func, arg)))
     jobs_out.close()
     _serve(job_reader, result_writer, int, ())
+    result_writer.close()
     answers = []
     while results_in.poll(5):
         try:
@@ -126,3 +127,25 @@ def test_a_worker_answers_each_job_in_order_until_its_job_pipe_closes() -> None:
     assert answers[0] == (1, True, 3)
     assert answers[1][:2] == (2, False) and "ValueError" in answers[1][2]
     assert answers[2][:2] == (3, False) and "not sendable" in answers[2][2]
+
+
+def test_the_test_runs_settrace_waits_out_another_threads_installation() -> None:
+    import settrace_guard
+
+    calls = []
+
+    def racing(func: object) -> None:
+        calls.append(func)
+        if len(calls) < 3:
+            raise RuntimeError(
+                "Cannot install a trace function while another trace function is being installed"
+            )
+
+    settrace_guard.retrying(racing)(None)
+    assert calls == [None, None, None]
+    with pytest.raises(RuntimeError, match="other"):
+        settrace_guard.retrying(_raise_other)(None)
+
+
+def _raise_other(func: object) -> None:
+    raise RuntimeError("some other failure")

@@ -112,11 +112,11 @@ class WorkerPool:
             return
         for ready in connection.wait(list(watched), timeout):
             worker = watched[ready]
-            if ready is worker.results_in:
+            # Read all it has sent (poll() is also true at the end of the pipe, which _read
+            # notices); after its sentinel, what it sent before it ended.
+            while worker.alive and worker.results_in.poll():
                 self._read(worker)
-            elif worker.alive:  # its sentinel: read what it sent before it ended
-                while worker.alive and worker.results_in.poll():
-                    self._read(worker)
+            if ready is worker.process.sentinel:
                 self._lose(worker)
 
     def result(self, job: Job) -> Any:

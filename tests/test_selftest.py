@@ -66,13 +66,13 @@ def test_a_missing_tokenizer_is_named(qapp, monkeypatch) -> None:  # type: ignor
         test.check_tokenizer()
 
 
-def test_missing_semaphores_are_a_warning_not_a_failure(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import multiprocessing.context
+def test_processes_that_cannot_start_are_a_warning_not_a_failure(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import multiprocessing.process
 
-    def no_pool(*_a, **_k):  # type: ignore[no-untyped-def]
-        raise PermissionError(13, "Permission denied")
+    def no_process(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork refused
 
-    monkeypatch.setattr(multiprocessing.context.BaseContext, "Pool", no_pool)
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
     out = io.StringIO()
     test = selftest.SelfTest(out)
     test._run_step("processes", test.check_processes)

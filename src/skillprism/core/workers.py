@@ -18,6 +18,7 @@ import itertools
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing import connection, parent_process
@@ -119,13 +120,17 @@ class WorkerPool:
             if ready is worker.process.sentinel:
                 self._lose(worker)
 
-    def result(self, job: Job) -> Any:
+    def result(self, job: Job, timeout: float | None = None) -> Any:
         """The job's return value; raises JobFailed if it raised, WorkerDied if its worker ended
-        before it was done."""
+        before it was done, TimeoutError if it is not done within `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while not job.done:
             if not self._workers[job.worker].alive:
                 raise WorkerDied("a worker process ended before its job was done")
-            self.collect(None)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError("the job is not done")
+            self.collect(left)
         if not job.ok:
             if isinstance(job.value, WorkerDied):
                 raise job.value

@@ -235,19 +235,23 @@ class SelfTest:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else ""
         if not method:
             return "no fork server on this platform: large sets are checked in one process"
+        from skillprism.core.workers import JobFailed, WorkerDied, WorkerPool
+
         try:
-            pool = multiprocessing.get_context(method).Pool(1)
+            pool = WorkerPool(multiprocessing.get_context(method), 1, int, ())
         except OSError as err:
-            # No POSIX semaphores (e.g. no writable /dev/shm): checks run in one process.
             raise SelfTestWarning(
                 f"worker processes cannot start here ({err}); large sets are checked in one "
                 "process, more slowly"
             ) from None
-        with pool:
-            try:
-                pid = pool.apply_async(_worker_pid).get(timeout=WINDOW_TIMEOUT_S)
-            except multiprocessing.TimeoutError:
-                raise SelfTestFailure("a worker process did not answer") from None
+        try:
+            pid = pool.result(pool.submit(_worker_pid, None), timeout=WINDOW_TIMEOUT_S)
+        except TimeoutError:
+            raise SelfTestFailure("a worker process did not answer") from None
+        except (JobFailed, WorkerDied) as err:
+            raise SelfTestFailure(f"the worker process failed: {err}") from None
+        finally:
+            pool.close()
         if pid == os.getpid():
             raise SelfTestFailure("the worker ran in this process")
         return f"a worker process started through the {method} answered (pid {pid})"
@@ -399,7 +403,8 @@ class SelfTest:
         self._tmp.cleanup()
 
 
-def _worker_pid() -> int:
+def _worker_pid(_arg: object) -> int:
+    """A worker process's job: its process id."""
     return os.getpid()
 
 

@@ -72,14 +72,20 @@ class WorkerPool:
             for _ in range(processes):
                 job_reader, jobs_out = context.Pipe(duplex=False)
                 results_in, result_writer = context.Pipe(duplex=False)
-                process = context.Process(
-                    target=_serve,
-                    args=(job_reader, result_writer, initializer, initargs),
-                    daemon=True,
-                )
-                process.start()
-                job_reader.close()
-                result_writer.close()
+                try:
+                    process = context.Process(
+                        target=_serve,
+                        args=(job_reader, result_writer, initializer, initargs),
+                        daemon=True,
+                    )
+                    process.start()
+                except BaseException:
+                    for end in (jobs_out, results_in):
+                        end.close()
+                    raise
+                finally:
+                    job_reader.close()  # the worker's ends: this process keeps its own
+                    result_writer.close()
                 self._workers.append(_Worker(process, jobs_out, results_in))
         except BaseException:
             self.close()

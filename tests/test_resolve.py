@@ -293,8 +293,8 @@ def _serial_and_pooled_with_security(root: Path, monkeypatch):  # type: ignore[n
 
 
 def test_a_worker_that_dies_does_not_hang_the_check(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # A worker killed mid-job (the OOM killer, a crash) takes its task with it; the pool starts
-    # another and would wait forever. The check notices, and evaluates what is missing here.
+    # A worker killed mid-job (the OOM killer, a crash) takes its jobs with it. The check sees it
+    # end (its sentinel) and evaluates what is missing here instead of waiting for it.
     import os
 
     from skillprism.core.security import engine

@@ -1069,19 +1069,20 @@ class _Evaluator:
                             ev, real, stamp = _evaluate_one(item, self.profile, None)
                             done[item[0]] = (ev, real)
                             stamps[item[0]] = stamp
-                try:
-                    for batch, job in self.jobs:
-                        for item, (ev, real, stamp) in zip(
-                            batch, self.pool.result(job), strict=True
-                        ):
+                # A job whose worker died or that failed is evaluated (or scanned) here below;
+                # every other job's results are kept.
+                for batch, job in self.jobs:
+                    with contextlib.suppress(Exception):
+                        answers = self.pool.result(job)
+                        for item, (ev, real, stamp) in zip(batch, answers, strict=True):
                             done[item[0]] = (ev, real)
                             stamps[item[0]] = stamp
-                    for paths, job in self.scans:
-                        for path, risks in zip(paths, self.pool.result(job), strict=True):
+                for paths, job in self.scans:
+                    with contextlib.suppress(Exception):
+                        found = self.pool.result(job)
+                        for path, risks in zip(paths, found, strict=True):
                             if path in done:
                                 done[path][0].risks = risks
-                except Exception:  # a worker died or a job failed: the rest is evaluated here
-                    pass
             finally:
                 # Every result is in (or a worker failed): stop the workers now rather than
                 # waiting for them to wind down.

@@ -4,11 +4,12 @@ A heartbeat timer ticks on the GUI thread every few milliseconds; the longest ga
 during an interaction is the longest time the window could not repaint or take input. Each
 interaction runs the real window (offscreen) the way a user would: open the set, type a filter one
 key at a time and clear it, select skills (a large one too), switch the runtime, reload, save a
-SKILL.md on disk (the file watcher's path), move a budget control, compare runtimes. Targets (for
+SKILL.md on disk (the engine's file watch), move a budget control, compare runtimes. Targets (for
 this 2-core machine): no block over 50 ms anywhere; the first window with the whole set shown
-within 2x the time `skillprism check` needs for the same set, measured in the same run.
+within 1.5x the time `skillprism check` needs for the same set, measured in the same run.
 
     QT_QPA_PLATFORM=offscreen python bench/bench_stall.py [-n 10000] [--keep DIR] [--runs N]
+    QT_QPA_PLATFORM=offscreen python bench/bench_stall.py --set ../realsets   # a real set
 
 With `--runs N` the whole sequence runs N times, each in a fresh process, and the table gives the
 worst and the median of each figure: a target is met when the worst run meets it.
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_skills import generate_repository
 
 BLOCK_TARGET_MS = 50.0
-OPEN_TARGET_RATIO = 2.0
+OPEN_TARGET_RATIO = 1.5
 TICK_MS = 4
 PROFILE = "claude-code"
 
@@ -140,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=10_000)
     parser.add_argument("--keep", metavar="DIR", help="generate into (or reuse) DIR")
     parser.add_argument(
+        "--set",
+        metavar="DIR",
+        help="measure on this skill set as it is (e.g. ../shared/realsets laid out) instead of "
+        "generating one",
+    )
+    parser.add_argument(
         "--profile-step",
         metavar="TEXT",
         help="print where the GUI thread spent its time in the "
@@ -164,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         return repeat(args)
 
     tmp = tempfile.TemporaryDirectory(prefix="skillprism-stall-")
-    repo = Path(args.keep) if args.keep else Path(tmp.name) / "repo"
-    if not (repo / "plugins").is_dir():
+    repo = Path(args.set or args.keep or Path(tmp.name) / "repo")
+    if not args.set and not (repo / "plugins").is_dir():
         start = time.perf_counter()
         generate_repository(repo, args.n)
         print(f"generated {args.n:,} skills in {time.perf_counter() - start:.1f} s: {repo}")
@@ -265,9 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("open (whole set shown)", beat.longest_ms, open_s, beat.longest_cpu * 1000, ""))
     if locator is not None:
         locator.report("open")
-    catalog = window.catalog
-    assert catalog is not None
-    until(lambda: window.watch.mode in ("native", "polling", "off"), 60)
+    loaded = window.loaded
+    assert loaded is not None
+    until(lambda: window.watch_mode[0] in ("native", "polling", "off"), 60)
     pump(1.0)
 
     def typing(text: str) -> Callable[[], None]:
@@ -281,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     measure(
         "filter: type 'pdf'",
         typing("pdf"),
-        lambda: window.tree_model.filtered and not window.controller.pending("filter"),
+        lambda: window.tree_model.filtered and not window.engine.pending("filter"),
     )
 
     def clear() -> None:
@@ -292,12 +299,14 @@ def main(argv: list[str] | None = None) -> int:
     measure(
         "filter: clear it",
         clear,
-        lambda: not window.tree_model.filtered and not window.controller.pending("filter"),
+        lambda: not window.tree_model.filtered and not window.engine.pending("filter"),
     )
 
-    ordinary = next(s for s in catalog.skills if s.active and "bulk" not in s.directory)
-    large = next(s for s in catalog.skills if (Path(s.directory) / "references" / "bulk").is_dir())
-    for label, skill in (("select a skill", ordinary), ("select a skill with 2,000 files", large)):
+    active = [s for s in loaded.skills if s.status in ("ok", "warning")] or list(loaded.skills)
+    ordinary = next(s for s in active if "bulk" not in s.directory)
+    # the skill with the most files (a generated set has one with 2,000)
+    large = max(active[:400], key=lambda s: sum(len(f) for _d, _s, f in os.walk(s.directory)))
+    for label, skill in (("select a skill", ordinary), ("select the skill with most files", large)):
         before = len(shown)
         measure(label, lambda s=skill: window.select_skill(s.key), lambda b=before: len(shown) > b)
 
@@ -308,13 +317,13 @@ def main(argv: list[str] | None = None) -> int:
     measure(
         "switch runtime (to codex)",
         switch("codex"),
-        lambda: len(applied) > before and window.catalog.profile.name == "codex",  # type: ignore[union-attr]
+        lambda: len(applied) > before and window.loaded.spec.profile == "codex",  # type: ignore[union-attr]
     )
     before = len(applied)
     measure(
         "switch runtime (back)",
         switch(PROFILE),
-        lambda: len(applied) > before and window.catalog.profile.name == PROFILE,  # type: ignore[union-attr]
+        lambda: len(applied) > before and window.loaded.spec.profile == PROFILE,  # type: ignore[union-attr]
     )
     before = len(applied)
     measure("reload (F5)", window.reload, lambda: len(applied) > before)
@@ -326,11 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         target.write_text(text + "\nOne more line.\n", encoding="utf-8")
 
     before = len(applied)
-    if window.watch.mode in ("native", "polling"):
+    if window.watch_mode[0] in ("native", "polling"):
         measure("a SKILL.md saved on disk", save, lambda: len(applied) > before)
     else:
         rows.append(
-            ("a SKILL.md saved on disk", 0.0, 0.0, 0.0, f"not watching: {window.watch.reason}")
+            ("a SKILL.md saved on disk", 0.0, 0.0, 0.0, f"not watching: {window.watch_mode[1]}")
         )
 
     window.budget_dock.raise_()
@@ -338,19 +347,19 @@ def main(argv: list[str] | None = None) -> int:
     measure(
         "budget dock shown",
         lambda: None,
-        lambda: window.budget._result is not None and not window.controller.pending("tier1"),
+        lambda: window.budget._result is not None and not window.engine.pending("tier1"),
     )
     measure(
         "budget control (context 32k)",
         lambda: window.budget.context.setCurrentIndex(window.budget.context.findText("32k")),
-        lambda: not window.controller.pending("tier1"),
+        lambda: not window.engine.pending("tier1"),
     )
     window.matrix_dock.raise_()
     pump(0.2)
     measure(
         "compare runtimes (4)",
         window.matrix.compare,
-        lambda: window.matrix.model.matrix is not None and not window.controller.pending("matrix"),
+        lambda: window.matrix.model.matrix is not None and not window.engine.pending("matrix"),
     )
 
     window.shutdown()
@@ -358,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     if locator is not None:
         locator.stop()
 
-    print(f"\n{args.n:,} skills laid out like a repository ({PROFILE}); check took {check_s:.2f} s")
+    what = args.set or f"{args.n:,} skills laid out like a repository"
+    print(f"\n{what} ({PROFILE}, {len(loaded.skills):,} skill files); check took {check_s:.2f} s")
     print(
         f"{'interaction':36} {'longest block':>14} {'target':>8} {'took':>8} "
         f"{'GUI CPU in it':>14}  verdict"
@@ -374,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(
         "(GUI CPU in it: the GUI thread's own CPU time during its longest block; the rest of the "
-        "block it waited, for the interpreter lock held by the worker)"
+        "block it waited, for the interpreter lock held by another of its threads)"
     )
     if args.json:
         figures = {"rows": rows, "open_s": open_s, "check_s": check_s}
@@ -384,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     failed |= not open_ok
     print(
         f"{'open vs check':36} {open_s:11.2f} s  {check_s * OPEN_TARGET_RATIO:6.2f} s  "
-        f"ratio {ratio:.2f}x (target <= {OPEN_TARGET_RATIO:.0f}x)  {'ok' if open_ok else 'OVER'}"
+        f"ratio {ratio:.2f}x (target <= {OPEN_TARGET_RATIO:.1f}x)  {'ok' if open_ok else 'OVER'}"
     )
     return 1 if failed else 0
 
@@ -399,6 +409,8 @@ def repeat(args: argparse.Namespace) -> int:
         for i in range(args.runs):
             out = Path(tmp) / f"run-{i}.json"
             cmd = [sys.executable, __file__, "-n", str(args.n), "--keep", keep, "--json", str(out)]
+            if args.set:
+                cmd += ["--set", args.set]
             subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False)
             if not out.exists():
                 print(f"run {i + 1} failed", file=sys.stderr)
@@ -423,7 +435,7 @@ def repeat(args: argparse.Namespace) -> int:
     failed |= not open_ok
     print(
         f"{'open vs check (ratio)':36} {max(ratios):10.2f}x {statistics.median(ratios):8.2f}x "
-        f"{OPEN_TARGET_RATIO:7.0f}x  {'ok' if open_ok else 'OVER'}"
+        f"{OPEN_TARGET_RATIO:7.1f}x  {'ok' if open_ok else 'OVER'}"
     )
     return 1 if failed else 0
 

@@ -1,13 +1,14 @@
-"""The window's skill filter, answered from an index (app/filter_index.py): every word must occur
+"""The window's skill filter, answered from an index (engine/filter_index.py): every word must occur
 in the name, the folder's name, the description or a finding's code; states narrow it further."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from skillprism.app.filter_index import FilterIndex, FilterQuery
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
+from skillprism.engine.filter_index import FilterIndex
+from skillprism.engine.views import FilterQuery
 
 
 def _skill(root: Path, folder: str, name: str, description: str, extra: str = "") -> None:

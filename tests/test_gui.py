@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from engine_helpers import answer, open_view
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
-from skillprism.core.profiles import load_profile
-from skillprism.core.resolve import build_catalog
+from skillprism.engine.views import FilterQuery
 from skillprism.gui.main_window import MainWindow
 from skillprism.gui.problems_model import ProblemsModel
 from skillprism.gui.tree_model import KEY_ROLE, SkillTreeModel
@@ -55,8 +55,8 @@ def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
         created.append(w)
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
             w.reload()
-        # The watch starts beside the window; edits before it is up are caught by one rescan.
-        qtbot.waitUntil(lambda: w.watch.mode in ("native", "polling"), timeout=10000)
+        # The engine watches the folders before it reads them: an edit from now on is seen.
+        qtbot.waitUntil(lambda: w.watch_mode[0] in ("native", "polling"), timeout=10000)
         return w
 
     yield make
@@ -65,50 +65,60 @@ def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
 
 
 def test_tree_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    engine, loaded = open_view([str(demo_skills_dir())])
     model = SkillTreeModel()
-    model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))
+    # the engine answers later, as over the socket
+    model.sig_files_wanted.connect(
+        lambda key: QTimer.singleShot(0, lambda: model.add_files(answer(engine, "files", key)))
+    )
+    model.set_tree(loaded.tree, loaded.roots, loaded.skills)
+    # the tester follows every change from here on: files fetched, a filter, the filter cleared
     qtmodeltester.check(model, force_py=True)
-    # fetch every skill's files, then check again
-    for r in range(model.rowCount()):
-        root = model.index(r, 0)
-        for c in range(model.rowCount(root)):
-            idx = model.index(c, 0, root)
-            if model.canFetchMore(idx):
-                model.fetchMore(idx)
-    qtmodeltester.check(model, force_py=True)
+    skills = [
+        model.index(c, 0, model.index(r, 0))
+        for r in range(model.rowCount())
+        for c in range(model.rowCount(model.index(r, 0)))
+    ]
+    for idx in skills:
+        if model.canFetchMore(idx):
+            model.fetchMore(idx)
+    qapp.processEvents()
+    assert all(model.rowCount(idx) >= 1 for idx in skills)  # the skill file at least
+    narrow = answer(engine, "filter", FilterQuery("review"))
+    model.set_tree(narrow, loaded.roots, loaded.skills)
+    assert model.filtered and 0 < sum(
+        model.rowCount(model.index(r, 0)) for r in range(model.rowCount())
+    ) < len(loaded.skills)
+    model.set_tree(answer(engine, "filter", FilterQuery()), loaded.roots, loaded.skills)
+    assert not model.filtered
 
 
-def test_a_same_shape_tree_changes_only_the_rows_whose_skills_changed(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
-    import dataclasses
-    import weakref
-
-    from skillprism.gui.tree_model import build_tree
-
-    before = build_catalog(load_profile("agentskills"), [str(demo_skills_dir())])
+def test_a_same_shape_tree_changes_only_the_rows_whose_skills_changed(
+    qapp, qtmodeltester, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "skills"
+    for name in ("alpha", "beta", "gamma"):
+        skill(root, name)
+    engine, before = open_view([str(root)], project=str(tmp_path))
     model = SkillTreeModel()
-    model.set_tree(build_tree(before, None))
-    first = before.skills[0]
-    # another catalog of the same skills: one entry changed, the others equal but not the same
-    after = dataclasses.replace(
-        before,
-        skills=[dataclasses.replace(s, description=f"{s.description} (edited)") if s is first
-                else dataclasses.replace(s) for s in before.skills],
-    )  # fmt: skip
-    tree = build_tree(after, None, before)
-    assert tree.changed == frozenset({first.key})
+    model.set_tree(before.tree, before.roots, before.skills)
+    (root / "beta" / "SKILL.md").write_text(
+        "---\nname: beta\ndescription: Edited. Use when testing.\n---\nBody.\n", encoding="utf-8"
+    )
+    after = answer(engine, "refresh", (str(root / "beta" / "SKILL.md"),))
+    assert after.tree.same_shape and after.tree.base == before.tree.serial
+    assert after.tree.changed == frozenset({str(root / "beta" / "SKILL.md")})
     changed_rows: list[tuple[int, int]] = []
     model.dataChanged.connect(
         lambda a, b, _roles=(): changed_rows.append((a.row(), b.row())) if a.parent().isValid() else None
     )  # fmt: skip
-    model.set_tree(tree)
-    row = model.index_for_key(first.key).row()
-    assert changed_rows == [(row, row)]
-    assert model.catalog is after
+    resets: list[bool] = []
+    model.modelReset.connect(lambda: resets.append(True))
     qtmodeltester.check(model, force_py=True)
-    # a tree holds its parents weakly: dropped, it is gone at once, with no cyclic garbage
-    gone = weakref.ref(tree.root)
-    del tree
-    assert gone() is None
+    model.set_tree(after.tree, after.roots, after.skills)
+    index = model.index_for_key(str(root / "beta" / "SKILL.md"))
+    assert changed_rows == [(index.row(), index.row())] and not resets
+    assert "Edited." in index.data(Qt.ItemDataRole.ToolTipRole)
 
 
 def test_problems_filter_asks_the_model_nothing_without_a_filter(qapp) -> None:  # type: ignore[no-untyped-def]
@@ -124,7 +134,7 @@ def test_problems_filter_asks_the_model_nothing_without_a_filter(qapp) -> None: 
     model = Counting()
     proxy = ProblemsFilter()
     proxy.setSourceModel(model)
-    model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))
+    model.set_rows(open_view([str(demo_skills_dir())])[1].problems)
     rows = model._rows
     assert proxy.rowCount() == len(rows) > 2 and Counting.calls == 0
     proxy.set_severities(frozenset({"warning"}))
@@ -149,7 +159,7 @@ def test_problems_filter_asks_the_model_nothing_without_a_filter(qapp) -> None: 
 
 def test_problems_model_passes_qtmodeltester(qapp, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
     model = ProblemsModel()
-    model.set_catalog(build_catalog(load_profile("agentskills"), [str(demo_skills_dir())]))
+    model.set_rows(open_view([str(demo_skills_dir())])[1].problems)
     assert model.rowCount() > 0
     qtmodeltester.check(model, force_py=True)
 
@@ -180,9 +190,9 @@ def test_writing_a_skill_updates_tree_preview_and_problems(window, qtbot, tmp_pa
     skill(root, "beta")
     qtbot.waitUntil(
         lambda: (
-            w.catalog is not None
-            and len(w.catalog.skills) == 2
-            and any(s.status == "error" for s in w.catalog.skills)
+            w.loaded is not None
+            and len(w.loaded.skills) == 2
+            and any(s.status == "error" for s in w.loaded.skills)
         ),
         timeout=15000,
     )
@@ -208,7 +218,7 @@ def test_an_edit_while_the_watch_starts_is_not_lost(qtbot, tmp_path) -> None:  #
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
             w.reload()
         skill(root, "beta")  # right away, before the watch is necessarily up
-        qtbot.waitUntil(lambda: w.catalog is not None and len(w.catalog.skills) == 2, timeout=15000)
+        qtbot.waitUntil(lambda: w.loaded is not None and len(w.loaded.skills) == 2, timeout=15000)
     finally:
         w.shutdown()
 
@@ -220,7 +230,7 @@ def test_deleting_a_skill_removes_it(window, qtbot, tmp_path) -> None:  # type: 
     w = window([str(root)])
     shutil.rmtree(root / "beta")
     qtbot.waitUntil(
-        lambda: w.catalog is not None and [s.name for s in w.catalog.skills] == ["alpha"],
+        lambda: w.loaded is not None and [s.name for s in w.loaded.skills] == ["alpha"],
         timeout=15000,
     )
     assert not w.tree_model.index_for_key(str(root / "beta" / "SKILL.md")).isValid()
@@ -274,22 +284,22 @@ def test_switching_profile_changes_which_copy_is_shadowed(window, qtbot, tmp_pat
     w = window([str(project)], profile="gemini-cli")
 
     def winner() -> str:
-        assert w.catalog is not None
-        return next(s.path for s in w.catalog.skills if s.active)
+        assert w.loaded is not None
+        return next(s.path for s in w.loaded.skills if s.status in ("ok", "warning"))
 
     first = winner()
     w.profile_combo.setCurrentIndex(w.profile_combo.findData("codex"))
     qtbot.waitUntil(
-        lambda: w.catalog is not None and w.catalog.profile.name == "codex", timeout=10000
+        lambda: w.loaded is not None and w.loaded.spec.profile == "codex", timeout=10000
     )
     # codex keeps both copies: neither is shadowed
-    assert not any(s.status == "shadowed" for s in w.catalog.skills)
+    assert not any(s.status == "shadowed" for s in w.loaded.skills)
     w.profile_combo.setCurrentIndex(w.profile_combo.findData("gemini-cli"))
     qtbot.waitUntil(
-        lambda: w.catalog is not None and w.catalog.profile.name == "gemini-cli", timeout=10000
+        lambda: w.loaded is not None and w.loaded.spec.profile == "gemini-cli", timeout=10000
     )
     assert winner() == first
-    assert sum(s.status == "shadowed" for s in w.catalog.skills) == 1
+    assert sum(s.status == "shadowed" for s in w.loaded.skills) == 1
 
 
 def test_a_dropped_folder_becomes_a_root(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -309,7 +319,7 @@ def test_a_dropped_folder_becomes_a_root(window, qtbot, tmp_path) -> None:  # ty
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=10000):
         w.dropEvent(event)
     assert str(b) in w.roots
-    assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
+    assert {s.name for s in w.loaded.skills} == {"alpha", "beta"}
 
 
 def test_problem_activation_selects_skill_and_line(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -346,12 +356,11 @@ def test_hostile_inputs_open_without_crash(window, qtbot, tmp_path) -> None:  # 
     )
     os.mkfifo(root / "fifo-skill" / "SKILL.md") if (root / "fifo-skill").mkdir() is None else None
     w = window([str(root)])
-    for s in w.catalog.skills:
+    for s in w.loaded.skills:
         show(qtbot, w, s.key)  # none of them breaks the window
-    from skillprism.gui.preview import overview_html
-
-    skill = next(s for s in w.catalog.skills if s.name == "html")
-    made = overview_html(skill, w.catalog)  # the HTML we hand to Qt, not what Qt keeps of it
+    key = next(s.key for s in w.loaded.skills if s.name == "html")
+    engine, _loaded = open_view([str(root)], project=str(tmp_path))
+    made = answer(engine, "preview", key, "", False).overview  # the HTML handed to Qt
     assert "<script" not in made and "<img" not in made
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in made  # shown as the text it is
     assert "[remote image not loaded: http://example.com/a.png]" in made
@@ -372,7 +381,7 @@ def test_a_matrix_click_selects_the_skill_under_that_runtime(window, qtbot, tmp_
     col = 1 + m.profiles.index("codex")
     w.matrix._on_clicked(w.matrix.model.index(row, col))
     qtbot.waitUntil(
-        lambda: w.catalog is not None and w.catalog.profile.name == "codex", timeout=20000
+        lambda: w.loaded is not None and w.loaded.spec.profile == "codex", timeout=20000
     )
     assert w.selected_key == m.rows[row].key
     assert w.tree.currentIndex().data(KEY_ROLE) == m.rows[row].key
@@ -418,14 +427,15 @@ def test_reference_links_in_previews_follow_tier3(window, qtbot, tmp_path) -> No
     (d / "references" / "notes.md").write_text("Some notes.\n", encoding="utf-8")
     w = window([str(root)])
     show(qtbot, w, str(d / "SKILL.md"))
-    w._on_link(QUrl("references/notes.md"))
+    w._on_link(QUrl("references/notes.md"))  # followed in the engine, shown when it answers
+    qtbot.waitUntil(lambda: "Some notes." in w.files_view.toPlainText(), timeout=10000)
     assert w.tabs.currentWidget() is w.files_view
-    text = w.files_view.toPlainText()
-    assert "Some notes." in text and "tokens" in text
+    assert "tokens" in w.files_view.toPlainText()
     w._on_link(QUrl("../../etc/passwd"))
-    assert "would refuse" in w.files_view.toPlainText()
+    qtbot.waitUntil(lambda: "would refuse" in w.files_view.toPlainText(), timeout=10000)
+    w.files_view.setHtml("")
     w._on_link(QUrl("references/missing.md"))
-    assert "would refuse" in w.files_view.toPlainText()
+    qtbot.waitUntil(lambda: "would refuse" in w.files_view.toPlainText(), timeout=10000)
 
 
 def test_problems_panel_says_why_it_is_empty(window, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,6 @@
-"""The activation test bench shows substituted arguments and the runtime's refusals."""
+"""The activation test bench shows substituted arguments and the runtime's refusals: the view
+asks (`sig_wanted`), the engine activates through the Workspace (answered here in-process), and
+the view shows the page."""
 
 from __future__ import annotations
 
@@ -6,21 +8,26 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from skillprism.core.profiles import load_profile
-from skillprism.core.resolve import build_catalog
+from engine_helpers import answer, open_view
+
 from skillprism.gui.activation_view import ActivationView
 from skillprism.paths import demo_skills_dir
 
 
 @pytest.fixture
-def bench(qtbot):  # type: ignore[no-untyped-def]
-    catalog = build_catalog(load_profile("claude-code"), [str(demo_skills_dir())])
+def bench(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    engine, loaded = open_view([str(demo_skills_dir())], "claude-code", str(tmp_path))
     view = ActivationView()
     qtbot.addWidget(view)
+    view.sig_wanted.connect(
+        lambda args, invoker, first: view.show_page(
+            answer(engine, "activate", view.key, args, invoker, first, False)
+        )
+    )
 
     def show(name: str) -> ActivationView:
-        skill = next(s for s in catalog.skills if s.name == name and s.active)
-        view.show_skill(catalog, skill)
+        skill = next(s for s in loaded.skills if s.name == name and s.status in ("ok", "warning"))
+        view.show_skill(skill.key, skill.directory)
         return view
 
     return show

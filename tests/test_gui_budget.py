@@ -1,6 +1,5 @@
 """The budget view follows its controls exactly as the engine computes. The view asks for each
-listing (`sig_inputs_changed`); here it is answered at once through a Workspace, as the window's
-controller does in its worker."""
+listing (`sig_inputs_changed`); here the engine answers at once, in-process."""
 
 from __future__ import annotations
 
@@ -10,10 +9,13 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from skillprism.app.workspace import Workspace
+from engine_helpers import answer, open_view
+
 from skillprism.core.disclose import BudgetSettings, Tier1Model
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
+from skillprism.engine.prepare import matrix_view, tier1_view
+from skillprism.engine.server import Engine
 from skillprism.gui.budget_view import BudgetView
 
 
@@ -27,19 +29,15 @@ def make_skills(root: Path, n: int) -> None:
         )
 
 
-def wired(view: BudgetView, tmp_path: Path, root: Path, profile: str) -> Workspace:
-    """Answer the view's requests through a Workspace (the window's controller does the same in
-    its worker thread) and show it the catalog."""
-    ws = Workspace(str(tmp_path), [str(root)], [profile], home=str(tmp_path / "home"))
-
-    def answer(inputs: object) -> None:
-        settings, unread = ws.budget_settings(profile, inputs)  # type: ignore[arg-type]
-        view.show_result(ws.tier1_model(profile).compute(settings), unread)
-
-    view.sig_inputs_changed.connect(answer)
-    view.set_catalog(ws.catalog(profile))
+def wired(view: BudgetView, tmp_path: Path, root: Path, profile: str) -> Engine:
+    """Answer the view's requests through an engine (in-process, at once) and show it the set."""
+    engine, _loaded = open_view([str(root)], profile, str(tmp_path))
+    view.sig_inputs_changed.connect(
+        lambda inputs: view.show_result(answer(engine, "tier1", profile, inputs))
+    )
+    view.set_loaded(True)
     view.recompute()
-    return ws
+    return engine
 
 
 def test_moving_the_context_window_changes_name_only_skills_as_the_engine_does(
@@ -49,7 +47,7 @@ def test_moving_the_context_window_changes_name_only_skills_as_the_engine_does(
     make_skills(root, 60)
     view = BudgetView()
     qtbot.addWidget(view)
-    catalog = wired(view, tmp_path, root, "claude-code").catalog("claude-code")
+    catalog = wired(view, tmp_path, root, "claude-code").workspace.catalog("claude-code")
     engine = Tier1Model(catalog)
     for label in ("8k", "32k", "200k (Claude)", "1M"):
         view.context.setCurrentIndex(view.context.findText(label))
@@ -108,9 +106,10 @@ def test_outcome_and_matrix_models_pass_qtmodeltester(qapp, qtmodeltester, tmp_p
     make_skills(root, 12)
     catalogs = [build_catalog(load_profile(n), [str(root)]) for n in ("claude-code", "codex")]
     outcomes = OutcomeModel()
-    outcomes.set_result(Tier1Model(catalogs[0]).compute(BudgetSettings(context_window=8_000)))
+    result = Tier1Model(catalogs[0]).compute(BudgetSettings(context_window=8_000))
+    outcomes.set_result(tier1_view(result, "Claude Code", ()))
     qtmodeltester.check(outcomes, force_py=True)
     matrix = MatrixModel()
-    matrix.set_matrix(build_matrix(catalogs))
+    matrix.set_matrix(matrix_view(build_matrix(catalogs)))
     assert matrix.rowCount() == 12 and matrix.columnCount() == 3
     qtmodeltester.check(matrix, force_py=True)

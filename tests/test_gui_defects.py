@@ -61,7 +61,7 @@ def test_f5_is_bound_once_and_reloads(window, qtbot, tmp_path) -> None:  # type:
     _skill(root, "beta")
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
         qtbot.keyClick(w, Qt.Key.Key_F5)
-    assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
+    assert {s.name for s in w.loaded.skills} == {"alpha", "beta"}
 
 
 def test_remove_root_removes_only_that_folder_asks_and_undoes(  # type: ignore[no-untyped-def]
@@ -95,12 +95,12 @@ def test_remove_root_removes_only_that_folder_asks_and_undoes(  # type: ignore[n
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
         w.remove_root()
     assert w.roots == [str(a)]
-    assert {s.name for s in w.catalog.skills} == {"alpha"}
+    assert {s.name for s in w.loaded.skills} == {"alpha"}
     assert w.act_undo.isEnabled()
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
         w.act_undo.trigger()
     assert w.roots == [str(a), str(b)]
-    assert {s.name for s in w.catalog.skills} == {"alpha", "beta"}
+    assert {s.name for s in w.loaded.skills} == {"alpha", "beta"}
     assert not w.act_undo.isEnabled()
 
 
@@ -246,7 +246,8 @@ def test_f1_opens_the_reference_apart_at_the_selected_problems_code(
     w.problems.setFocus()
     w.problems.setCurrentIndex(w.problems_proxy.index(row, 0))
     qtbot.waitUntil(w.problems.hasFocus, timeout=5000)
-    w.act_diag_ref.trigger()
+    w.act_diag_ref.trigger()  # the reference is made in the engine
+    qtbot.waitUntil(lambda: w._reference is not None, timeout=30000)
     dialog, browser = w._reference
     assert dialog.isVisible()
     text = browser.toPlainText()

@@ -1,10 +1,13 @@
 """The window and the CLI go through the same Workspace: for one project with a settings file, the
 window shows the findings `check` reports, the listing `prompt` prints, the budget outcomes of
-`prompt --format json`, and exports the report `skillprism report` writes, byte for byte (with
-SOURCE_DATE_EPOCH pinning the time stamp)."""
+`prompt --format json`, what `activate` delivers (its cost by the same counter, its findings),
+what `resource` answers for a followed link (a refusal, under the project's settings) and where
+`where` says each runtime finds a skill, and exports the report `skillprism report` writes, byte
+for byte (with SOURCE_DATE_EPOCH pinning the time stamp)."""
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -14,7 +17,7 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QUrl
 
 from skillprism.gui.main_window import MainWindow
 
@@ -44,6 +47,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for i in range(40):
         _skill(root, f"bulk-{i:02}")
     _skill(root, "shell-out", description="Runs things.", extra="allowed-tools: Bash\n")
+    # a long body (over a runtime's guidance?) and links a runtime would refuse
+    linker = root / "linker"
+    linker.mkdir()
+    (linker / "SKILL.md").write_text(
+        "---\nname: linker\ndescription: Follows links. Use when linking.\n---\n# linker\n\n"
+        + "Read [the notes](references/missing.md) and [that](../../outside.md).\n"
+        + "More words to count. " * 400,
+        encoding="utf-8",
+    )
     (proj / ".skillprism.toml").write_text('ignore_codes = ["SP216"]\n', encoding="utf-8")
     return proj
 
@@ -87,8 +99,10 @@ def test_window_shows_what_the_cli_reports(qtbot, project: Path) -> None:  # typ
         cli_findings = {
             (s["path"], d["code"]) for s in result_json["skills"] for d in s["diagnostics"]
         }
-        assert w.catalog is not None
-        window_findings = {(s.path, d.code) for s in w.catalog.skills for d in s.diagnostics}
+        assert w.loaded is not None
+        window_findings = {
+            (w.skills[row.key].path, row.diagnostic.code) for row in w.loaded.problems if row.key
+        }
         assert window_findings == cli_findings
         assert not any(code == "SP216" for _p, code in window_findings)
         assert any(code.startswith("SP7") for _p, code in window_findings)  # security, too
@@ -102,6 +116,55 @@ def test_window_shows_what_the_cli_reports(qtbot, project: Path) -> None:  # typ
         outcomes = _cli(project, "prompt", "--profile", PROFILE, "--format", "json", *roots)
         cli_outcomes = {e["path"]: e["outcome"] for e in json.loads(outcomes.stdout)["skills"]}
         assert cli_outcomes == {e.path: e.outcome for e in result.entries}
+
+        # Activation: the same content, cost (the same counter) and findings.
+        linker = str(project / "skills" / "linker" / "SKILL.md")
+        cli = _cli(project, "activate", "linker", "--profile", PROFILE, "--format", "json", *roots)
+        assert cli.returncode in (0, 1), cli.stderr
+        activated = json.loads(cli.stdout)
+        with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
+            w.select_skill(linker)
+        w.tabs.setCurrentWidget(w.activation)
+        qtbot.waitUntil(lambda: "Cost:" in w.activation.view.toPlainText(), timeout=30000)
+        page = w.activation.view.toPlainText()
+        assert (
+            f"{activated['chars']:,} characters, {activated['tokens']:,} tokens "
+            f"({activated['counter']})" in page
+        )
+        for d in activated.get("diagnostics", []):
+            assert d["code"] in page
+
+        # A followed link: the runtime's refusal, with the code `resource` gives.
+        for reference in ("references/missing.md", "../../outside.md"):
+            cli = _cli(
+                project,
+                "resource",
+                "linker",
+                reference,
+                "--profile",
+                PROFILE,
+                "--format",
+                "json",
+                *roots,
+            )
+            assert cli.returncode == 1, cli.stdout + cli.stderr
+            refusal = json.loads(cli.stdout)["refusal"]
+            w.files_view.setHtml("")
+            w._on_link(QUrl(reference))
+            qtbot.waitUntil(lambda: "would refuse" in w.files_view.toPlainText(), timeout=30000)
+            shown = w.files_view.toPlainText()
+            assert refusal["code"] in shown and refusal["message"] in shown
+
+        # Where: the same runtimes find it where it is.
+        cli = _cli(project, "where", str(project / "skills" / "linker"), "--format", "json")
+        assert cli.returncode in (0, 1), cli.stderr
+        found = {p["title"] for p in json.loads(cli.stdout)["profiles"] if p["found"]}
+        w.tabs.setCurrentWidget(w.where_view)
+        qtbot.waitUntil(lambda: w.where_view.page is not None, timeout=30000)
+        blocks = [block for _hay, block in w.where_view.page.blocks]
+        shown_found = {b.split("</h3>")[0] for b in blocks if "finds it here" in b}
+        assert len(shown_found) == len(found)
+        assert all(any(html.escape(t) in b for b in shown_found) for t in found)
 
         # The report, byte for byte.
         for name in ("report.html", "report.md"):

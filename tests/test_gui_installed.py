@@ -51,19 +51,26 @@ def test_a_repository_opens_as_installed_and_switches_back(qtbot, tmp_path, monk
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
             w.reload()
         assert w.install_into == ""
-        with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
-            w._suggest_installed_view()
+        # File → Open Folder (and `gui PATH`) on a repository: the engine finds installable
+        # units, and the window shows them as installed into the project, in one scan
+        opened: list[object] = []
+        w.sig_catalog_applied.connect(opened.append)
+        w.open_paths([str(repo)])
+        qtbot.waitUntil(lambda: bool(opened), timeout=30000)
+        qtbot.wait(200)
+        assert len(opened) == 1
         assert w.install_into == "project"
         assert w.install_actions["project"].isChecked()
         assert "as installed" in w.windowTitle()
         expected = Workspace(
             str(project), [str(repo)], ["claude-code"], install_into="project"
         ).catalog("claude-code")
-        assert w.catalog is not None
-        assert [(s.qualified_name, s.status, s.root.path) for s in w.catalog.skills] == [
-            (s.qualified_name, s.status, s.root.path) for s in expected.skills
+        assert w.loaded is not None
+        shown = [(s.name, s.status, w.loaded.roots[s.root].path) for s in w.loaded.skills]
+        assert shown == [
+            (s.qualified_name or s.name, s.status, s.root.path) for s in expected.skills
         ]
-        assert "pdfkit:pdf-fill" in {s.qualified_name for s in w.catalog.skills}
+        assert "pdfkit:pdf-fill" in {s.name for s in w.loaded.skills}
         # the plain view, one click away
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
             w.install_actions[""].trigger()

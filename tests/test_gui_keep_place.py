@@ -47,7 +47,7 @@ def _refresh(qtbot, w: MainWindow, *paths: Path) -> None:  # type: ignore[no-unt
         qtbot.waitSignal(w.sig_catalog_applied, timeout=30000),
         qtbot.waitSignal(w.sig_skill_shown, timeout=30000),
     ):
-        w._on_files_changed([str(p) for p in paths])
+        w.files_changed([str(p) for p in paths])
 
 
 def test_a_save_keeps_selection_scroll_and_open_file(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -70,7 +70,9 @@ def test_risks_across_the_set_and_their_evidence(qtbot, qtmodeltester, tmp_path:
             str(risky / "SKILL.md"),
             str(risky / "scripts" / "setup.sh"),
         }
-        assert "high" in w.risks.counts.text() or "medium" in w.risks.counts.text()
+        # the same words as the Severity column
+        counts = w.risks.counts.text()
+        assert "error(s)" in counts and "warning(s)" in counts and "high" not in counts
         # only the selected skill: the clean one has none
         w.risks.only_selected.setChecked(True)
         with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
@@ -124,11 +126,11 @@ def test_the_where_tab_answers_for_every_runtime(qtbot, tmp_path: Path) -> None:
     try:
         with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
             w.select_skill(str(d / "SKILL.md"))
-        assert w.where_view.report is None  # hidden: not computed
+        assert w.where_view.page is None  # hidden: not computed
         w.tabs.setCurrentWidget(w.where_view)
-        qtbot.waitUntil(lambda: w.where_view.report is not None, timeout=30000)
-        report = w.where_view.report
-        assert {p.profile for p in report.profiles} == set(available_profiles())
+        qtbot.waitUntil(lambda: w.where_view.page is not None, timeout=30000)
+        page = w.where_view.page
+        assert len(page.blocks) == len(available_profiles())
         page = w.where_view.browser.toPlainText()
         assert "Claude Code" in page and "copy ln -s" in page
         w.where_view.filter.setText("verified")

@@ -13,8 +13,9 @@ pytest.importorskip("PySide6.QtWidgets")
 from PySide6.QtCore import QSettings, Qt
 
 from skillprism.core.profiles import available_profiles
+from skillprism.core.vocabulary import LEVEL_ORDER
+from skillprism.engine.server import runtime_entries
 from skillprism.gui.main_window import MainWindow
-from skillprism.gui.runtimes import LEVEL_ORDER, runtime_entries
 
 
 def _window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
@@ -37,6 +38,7 @@ def _window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def
     w.show()
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
         w.reload()
+    qtbot.waitUntil(lambda: bool(w.runtimes), timeout=30000)  # the engine lists them
     return w
 
 
@@ -68,7 +70,7 @@ def test_picker_and_matrix_name_levels_and_remember_the_set(qtbot, tmp_path: Pat
         assert visible == ["codex"]
         m.search.setText("")
         m.set_chosen(["codex", "pi"])
-        with qtbot.waitSignal(w.controller.sig_answer, timeout=30000):
+        with qtbot.waitSignal(w.engine.sig_answer, timeout=30000):
             m.compare()
         qtbot.waitUntil(lambda: m.model.matrix is not None, timeout=30000)
         header = m.model.headerData(1, Qt.Orientation.Horizontal)
@@ -86,7 +88,8 @@ def test_picker_and_matrix_name_levels_and_remember_the_set(qtbot, tmp_path: Pat
 def test_matrix_filters_skills_freezes_their_column_and_marks_warnings(
     qtbot, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    from skillprism.core.compare import Matrix, MatrixCell, MatrixRow
+    from skillprism.core.matrix import MatrixCell, MatrixRow
+    from skillprism.engine.prepare import matrix_view
     from skillprism.gui.matrix_view import MatrixView
 
     view = MatrixView()
@@ -104,7 +107,9 @@ def test_matrix_filters_skills_freezes_their_column_and_marks_warnings(
         )
         for name in ("pdf-fill", "csv-clean", "pdf-merge")
     )
-    view.show_matrix(Matrix(("codex", "pi"), ("OpenAI Codex", "pi"), rows))
+    from skillprism.core.matrix import Matrix
+
+    view.show_matrix(matrix_view(Matrix(("codex", "pi"), ("OpenAI Codex", "pi"), rows)))
     assert not view.frozen.isColumnHidden(0) and view.frozen.isColumnHidden(1)
     assert view.table.isColumnHidden(0) and not view.table.isColumnHidden(1)
     cells = {view.model.index(r, 0).data(): view.model.index(r, 1).data() for r in range(3)}
@@ -137,13 +142,16 @@ def test_runtime_details_show_the_chosen_runtimes_sheet_and_follow_the_picker(
     qtbot.addWidget(w)
     w.live = False
     try:
-        w.act_runtime_details.trigger()
+        qtbot.waitUntil(lambda: bool(w.runtimes), timeout=30000)  # the engine lists them
+        w.act_runtime_details.trigger()  # the sheet is made in the engine
+        qtbot.waitUntil(lambda: w._details is not None, timeout=30000)
         dialog, browser = w._details
         assert "GitHub Copilot CLI" in dialog.windowTitle()
         text = browser.toPlainText()
         assert "Known differences from the runtime" in text and "Sources" in text
         assert "1.0.102" in text
         w.profile_combo.setCurrentIndex(w.profile_combo.findData("codex"))
-        assert "Codex" in dialog.windowTitle() and "0.169.0" in browser.toPlainText()
+        qtbot.waitUntil(lambda: "Codex" in dialog.windowTitle(), timeout=30000)
+        assert "0.169.0" in browser.toPlainText()
     finally:
         w.shutdown()

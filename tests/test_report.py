@@ -15,10 +15,11 @@ import pytest
 from skillprism import cli
 from skillprism.core.catalog import STATES
 from skillprism.core.compare import CELL_VALUES, build_matrix, matrix_per_profile
-from skillprism.core.disclose import OUTCOMES, BudgetSettings, Tier1Model
+from skillprism.core.disclose import BudgetSettings, Tier1Model
 from skillprism.core.display import display_path
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
+from skillprism.core.vocabulary import OUTCOMES
 from skillprism.paths import demo_skills_dir
 from skillprism.render.report import md_escape, report_html, report_markdown
 

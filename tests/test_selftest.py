@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("PySide6.QtWidgets")
 
 from skillprism import APP_ID, APP_NAME
-from skillprism.gui import selftest
+from skillprism.cli import selftest
 
 CHECKS = (
     "bundle",
@@ -63,7 +63,7 @@ def test_a_missing_tokenizer_is_named(qapp, monkeypatch) -> None:  # type: ignor
     monkeypatch.setattr(tokens, "default_counter", lambda: tokens.get_counter(tokens.ESTIMATE))
     test = selftest.SelfTest(io.StringIO())
     with pytest.raises(selftest.SelfTestFailure, match="toktok-rs is missing"):
-        test.check_tokenizer()
+        test.steps.check_tokenizer()
 
 
 def test_processes_that_cannot_start_are_a_warning_not_a_failure(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -75,7 +75,7 @@ def test_processes_that_cannot_start_are_a_warning_not_a_failure(monkeypatch) ->
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
     out = io.StringIO()
     test = selftest.SelfTest(out)
-    test._run_step("processes", test.check_processes)
+    test._run_step("processes", test.steps.check_processes)
     assert test.results[0].ok and test.results[0].warning
     assert "warn processes  worker processes cannot start here" in out.getvalue()
 

@@ -50,3 +50,9 @@ def user_config_dir() -> Path:
 
 def user_profiles_dir() -> Path:
     return user_config_dir() / "profiles"
+
+
+def user_state_dir() -> Path:
+    """The app's per-user state folder (XDG on Linux): logs of unexpected errors live here."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "skillprism"

@@ -90,7 +90,7 @@ def main() -> int:
         # Each skill's pages are prepared in the background: select the next one once the last
         # one is on screen (highlighted), so every selection really highlights.
         window.sig_catalog_applied.disconnect(run)
-        keys = [s.key for s in window.catalog.skills]  # type: ignore[union-attr]
+        keys = [s.key for s in window.loaded.skills]  # type: ignore[union-attr]
         long_key = next(k for k in keys if "long-skill" in k)
         queue.extend([long_key, *[k for k in keys if k != long_key][:ORDINARY]])
         window.sig_skill_shown.connect(shown)

@@ -21,17 +21,18 @@ worker thread). See docs/architecture.md.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
+from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
-from skillprism.core.disclose import OVERRIDES, BudgetSettings, Tier1Model, Tier1Result
+from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result
+from skillprism.core.document import SkillDocument
 from skillprism.core.placement import WhereReport, where
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
@@ -50,38 +51,6 @@ REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown"}
 class WorkspaceError(Exception):
     """A problem with what the workspace was asked to open or do, in one line for the user
     (the CLI exits 2 with it; the window shows it)."""
-
-
-@dataclass(frozen=True)
-class BudgetInputs:
-    """What a user sets for the tier-1 budget in a front end (the CLI's options, the window's
-    controls). `context_window` in tokens, 0 = unknown."""
-
-    context_window: int = 200_000
-    budget_chars: int | None = None
-    budget_fraction: float | None = None
-    usage: Mapping[str, float] = field(default_factory=dict)
-    pins: frozenset[str] = frozenset()
-    overrides: Mapping[str, str] = field(default_factory=dict)
-    allowlist: tuple[str, ...] | None = None
-
-    def problems(self) -> list[str]:
-        """What is wrong with these inputs, each in a sentence (empty when they are usable)."""
-        out = []
-        if self.context_window < 0:
-            out.append("the context window must be 0 (unknown) or more tokens")
-        if self.budget_chars is not None and self.budget_fraction is not None:
-            out.append("use either a fixed budget in characters or a fraction, not both")
-        if self.budget_fraction is not None and not (
-            math.isfinite(self.budget_fraction) and 0 < self.budget_fraction <= 1
-        ):
-            out.append("the budget fraction must be a number above 0 and at most 1")
-        if self.budget_chars is not None and self.budget_chars <= 0:
-            out.append("the fixed budget must be a positive number of characters")
-        for name, mode in self.overrides.items():
-            if mode not in OVERRIDES:
-                out.append(f"override for '{name}' must be one of {', '.join(OVERRIDES)}")
-        return out
 
 
 @dataclass(frozen=True)
@@ -385,6 +354,13 @@ class Workspace:
             count_tokens=self.counter.count,
             policy=catalog.reporting(),
         )
+
+    def document(self, path: str) -> tuple[SkillDocument, bool]:
+        """Skill file `path` read once for a preview (from the cache while unchanged), and
+        whether it changed since its findings were made (a refresh is then on its way)."""
+        doc = self.cache.get(path)
+        made = self.cache.evaluated_stamp(path)
+        return doc, made is not None and doc.stamp != made
 
     def where(self, skill_dir: str, specs: Sequence[str] | None = None) -> WhereReport:
         """For a skill folder: the folders each runtime (`specs`, default the chosen ones)

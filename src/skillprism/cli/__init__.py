@@ -12,6 +12,7 @@ from skillprism import __version__
 from skillprism.cli import (
     activate,
     check,
+    engine,
     gui,
     profiles,
     prompt,
@@ -23,7 +24,19 @@ from skillprism.cli import (
 )
 from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
-COMMANDS = (check, prompt, activate, resource, watch, report, where, profiles, gui, selftest)
+COMMANDS = (
+    check,
+    prompt,
+    activate,
+    resource,
+    watch,
+    report,
+    where,
+    profiles,
+    gui,
+    selftest,
+    engine,
+)
 
 __all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 

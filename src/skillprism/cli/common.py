@@ -125,8 +125,8 @@ def open_workspace(
 def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
     """The budget inputs of the command line (--context-window, --budget-*, --usage, --override,
     --allowlist); UsageError for any that cannot be used."""
-    from skillprism.core.disclose import OVERRIDES
     from skillprism.core.document import read_bytes_safely
+    from skillprism.core.vocabulary import OVERRIDES
 
     usage: dict[str, float] = {}
     pins: set[str] = set()

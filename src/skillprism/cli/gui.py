@@ -46,7 +46,31 @@ def defaults() -> argparse.Namespace:
     )
 
 
+def inputs_problems(paths: list[str], profile: str | None) -> list[str]:
+    """What is wrong with the folders and the profile named on the command line, checked before
+    any window: each problem is one line on stderr, not an empty window or a scan failure."""
+    from skillprism.core.profiles import ProfileError, load_profile
+    from skillprism.core.scan import path_problem
+
+    problems = [p for p in (path_problem(path) for path in paths) if p]
+    if profile:
+        try:
+            load_profile(profile)
+        except ProfileError as err:
+            problems.append(str(err))
+    return problems
+
+
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from skillprism import APP_NAME
+
+    problems = inputs_problems(list(args.paths), args.profile)
+    for problem in problems:
+        print(f"{APP_NAME}: {problem}", file=sys.stderr)
+    if problems:
+        return 2
     from skillprism.gui.app import run_gui
 
     return run_gui(

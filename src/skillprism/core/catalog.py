@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.profiles import Profile
+from skillprism.core.vocabulary import STATES, VALID_STATES
 
 if TYPE_CHECKING:
     from skillprism.core.policy import Policy
 
-# The fate of a skill under a profile; the first that applies names the state (docs/architecture.md).
-STATES = ("not-discovered", "skipped", "error", "shadowed", "warning", "ok")
-VALID_STATES = frozenset({"ok", "warning", "shadowed"})
+__all__ = ["STATES", "VALID_STATES", "Catalog", "RootInfo", "SkillEntry", "skill_changes"]
 
 
 @dataclass(frozen=True, slots=True)

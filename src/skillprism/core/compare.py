@@ -5,49 +5,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from skillprism.core.catalog import Catalog
 from skillprism.core.disclose import BudgetSettings, Tier1Model
+from skillprism.core.matrix import CELL_VALUES, Matrix, MatrixCell, MatrixRow
 from skillprism.core.tokens import TokenCounter
 
-CELL_VALUES = (
-    "full", "shortened", "name-only", "omitted", "excluded",
-    "shadowed", "error", "skipped", "not-discovered",
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class MatrixCell:
-    value: str  # the state, or the tier-1 outcome for an active skill
-    reason: str
-    state: str
-    outcome: str  # "" unless the skill is active under the profile
-
-
-@dataclass(frozen=True, slots=True)
-class MatrixRow:
-    key: str  # the skill file's path as found (the same key the GUI selects by)
-    name: str
-    cells: tuple[MatrixCell, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Matrix:
-    profiles: tuple[str, ...]
-    titles: tuple[str, ...]
-    rows: tuple[MatrixRow, ...]
-
-    def counts(self) -> list[dict[str, int]]:
-        """Per profile: how many cells hold each value."""
-        out = []
-        for i in range(len(self.profiles)):
-            c: dict[str, int] = dict.fromkeys(CELL_VALUES, 0)
-            for row in self.rows:
-                c[row.cells[i].value] += 1
-            out.append(c)
-        return out
-
+__all__ = ["CELL_VALUES", "Matrix", "MatrixCell", "MatrixRow", "build_matrix", "matrix_per_profile"]
 
 _ABSENT = MatrixCell(
     "not-discovered", "not under any of this runtime's roots", "not-discovered", ""

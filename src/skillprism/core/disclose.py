@@ -24,8 +24,6 @@ from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.textwidth import display_width
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
-OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
-OVERRIDES = ("on", "name-only", "user-invocable-only", "off")
 DEFAULT_CONTEXT_WINDOW = 200_000
 GUIDANCE_TOKENS_PER_ENTRY = 100
 

@@ -34,3 +34,11 @@ def display_path(path: str) -> str:
     if safe.isprintable():
         return safe
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in safe)
+
+
+def home_relative(path: str) -> str:
+    """`path` with the home folder written as `~` (how the window names folders)."""
+    import os
+
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from skillprism.core.catalog import RootInfo
@@ -109,6 +109,28 @@ def find_units(folder: str, *, max_depth: int = MAX_DEPTH) -> list[Unit]:
     return [
         Unit(u["kind"], path, u["name"], tuple(u["skills"])) for path, u in sorted(units.items())
     ]
+
+
+def installable_units(folder: str, root_tails: Collection[tuple[str, ...]]) -> list[Unit]:
+    """The units an installer would place from `folder`, when it is a repository of skills or
+    plugins; [] when it is not one: a skills folder as it is (skills directly in it), or a
+    project or home laid out with runtimes' own skill folders (units found only at paths that end
+    in one of `root_tails`, e.g. ('.claude', 'skills'), besides skills directly in `folder`)."""
+    if os.path.isfile(os.path.join(folder, "SKILL.md")):
+        return []
+    units = find_units(folder)
+
+    def laid_out(unit: Unit) -> bool:
+        parts = tuple(os.path.normpath(unit.path).split(os.sep))
+        return any(tail and parts[-len(tail) :] == tail for tail in root_tails)
+
+    rest = [u for u in units if not laid_out(u)]
+    plain = all(
+        (u.kind == "skill" and os.path.dirname(u.path) == folder)
+        or (u.kind == "collection" and os.path.normpath(u.path) == os.path.normpath(folder))
+        for u in rest
+    )
+    return [] if plain else units
 
 
 def target_root(

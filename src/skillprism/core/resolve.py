@@ -4,21 +4,19 @@
 from __future__ import annotations
 
 import bisect
-import contextlib
 import fnmatch
-import gc
 import glob
 import json
 import logging
 import os
 import re
 import sys
-import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from skillprism.core.cancel import checkpoint
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import CODES, RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
@@ -90,6 +88,12 @@ class DocumentCache:
         if cached is None or self._stamp(path) != cached[0]:
             return None
         return cached[1]
+
+    def evaluated_stamp(self, path: str) -> FileStamp | None:
+        """The stamp of the file `path` as it was when its stored findings were made (None when
+        none are stored)."""
+        stored = self._evaluations.get(path)
+        return next(iter(stored.values()))[0] if stored else None
 
     def store_risks(self, path: str, stamp: FileStamp | None, risks: list[RiskFinding]) -> None:
         if stamp is not None:
@@ -350,35 +354,6 @@ def _has_skill_file(folder: str) -> bool:
         return False
 
 
-_gc_lock = threading.Lock()
-_gc_holders = 0  # builds running now; the GUI builds in threads, sometimes several at once
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic collector while any build runs; the last build to finish restores it
-    (a per-build save and restore would leave it off when two builds overlap)."""
-    global _gc_holders, _gc_was_enabled
-    with _gc_lock:
-        if _gc_holders == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holders += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0 and _gc_was_enabled:
-                gc.enable()
-
-
-# A catalog is tens of thousands of small, acyclic containers made in one go (entries,
-# diagnostics, frontmatter maps, paths). The cyclic collector would walk all of them again
-# and again as they pile up, for nothing to free: pause it for the build (a tenth of a
-# 5,000-skill check), and collect as usual afterwards.
-@_collector_paused()  # a fresh pause per call
 def build_catalog(
     profile: Profile,
     paths: Sequence[str] | None = None,
@@ -410,6 +385,26 @@ def build_catalog(
     cache = cache or DocumentCache()
     policy = policy or Policy(profile)
     evaluator = _Evaluator(profile, cache, workers, start_method, security)
+    try:
+        return _build(
+            profile, paths, project, home, env, max_depth, cache, policy, evaluator, install
+        )
+    finally:
+        evaluator.close()  # a build stopped early (cancelled, failed) leaves no worker behind
+
+
+def _build(
+    profile: Profile,
+    paths: Sequence[str] | None,
+    project: str | None,
+    home: str,
+    env: Mapping[str, str],
+    max_depth: int,
+    cache: DocumentCache,
+    policy: Policy,
+    evaluator: _Evaluator,
+    install: Install | None,
+) -> Catalog:
     root_diags: list[Diagnostic] = []
     located: list[Located] = []
     roots: list[RootInfo] = []
@@ -983,6 +978,7 @@ class _Evaluator:
         return {"on_file": self.add}
 
     def add(self, found: FoundFile, tree: TreeListing | None = None) -> None:
+        checkpoint()
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
         want_risks = self.security and self.cache.risks(found.path) is None
@@ -1072,17 +1068,23 @@ class _Evaluator:
                 # A job whose worker died or that failed is evaluated (or scanned) here below;
                 # every other job's results are kept.
                 for batch, job in self.jobs:
-                    with contextlib.suppress(Exception):
+                    try:
                         answers = self.pool.result(job)
-                        for item, (ev, real, stamp) in zip(batch, answers, strict=True):
-                            done[item[0]] = (ev, real)
-                            stamps[item[0]] = stamp
+                    except Exception:
+                        log.warning("a worker's batch failed; evaluating it here", exc_info=True)
+                        continue
+                    for item, (ev, real, stamp) in zip(batch, answers, strict=True):
+                        done[item[0]] = (ev, real)
+                        stamps[item[0]] = stamp
                 for paths, job in self.scans:
-                    with contextlib.suppress(Exception):
+                    try:
                         found = self.pool.result(job)
-                        for path, risks in zip(paths, found, strict=True):
-                            if path in done:
-                                done[path][0].risks = risks
+                    except Exception:
+                        log.warning("a worker's scans failed; scanning here", exc_info=True)
+                        continue
+                    for path, risks in zip(paths, found, strict=True):
+                        if path in done:
+                            done[path][0].risks = risks
             finally:
                 # Every result is in (or a worker failed): stop the workers now rather than
                 # waiting for them to wind down.
@@ -1094,6 +1096,7 @@ class _Evaluator:
             path = item[0]
             if path in done:
                 continue
+            checkpoint()
             stored = self.cache.evaluation(path, self.profile_key)
             if stored is not None:
                 done[path] = (stored, _real_path(path, item[1]))
@@ -1110,6 +1113,12 @@ class _Evaluator:
                         ev.findings.extend(_internal_error(path, err).findings)
                         ev.risks = []
         return done
+
+    def close(self) -> None:
+        """Stop the workers, if any are still running."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
 
     def _store(self, path: str, stamp: FileStamp | None, ev: Evaluation) -> None:
         self.cache.store_evaluation(path, self.profile_key, stamp, ev)

@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from skillprism.core.disclose import OVERRIDES, BudgetSettings
+from skillprism.core.disclose import BudgetSettings
 from skillprism.core.disclosure_spec import SettingsSpec
 from skillprism.core.document import read_bytes_safely
 from skillprism.core.resolve import expand_template
+from skillprism.core.vocabulary import OVERRIDES
 
 MAX_SETTINGS_BYTES = 1024 * 1024
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 
+from skillprism.core.cancel import checkpoint
 from skillprism.core.document import Finding
 
 SKILL_FILE_LOWER = "skill.md"
@@ -146,6 +147,8 @@ def search(
             )
             break
         result.dirs_visited += 1
+        if not result.dirs_visited & 255:
+            checkpoint()  # a newer request may have made this search pointless
         try:
             with os.scandir(folder) as it:
                 # Unsorted: a resource folder of 20,000 files is not worth sorting; subfolders

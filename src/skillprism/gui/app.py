@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from skillprism import APP_ID, APP_NAME, ORGANIZATION, __version__
+
+if TYPE_CHECKING:
+    from skillprism.engine.views import LoadedView
 
 
 def qt_or_explain() -> bool:
@@ -126,23 +130,6 @@ def _x_server_or_explain() -> bool:
     return True
 
 
-def _inputs_or_explain(paths: list[str], profile: str | None) -> bool:
-    """The folders and the profile named on the command line, checked before any window: each
-    problem is one line on stderr, not an empty window or a scan failure."""
-    from skillprism.core.profiles import ProfileError, load_profile
-    from skillprism.core.scan import path_problem
-
-    problems = [p for p in (path_problem(path) for path in paths) if p]
-    if profile:
-        try:
-            load_profile(profile)
-        except ProfileError as err:
-            problems.append(str(err))
-    for problem in problems:
-        print(f"{APP_NAME}: {problem}", file=sys.stderr)
-    return not problems
-
-
 def dark_palette():  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QColor, QPalette
 
@@ -231,25 +218,6 @@ def light_palette():  # type: ignore[no-untyped-def]
     return p
 
 
-def choose_start_roots(saved: list[str], profile: str, project: str) -> list[str]:
-    """Saved roots, else the profile's own roots (returned as [] = use them) when any exists
-    here, else the bundled demo set."""
-    from skillprism.core.profiles import ProfileError, load_profile
-    from skillprism.core.resolve import profile_roots
-    from skillprism.paths import demo_skills_dir
-
-    saved = [r for r in saved if os.path.exists(r)]
-    if saved:
-        return saved
-    try:
-        roots = profile_roots(load_profile(profile), project, os.path.expanduser("~"), os.environ)
-    except ProfileError:
-        roots = []
-    if any(r.exists for r in roots):
-        return []
-    return [str(demo_skills_dir())]
-
-
 def set_application_identity() -> None:
     """Name the app for the desktop before QApplication exists.
 
@@ -308,9 +276,8 @@ def run_gui(
     install_into: str = "",
 ) -> int:
     """Open the window. `screenshot`: write a PNG once the first scan is shown, then quit.
-    `exit_when_ready`: print a line once the first scan is shown, then quit (start-up benchmark)."""
-    if not _inputs_or_explain(paths, profile):
-        return 2
+    `exit_when_ready`: print a line once the first scan is shown, then quit (start-up benchmark).
+    The PATHs and the profile are checked before (cli/gui.py)."""
     if not _display_or_explain(bool(screenshot) or exit_when_ready) or not qt_or_explain():
         return 2
     if not _x11_libraries_or_explain() or not _x_server_or_explain():
@@ -324,16 +291,12 @@ def run_gui(
         app.setPalette(dark_palette() if palette == "dark" else light_palette())
     from skillprism.gui.main_window import MainWindow
 
+    install_logging()
     project = os.getcwd()
     profile = profile or settings.value("profile", "agentskills", str)
-    if paths:
-        roots = [os.path.abspath(p) for p in paths]
-    else:
-        roots = choose_start_roots(settings.value("roots", [], list), profile, project)
     dark = app.palette().color(app.palette().ColorRole.Window).lightness() < 128
-    window = MainWindow(roots=roots, profile=profile, project=project, dark=dark, settings=settings)
-    if install_into:
-        window.set_install_into(install_into)
+    # Without PATHs the engine chooses the folders (saved, the runtime's own, the demo set).
+    window = MainWindow(roots=None, profile=profile, project=project, dark=dark, settings=settings)
     if screenshot or exit_when_ready:
         window.live = False  # one picture: no file watch to set up
         window.resize(1440, 900)
@@ -352,11 +315,13 @@ def run_gui(
                 outcome["code"] = 2
             app.quit()
 
-        def done(_catalog: object) -> None:
+        def done(_loaded: object) -> None:
             window.sig_catalog_applied.disconnect(done)
             key = window.selected_key  # the last session's selection, if it is still there
-            if not key and window.catalog is not None:
-                first = next((s for s in window.catalog.skills if s.active), None)
+            if not key:
+                first = next(
+                    (s for s in window.skills.values() if s.status in ("ok", "warning")), None
+                )
                 key = first.key if first is not None else ""
             if not key:
                 QTimer.singleShot(150, grab)
@@ -374,8 +339,8 @@ def run_gui(
         window.sig_scan_failed.connect(failed)
     elif exit_when_ready:
 
-        def ready(catalog: object) -> None:
-            print(f"{APP_NAME}: window ready ({len(catalog.skills)} skills)", flush=True)  # type: ignore[attr-defined]
+        def ready(loaded: LoadedView) -> None:
+            print(f"{APP_NAME}: window ready ({loaded.summary['skills']} skills)", flush=True)
             app.quit()
 
         def not_ready(message: str) -> None:
@@ -385,9 +350,51 @@ def run_gui(
 
         window.sig_catalog_applied.connect(ready)
         window.sig_scan_failed.connect(not_ready)
-    QTimer.singleShot(0, window.reload)  # the window appears first; the scan runs in the background
+    # The window appears first; the scan runs in the engine.
+    if paths:
+        QTimer.singleShot(0, lambda: window.open_paths(paths, install_into or None))
+    else:
+        # As installed or as laid out: as given, else as the saved folders were shown last time.
+        saved = settings.value("install_into", "", str) if settings.value("roots", [], list) else ""
+        mode = install_into or saved
+        if mode in ("personal", "project"):
+            window.set_install_mode(mode)
+        QTimer.singleShot(0, window.reload)
     code = app.exec()
     if screenshot or exit_when_ready:
         window.shutdown()
         return outcome["code"]
     return code
+
+
+def install_logging() -> None:
+    """Unexpected errors in the window go to its log under the user's state folder (with their
+    traceback) as well as to stderr."""
+    import logging
+    import logging.handlers
+
+    from skillprism.paths import user_state_dir
+
+    logger = logging.getLogger("skillprism")
+    if logger.handlers:
+        return
+    try:
+        folder = user_state_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            folder / "window.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8"
+        )
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s window[%(process)d] %(levelname)s %(name)s: %(message)s")
+    )
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):  # type: ignore[no-untyped-def]
+        logger.error("unexpected error in the window", exc_info=(kind, value, tb))
+        previous(kind, value, tb)
+
+    sys.excepthook = hook

@@ -1,7 +1,7 @@
 """The budget view: what the selected runtime puts in the prompt for this skill set, and what its
 budget keeps of each skill. Moving a control asks for the listing again (`sig_inputs_changed`);
-the window's controller computes it in the background through the Workspace (the runtime's own
-settings files merged by the same rule as the CLI's) and hands the result to `show_result`."""
+the engine computes it through the Workspace (the runtime's own settings files merged by the same
+rule as the CLI's) and the window hands the result to `show_result`."""
 
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skillprism.app.workspace import BudgetInputs
-from skillprism.core.catalog import Catalog
-from skillprism.core.disclose import OVERRIDES, Tier1Result
+from skillprism.core.budget_inputs import BudgetInputs
+from skillprism.core.vocabulary import OVERRIDES
+from skillprism.engine.views import Tier1View
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
@@ -68,12 +68,12 @@ class OutcomeModel(RowsTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._result: Tier1Result | None = None
+        self._result: Tier1View | None = None
         self._rows: list[Any] = []
         self.overrides: dict[str, str] = {}
         self.usage: dict[str, float] = {}
 
-    def set_result(self, result: Tier1Result | None) -> None:
+    def set_result(self, result: Tier1View | None) -> None:
         self.beginResetModel()
         self._result = result
         self._rows = list(result.entries) if result is not None else []
@@ -125,12 +125,12 @@ class BudgetBar(QWidget):
         self.setMouseTracking(True)
         self.setMinimumHeight(46)
         self._segments: list[tuple[float, float, str, str]] = []  # (x0, x1, outcome, tooltip)
-        self._result: Tier1Result | None = None
+        self._result: Tier1View | None = None
 
     def sizeHint(self) -> QSize:
         return QSize(600, 46)
 
-    def set_result(self, result: Tier1Result | None) -> None:
+    def set_result(self, result: Tier1View | None) -> None:
         self._result = result
         self.update()
 
@@ -210,8 +210,8 @@ class BudgetView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.catalog: Catalog | None = None
-        self._result: Tier1Result | None = None
+        self.loaded = False  # a skill set is shown (its listing can be asked for)
+        self._result: Tier1View | None = None
         self._problems: list[str] = []
         self.context = QComboBox(editable=True)
         for label, value in CONTEXT_PRESETS:
@@ -299,11 +299,11 @@ class BudgetView(QWidget):
 
     # --- data -------------------------------------------------------------------------------------
 
-    def set_catalog(self, catalog: Catalog | None) -> None:
-        """A new catalog is shown; its listing follows through `show_result`."""
-        self.catalog = catalog
-        if catalog is None:
-            self.show_result(None, [])
+    def set_loaded(self, loaded: bool) -> None:
+        """A skill set is shown (its listing follows through `show_result`) or none is."""
+        self.loaded = loaded
+        if not loaded:
+            self.show_result(None)
 
     def inputs(self) -> BudgetInputs:
         """What the controls say, for the Workspace's budget rule."""
@@ -322,24 +322,24 @@ class BudgetView(QWidget):
 
     def recompute(self, *_args: Any) -> None:
         """Ask for the listing under the current controls."""
-        if self.catalog is not None:
+        if self.loaded:
             self.sig_inputs_changed.emit(self.inputs())
 
     def show_failure(self, message: str) -> None:
         self.summary.setText(f"<span style='color:#d23b3b'>{html.escape(message)}</span>")
 
-    def show_result(self, result: Tier1Result | None, unread: list[str]) -> None:
-        """Show a computed listing (None: nothing loaded) and the settings files that could not
-        be read."""
+    def show_result(self, result: Tier1View | None) -> None:
+        """Show a computed listing (None: nothing loaded), with the settings files that could
+        not be read."""
         self._result = result
-        self._problems = list(unread)
+        self._problems = list(result.unread) if result is not None else []
         self.outcomes.set_result(result)
         self.bar.set_result(result)
         if result is None:
             self.summary.setText("No skills loaded.")
             self.text.setPlainText("")
             return
-        title = self.catalog.profile.title if self.catalog is not None else ""
+        title = result.title
         lines = [
             f"<b>{html.escape(title)}</b>: {result.used_chars:,} characters in the listing"
             + (

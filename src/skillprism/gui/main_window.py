@@ -1,4 +1,8 @@
-"""The workbench window: source tree with precedence, previews, problems, live reload."""
+"""The workbench window: source tree with precedence, previews, problems, live reload.
+
+A client of the engine process (gui/engine_client.py): every request goes there, every answer is
+prepared view data (engine/views.py) that the window only applies. When the engine dies the
+window says so, keeps what it shows and offers to restart it; the user's place comes back."""
 
 from __future__ import annotations
 
@@ -40,25 +44,34 @@ from PySide6.QtWidgets import (
 )
 
 from skillprism import APP_NAME, __version__
-from skillprism.app.filter_index import FilterQuery
-from skillprism.app.workspace import BudgetInputs
-from skillprism.core.catalog import STATES, Catalog, SkillEntry
-from skillprism.core.display import display_path
+from skillprism.core.budget_inputs import BudgetInputs
+from skillprism.core.display import display_path, home_relative
+from skillprism.core.vocabulary import STATES
+from skillprism.engine.views import (
+    RESOURCE_SCHEME,
+    EngineInfo,
+    Failure,
+    FilterQuery,
+    LoadedView,
+    OpenSpec,
+    Page,
+    PreviewPages,
+    SkillRow,
+    TreeView,
+)
 from skillprism.gui.browser import SafeBrowser
-from skillprism.gui.controller import Controller, Loaded, OpenSpec, Preview
 from skillprism.gui.editor import chosen_editor, editor_argv, is_terminal_editor
+from skillprism.gui.engine_client import EngineClient
+from skillprism.gui.failure import EngineBanner, FailureDetails
 from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.problems_model import (
-    LINE_ROLE,
     SEVERITY_CHOICES,
-    SKILL_KEY_ROLE,
     ProblemsFilter,
     ProblemsModel,
 )
-from skillprism.gui.service import WatchBridge
 from skillprism.gui.source_view import SourceView
 from skillprism.gui.table_view import PlaceholderTableView
-from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, PreparedTree, SkillTreeModel
+from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
 
 MAX_RECENT = 10
 AUTO_EXPAND_MAX = 300  # skills shown in the roots opened at first sight (a screen holds ~40)
@@ -69,15 +82,12 @@ TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".rst
 
 def _folder_label(path: str) -> str:
     """A folder as the title bar names it: the home folder as ~, odd characters spelled out."""
-    home = os.path.expanduser("~")
-    if path == home or path.startswith(home + os.sep):
-        path = "~" + path[len(home) :]
-    return display_path(path)
+    return display_path(home_relative(path))
 
 
 class MainWindow(QMainWindow):
     sig_catalog_applied = Signal(object)
-    """A new Catalog is shown (tree, problems and preview are up to date)."""
+    """A new skill set is shown (a LoadedView: tree, problems and status are up to date)."""
     sig_scan_failed = Signal(str)
     """Building the catalog failed; the message says why."""
     sig_skill_shown = Signal(str)
@@ -86,31 +96,40 @@ class MainWindow(QMainWindow):
     """An exported report is written (path, "") or failed (path, error)."""
 
     def __init__(
-        self, *, roots: list[str], profile: str, project: str, dark: bool, settings: QSettings
+        self,
+        *,
+        roots: list[str] | None,
+        profile: str,
+        project: str,
+        dark: bool,
+        settings: QSettings,
     ) -> None:
+        """`roots`: the folders to show; None lets the engine choose (the saved ones that still
+        exist, else the runtime's own folders here, else the demo set)."""
         super().__init__()
         self.settings = settings
-        self.roots = list(roots)
+        self.roots: list[str] = list(roots) if roots is not None else []
+        self._roots_chosen = roots is not None
         self.profile = profile
         self.project = project
         self.dark = dark
-        self.catalog: Catalog | None = None
+        self.loaded: LoadedView | None = None
+        self.skills: dict[str, SkillRow] = {}
         self.selected_key = ""
         self._last_refresh = ""
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
         self.install_into = ""  # "" as laid out; "personal" / "project": as installed there
-        self.controller = Controller(self)
-        self.watch = WatchBridge(self)
-        self._reload_timer = QTimer(self, singleShot=True, interval=0)
+        self.engine = EngineClient(self)
+        self.watch_mode = ("off", "")  # the engine's file watch: (mode, reason)
         self._filter_timer = QTimer(self, singleShot=True, interval=30)
         self._filter_timer.timeout.connect(self._request_filter)
-        self._pending_changes: set[str] = set()
+        self._open_wanted: bool | None = None  # an open asked before the folders were chosen
         self._budget_dirty = True  # recomputed when the budget view is next shown
         self._activation_dirty = True
         self._where_dirty = True
         self._shown_key = ""  # the skill whose pages are on screen
-        self._shown_preview: Preview | None = None
+        self._shown_preview: PreviewPages | None = None
         self._open_file = ""  # the file open in the Files tab ("" = the file list)
         self._pending_line = 0  # a line to show once the selected skill's pages arrive
         self._pending_column = 0
@@ -119,22 +138,25 @@ class MainWindow(QMainWindow):
         self._undo_roots: list[str] | None = None  # the folders before the last removal
         self._reference: tuple[Any, Any] | None = None  # the reference window, once opened
         self._details: tuple[Any, Any] | None = None  # the runtime details window, once opened
-        self._index_size = 0
+        self._reference_code = ""  # the code to show once the reference arrives
+        self.runtimes: tuple[Any, ...] = ()  # the runtime profiles, as the engine lists them
         self._build_ui()
         self._build_actions()
-        self.controller.sig_answer.connect(self._on_answer)
-        self.controller.sig_failed.connect(self._on_request_failed)
-        self.controller.sig_busy.connect(self._on_busy)
-        self.watch.sig_changed.connect(self._on_files_changed)
-        self.watch.sig_state.connect(lambda _m, _r: self._update_watch_label())
+        self.engine.sig_ready.connect(self._on_engine_ready)
+        self.engine.sig_answer.connect(self._on_answer)
+        self.engine.sig_failed.connect(self._on_request_failed)
+        self.engine.sig_busy.connect(self._on_busy)
+        self.engine.sig_event.connect(self._on_engine_event)
+        self.engine.sig_died.connect(self._on_engine_died)
         self.live = True  # watch the folders for changes (off for one-shot screenshots)
-        self._reload_timer.timeout.connect(self._reload_changed)
         self.sig_report_written.connect(self._on_report_written)
+        self.engine.start()
 
     # --- layout -----------------------------------------------------------------------------------
 
     def _build_ui(self) -> None:
         self.tree_model = SkillTreeModel(self)
+        self.tree_model.sig_files_wanted.connect(lambda key: self.engine.request("files", key))
         self.tree = QTreeView()
         self.tree.setModel(self.tree_model)  # it filters itself, from prepared trees
         self.tree.setUniformRowHeights(True)
@@ -183,6 +205,7 @@ class MainWindow(QMainWindow):
         from skillprism.gui.activation_view import ActivationView
 
         self.activation = ActivationView(dark=self.dark)
+        self.activation.sig_wanted.connect(self._request_activation)
         self.tabs.addTab(self.activation, "Activate")
         from skillprism.gui.where_view import WhereView
 
@@ -197,7 +220,15 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([420, 1000])
-        self.setCentralWidget(self.splitter)
+        self.banner = EngineBanner()
+        self.banner.sig_restart.connect(self.restart_engine)
+        central = QWidget()
+        cv = QVBoxLayout(central)
+        cv.setContentsMargins(0, 0, 0, 0)
+        cv.setSpacing(0)
+        cv.addWidget(self.banner)
+        cv.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
 
         self.problems_model = ProblemsModel(self)
         self.problems_proxy = ProblemsFilter(self)
@@ -288,7 +319,9 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
         self.progress.setRange(0, 0)
         self.progress.hide()
+        self.failure = FailureDetails(self)
         sb.addWidget(self.counts_label, 1)
+        sb.addPermanentWidget(self.failure.button)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.watch_label)
         sb.addPermanentWidget(self.refresh_label)
@@ -377,28 +410,8 @@ class MainWindow(QMainWindow):
         self.profile_combo = QComboBox()
         self.profile_combo.setMinimumContentsLength(26)
         self.profile_combo.setMaxVisibleItems(24)
-        from skillprism.gui.runtimes import LEVEL_BADGES, LEVEL_GROUPS, runtime_entries
-
-        # grouped by how well each runtime is known; the level shows in the name and tooltip
-        group = ""
-        for entry in runtime_entries():
-            if entry.level != group:
-                group = entry.level
-                self.profile_combo.addItem(f"— {LEVEL_GROUPS.get(group, group)} —")
-                header = self.profile_combo.model().item(self.profile_combo.count() - 1)
-                header.setEnabled(False)
-            label = f"{entry.title} · {LEVEL_BADGES.get(entry.level, entry.level)}"
-            if entry.broken:
-                label = f"{entry.name} (broken profile)"
-            self.profile_combo.addItem(label, entry.name)
-            self.profile_combo.setItemData(
-                self.profile_combo.count() - 1,
-                entry.broken or entry.provenance,
-                Qt.ItemDataRole.ToolTipRole,
-            )
-        if self.profile_combo.findData(self.profile) < 0:
-            self.profile_combo.addItem(os.path.basename(self.profile), self.profile)
-        self.profile_combo.setCurrentIndex(self.profile_combo.findData(self.profile))
+        # filled with every runtime once the engine lists them (_fill_runtimes)
+        self.profile_combo.addItem(os.path.basename(self.profile), self.profile)
         self.profile_combo.currentIndexChanged.connect(self._on_profile_changed)
         bar.addWidget(self.profile_combo)
         bar.addSeparator()
@@ -464,31 +477,103 @@ class MainWindow(QMainWindow):
     # --- loading --------------------------------------------------------------------------------------
 
     def _problems_placeholder(self) -> str:
-        if self.catalog is None:
+        if self.loaded is None:
             return "Scanning…"
         if self.problems_model.rowCount() == 0:
             return "No problems: every skill here passes this runtime's checks."
         return "No problems match the filter."
 
     def spec(self) -> OpenSpec:
-        """What the window shows, as the controller's workspace needs it."""
+        """What the window shows, as the engine's workspace needs it."""
         return OpenSpec(self.project, tuple(self.roots), self.profile, self.install_into)
 
     def reload(self) -> None:
         """Rescan from scratch (F5): nothing cached is trusted."""
-        self.controller.request("open", self.spec(), True)
+        self._request_open(cold=True)
 
     def _open(self) -> None:
         """Show the current folders and runtime (a new set, or another runtime of the same)."""
-        self.controller.request("open", self.spec(), False)
+        self._request_open(cold=False)
+
+    def _request_open(self, *, cold: bool) -> None:
+        if not self._roots_chosen:
+            # the engine chooses the folders first (saved, the runtime's own, or the demo set)
+            if self._open_wanted is None:
+                self.engine.request(
+                    "start_roots",
+                    tuple(self.settings.value("roots", [], list)),
+                    self.profile,
+                    self.project,
+                )
+            self._open_wanted = cold or bool(self._open_wanted)
+            return
+        self.engine.request("open", self.spec(), cold, self._filter_query(), self.live)
+
+    def _on_engine_ready(self, info: EngineInfo) -> None:
+        self.banner.hide_message()
+        self.failure.log_path = info.log_path
+        if info.runtimes != self.runtimes:
+            self.runtimes = info.runtimes
+            self._fill_runtimes()
+            self.matrix.set_runtimes(info.runtimes)
+
+    def _fill_runtimes(self) -> None:
+        """The runtime choice, grouped by how well each runtime is known; the level shows in
+        the name and tooltip."""
+        from skillprism.gui.runtimes import LEVEL_BADGES, LEVEL_GROUPS
+
+        combo = self.profile_combo
+        combo.blockSignals(True)
+        try:
+            combo.clear()
+            group = ""
+            for entry in self.runtimes:
+                if entry.level != group:
+                    group = entry.level
+                    combo.addItem(f"— {LEVEL_GROUPS.get(group, group)} —")
+                    header = combo.model().item(combo.count() - 1)  # type: ignore[attr-defined]
+                    header.setEnabled(False)
+                label = f"{entry.title} · {LEVEL_BADGES.get(entry.level, entry.level)}"
+                if entry.broken:
+                    label = f"{entry.name} (broken profile)"
+                combo.addItem(label, entry.name)
+                combo.setItemData(
+                    combo.count() - 1, entry.broken or entry.provenance, Qt.ItemDataRole.ToolTipRole
+                )
+            if combo.findData(self.profile) < 0:
+                combo.addItem(os.path.basename(self.profile), self.profile)
+            combo.setCurrentIndex(combo.findData(self.profile))
+        finally:
+            combo.blockSignals(False)
+
+    def _on_engine_event(self, name: str, payload: Any) -> None:
+        if name == "watch":
+            self.watch_mode = tuple(payload)
+            self._update_watch_label()
+
+    def _on_engine_died(self, why: str) -> None:
+        """The engine ended: say so at once, keep everything shown, offer a restart."""
+        self.banner.show_message(why)
+        self.watch_mode = ("off", "the engine stopped")
+        self._update_watch_label()
+        self.statusBar().showMessage(why, 15000)
+
+    def restart_engine(self) -> None:
+        """A new engine, then the same folders, runtime, filter and selection as before."""
+        self.banner.hide_message()
+        self.engine.restart()
+        self._open()
 
     def _on_busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
-        if busy and self.catalog is None:
+        if busy and self.loaded is None:
             self.counts_label.setText("Scanning…")
 
-    def _on_request_failed(self, kind: str, message: str) -> None:
-        if kind in ("open", "refresh"):
+    def _on_request_failed(self, kind: str, failure: Failure) -> None:
+        message = failure.message
+        if failure.unexpected:
+            self.failure.show_failure(failure)
+        if kind in ("open", "refresh", "start_roots"):
             self.counts_label.setText(f"Scan failed: {message}")
             self.sig_scan_failed.emit(message)
         elif kind == "report":
@@ -497,54 +582,72 @@ class MainWindow(QMainWindow):
             self.matrix.show_failure(message)
         elif kind == "tier1":
             self.budget.show_failure(message)
+        elif kind == "where":
+            self.where_view.show_pending(message)
         else:
             self.statusBar().showMessage(message, 8000)
 
-    def _on_answer(self, kind: str, result: object) -> None:
+    def _on_answer(self, kind: str, result: Any) -> None:
         if kind in ("open", "refresh"):
-            self._apply_loaded(result)  # type: ignore[arg-type]
+            self._apply_loaded(result)
         elif kind == "filter":
-            query, tree = result  # type: ignore[misc]
-            self._apply_filter(query, tree)
+            self._apply_filter(result)
         elif kind == "tier1":
-            self.budget.show_result(*result)  # type: ignore[misc]
+            self.budget.show_result(result)
         elif kind == "matrix":
-            self.matrix.show_matrix(*result)  # type: ignore[misc]
+            self.matrix.show_matrix(result)
         elif kind == "report":
             self.sig_report_written.emit(result, "")
         elif kind == "preview":
             self._apply_preview(result)
+        elif kind == "files":
+            self.tree_model.add_files(result)
         elif kind == "where":
-            key, report = result  # type: ignore[misc]
-            if key == self.selected_key:
-                self.where_view.show_report(key, report)
+            if result.key == self.selected_key:
+                self.where_view.show_report(result)
+        elif kind == "activate":
+            self.activation.show_page(result)
+        elif kind == "link":
+            if result.key == self.selected_key:
+                self.tabs.setCurrentWidget(self.files_view)
+                self.files_view.setHtml(result.html)
+        elif kind == "runtime_details":
+            self._show_runtime_page(result)
+        elif kind == "reference":
+            self._show_reference_page(result)
+        elif kind == "start_roots":
+            self._on_start_roots(result)
+        elif kind == "units":
+            self._on_units(result)
+
+    def _on_start_roots(self, roots: list[str]) -> None:
+        self.roots, self._roots_chosen = list(roots), True
+        cold, self._open_wanted = bool(self._open_wanted), None
+        self._request_open(cold=cold)
 
     def _compare(self, specs: list[str]) -> None:
         """Compare these runtimes (remembered for the next start) with the budget view's
         settings."""
         self.settings.setValue("matrix_runtimes", list(specs))
-        self.controller.request("matrix", tuple(specs), self.budget.inputs())
+        self.engine.request("matrix", tuple(specs), self.budget.inputs())
 
     def _request_budget(self, inputs: BudgetInputs) -> None:
         self._budget_dirty = False
-        self.controller.request("tier1", self.profile, inputs)
+        self.engine.request("tier1", self.profile, inputs)
 
     def _request_budget_if_shown(self) -> None:
         """The budget listing is computed for a budget view that can be seen (or for a window
         not shown at all); otherwise when it is next shown."""
-        if self.catalog is None or not self._budget_dirty:
+        if self.loaded is None or not self._budget_dirty:
             return
         if self.budget.isVisible() or not self.isVisible():
             self._request_budget(self.budget.inputs())
 
-    def _on_files_changed(self, paths: list[str]) -> None:
-        self._pending_changes.update(paths)
-        self._reload_timer.start()
-
-    def _reload_changed(self) -> None:
-        changed = tuple(sorted(self._pending_changes))
-        self._pending_changes.clear()
-        self.controller.request("refresh", self.spec(), changed)
+    def files_changed(self, paths: list[str]) -> None:
+        """These files changed (the engine's own watch says so by itself; a caller that knows
+        better, or a window that does not watch, can say it)."""
+        if self.loaded is not None:
+            self.engine.request("refresh", tuple(paths))
 
     def _expanded_keys(self) -> set[str]:
         """The keys of the rows open now (a copy)."""
@@ -561,60 +664,44 @@ class MainWindow(QMainWindow):
                 break
             self.tree.expand(idx)
 
-    def _apply_loaded(self, loaded: Loaded) -> None:
+    def _apply_loaded(self, loaded: LoadedView) -> None:
         if loaded.spec != self.spec():
             return  # the user has moved on (another runtime or folder) since this was asked
-        first = self.catalog is None
+        first = self.loaded is None
         expanded = self._expanded_keys()
         scroll = self.tree.verticalScrollBar().value()
-        previous = self._skill(self.selected_key) if self.selected_key else None
         key = self.selected_key or (
             self.settings.value("selected", "", str) if first else ""
         )  # the last selection of the previous session
-        self.catalog = loaded.catalog
-        self._index_size = len(loaded.index)
-        self.tree_model.set_tree(loaded.tree)
+        key = loaded.moved.get(key, key)  # a renamed folder keeps its selection
+        self.loaded = loaded
+        self.skills = {row.key: row for row in loaded.skills}
+        self.tree_model.set_tree(loaded.tree, loaded.roots, loaded.skills)
         self.problems_model.set_rows(loaded.problems)
-        self.risks.set_rows(loaded.risks)
-        self.budget.set_catalog(loaded.catalog)
-        self.matrix.set_catalog(loaded.catalog)
+        self.risks.set_rows([row for row in loaded.problems if row.security])
+        self.budget.set_loaded(True)
+        self.matrix.set_catalog(loaded)
         self._budget_dirty = True
         self._request_budget_if_shown()
         if first:
             self._auto_expand()
         else:
             for k in expanded:
-                src = self.tree_model.index_for_key(k)
+                src = self.tree_model.index_for_key(loaded.moved.get(k, k))
                 if src.isValid():
                     self.tree.expand(src)
             self.tree.verticalScrollBar().setValue(scroll)
-        if key and self._skill(key) is None and previous is not None:
-            key = self._same_skill_moved(previous)  # a renamed folder keeps its selection
         self._select_key(key, keep_line=True, center=first)
         self._update_status(loaded)
         self._update_title()
-        if self.live:
-            self.watch.watch(self._watch_paths())
         self._update_watch_label()
-        self.sig_catalog_applied.emit(loaded.catalog)
-
-    def _watch_paths(self) -> list[str]:
-        if self.catalog is None:
-            return []
-        # Missing roots too: the watcher waits on their nearest existing parent, so a skills folder
-        # created later (e.g. ~/.claude/skills) appears without a reload.
-        paths = [r.path for r in self.catalog.roots]
-        paths += [
-            p if os.path.isdir(p) or not os.path.exists(p) else os.path.dirname(p)
-            for p in self.roots
-        ]
-        return paths
+        self.sig_catalog_applied.emit(loaded)
 
     def _update_watch_label(self) -> None:
         if not self.live:  # a one-shot view (screenshot): watching is off on purpose
             self.watch_label.setText("")
             return
-        mode = self.watch.mode
+        mode, reason = self.watch_mode
         if mode == "native":
             self.watch_label.setText("Live")
             self.watch_label.setToolTip("Watching the skill folders for changes")
@@ -623,28 +710,27 @@ class MainWindow(QMainWindow):
             self.watch_label.setToolTip("Setting up the file watch")
         elif mode == "polling":
             self.watch_label.setText("Live (polling)")
-            self.watch_label.setToolTip(self.watch.reason or "Watching by polling")
+            self.watch_label.setToolTip(reason or "Watching by polling")
         else:
             self.watch_label.setText("Not watching")
-            self.watch_label.setToolTip(self.watch.reason)
+            self.watch_label.setToolTip(reason)
 
     def _update_title(self) -> None:
         shown = ", ".join(_folder_label(r) for r in self.roots[:3]) or "the runtime's own folders"
         if len(self.roots) > 3:
             shown += f" and {len(self.roots) - 3} more"
-        title = self.catalog.profile.title if self.catalog is not None else self.profile
+        title = self.loaded.title if self.loaded is not None else self.profile
         view = {"personal": " (as installed: personal)", "project": " (as installed: project)"}
         self.setWindowTitle(f"{shown}{view.get(self.install_into, '')} — {title} — {APP_NAME}")
 
-    def _update_status(self, result: Loaded) -> None:
-        cat = result.catalog
-        s = result.summary or cat.summary()
+    def _update_status(self, result: LoadedView) -> None:
+        s = result.summary
         st = s["status"]
         sev = s["severity"]
         self.counts_label.setText(
             f"{s['skills']} skills · {st['ok'] + st['warning']} active · {sev['error']} errors · "
             f"{sev['warning']} warnings · {st['shadowed']} shadowed · {st['skipped']} skipped · "
-            f"{st['not-discovered']} not discovered — {cat.profile.title}"
+            f"{st['not-discovered']} not discovered — {result.title}"
         )
         self._last_refresh = time.strftime("%H:%M:%S")
         self.refresh_label.setText(
@@ -654,21 +740,6 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("; ".join(result.warnings), 10000)
 
     # --- selection and preview -----------------------------------------------------------------------
-
-    def _same_skill_moved(self, before: SkillEntry) -> str:
-        """The key of the one skill in the new catalog that is `before` in another folder (a
-        folder renamed or moved): same name, description and skill-file name, and no copy left
-        where it was. "" when there is not exactly one."""
-        if self.catalog is None:
-            return ""
-        same = [
-            s.key
-            for s in self.catalog.skills
-            if s.name == before.name
-            and s.description == before.description
-            and os.path.basename(s.path) == os.path.basename(before.path)
-        ]
-        return same[0] if len(same) == 1 else ""
 
     def _select_key(self, key: str, keep_line: bool = False, center: bool = False) -> None:
         """Select the skill `key` in the tree (scrolled into sight: to the middle with `center`,
@@ -736,10 +807,8 @@ class MainWindow(QMainWindow):
             self._show_file(current.data(PATH_ROLE))
             self.tabs.setCurrentWidget(self.files_view)
 
-    def _skill(self, key: str) -> SkillEntry | None:
-        if self.catalog is None:
-            return None
-        return next((s for s in self.catalog.skills if s.key == key), None)
+    def _skill(self, key: str) -> SkillRow | None:
+        return self.skills.get(key)
 
     def _show_nothing(self) -> None:
         self.selected_key = ""
@@ -749,13 +818,13 @@ class MainWindow(QMainWindow):
         text = (
             "Select a skill on the left to see its frontmatter, rendered instructions, source "
             "and files."
-            if self.catalog and self.catalog.skills
+            if self.skills
             else "No skills here yet. Use File → Open Folder (Ctrl+O) or drop a folder on the window."
         )
         self.overview.setHtml(f"<p style='color:gray; margin:24px'>{html.escape(text)}</p>")
         self.source.set_source("", [])
         self.files_view.setHtml("")
-        self.activation.show_skill(None, None)
+        self.activation.show_skill("", "")
 
     def _show_key(self, key: str) -> None:
         """Show skill `key`: its pages are prepared in the background and applied when ready
@@ -769,9 +838,9 @@ class MainWindow(QMainWindow):
             self.settings.setValue("selected", key)  # comes back on the next start
         self.selected_key = key
         self.risks.set_selected(key)
-        self.controller.request("preview", skill, self.catalog, self.dark, self._open_file)
+        self.engine.request("preview", key, self._open_file, self.dark)
 
-    def _apply_preview(self, preview: Preview) -> None:
+    def _apply_preview(self, preview: PreviewPages) -> None:
         if preview.key != self.selected_key:
             return
         skill = self._skill(preview.key)
@@ -806,6 +875,11 @@ class MainWindow(QMainWindow):
         if not same:
             self._where_dirty = True
             self._request_where_if_shown()
+        if preview.stale:
+            self.statusBar().showMessage(
+                f"{os.path.basename(preview.key)} changed on disk since it was checked: updating…",
+                4000,
+            )
         if self._pending_line:
             self.tabs.setCurrentWidget(self.source)
             self.source.go_to_line(self._pending_line)
@@ -840,7 +914,8 @@ class MainWindow(QMainWindow):
             view.show_pending()
             return
         self._where_dirty = False
-        self.controller.request("where", skill.key, skill.directory)
+        view.show_pending("Looking up where each runtime reads skills…")
+        self.engine.request("where", skill.key, self.dark)
 
     def _refresh_activation_if_shown(self) -> None:
         """The Activate tab recomputes only when it is the tab shown."""
@@ -851,9 +926,17 @@ class MainWindow(QMainWindow):
             and self._activation_dirty
         ):
             self._activation_dirty = False
-            self.activation.show_skill(self.catalog, self._skill(self.selected_key))
+            skill = self._skill(self.selected_key)
+            if skill is None:
+                self.activation.show_skill("", "")
+            else:
+                self.activation.show_skill(skill.key, skill.directory)
 
-    def _show_file_list(self, skill: SkillEntry) -> None:
+    def _request_activation(self, args: str, invoker: str, first: bool) -> None:
+        if self.activation.key:
+            self.engine.request("activate", self.activation.key, args, invoker, first, self.dark)
+
+    def _show_file_list(self, skill: SkillRow) -> None:
         self._open_file = ""
         self._show_key(skill.key)
 
@@ -864,8 +947,6 @@ class MainWindow(QMainWindow):
         self._show_key(self.selected_key)
 
     def _on_link(self, url: QUrl) -> None:
-        from skillprism.gui.preview import RESOURCE_SCHEME
-
         if url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)  # only ever on a click
             return
@@ -883,36 +964,39 @@ class MainWindow(QMainWindow):
             self.sender().scrollToAnchor(url.fragment())  # type: ignore[union-attr]
             return
         if url.isRelative() or url.isLocalFile():
-            from skillprism.gui.preview import resolve_link
-
-            self.tabs.setCurrentWidget(self.files_view)
-            self.files_view.setHtml(resolve_link(skill, url.toString(), dark=self.dark))
+            # followed as the runtime's tier 3 would (the engine answers with the page)
+            self.engine.request("link", skill.key, url.toString(), self.dark)
 
     def _on_problem_activated(self, index: QModelIndex) -> None:
+        """Show the finding where it is: in Source when it is in the skill file, in Files when
+        it is in another file of the skill."""
         src = self.problems_proxy.mapToSource(index)
-        key = src.data(SKILL_KEY_ROLE)
-        line = src.data(LINE_ROLE) or 0
-        if key:
-            self.select_skill(key, line)
+        if not src.isValid():
+            return
+        row = self.problems_model.row(src.row())
+        if row.key:
+            d = row.diagnostic
+            self.show_evidence(row.key, row.file, d.line, d.column)
 
     def _filter_query(self) -> FilterQuery:
         state = self.state_filter.currentData()
         return FilterQuery(self.filter_edit.text(), frozenset({state}) if state else frozenset())
 
     def _on_filter(self, *_args: Any) -> None:
-        """A keystroke or a state choice: the worker answers from its index a moment later (the
-        GUI thread only applies the set of matching keys)."""
+        """A keystroke or a state choice: the engine answers from its index a moment later (the
+        GUI thread only applies the tree it prepared)."""
         self._filter_timer.start()
 
     def _request_filter(self) -> None:
-        self.controller.request("filter", self._filter_query())
+        if self.loaded is not None:
+            self.engine.request("filter", self._filter_query())
 
-    def _apply_filter(self, query: FilterQuery, tree: PreparedTree) -> None:
-        if query != self._filter_query():
+    def _apply_filter(self, tree: TreeView) -> None:
+        if tree.query != self._filter_query() or self.loaded is None:
             return  # typed on since: the newer query is on its way
         key = self.selected_key
         keys = tree.keep
-        self.tree_model.set_tree(tree)
+        self.tree_model.set_tree(tree, self.loaded.roots, self.loaded.skills)
         self._auto_expand()
         # The selection stays when it still matches; the view keeps it in sight.
         if key and (keys is None or key in keys):
@@ -933,6 +1017,7 @@ class MainWindow(QMainWindow):
 
     def set_roots(self, roots: list[str]) -> None:
         self.roots = [os.path.abspath(r) for r in roots]
+        self._roots_chosen = True
         self.settings.setValue("roots", self.roots)
         for r in self.roots:
             self._remember_recent(r)
@@ -943,46 +1028,48 @@ class MainWindow(QMainWindow):
         "project" skills folder (core/installed.py), as the CLI's --install-into does."""
         if mode == self.install_into:
             return
-        self.install_into = mode
-        self.install_actions[mode].setChecked(True)
+        self.set_install_mode(mode)
         self._open()
 
-    def _suggest_installed_view(self) -> None:
-        """A folder that is not itself a skills root but holds installable units (a repository of
-        skills or plugins) is shown as installed into the project, once; the plain view is one
-        click away (View menu)."""
-        from skillprism.core.installed import find_units
+    def set_install_mode(self, mode: str) -> None:
+        self.install_into = mode
+        self.install_actions[mode].setChecked(True)
+        self.settings.setValue("install_into", mode)  # comes back on the next start
 
-        if self.install_into or len(self.roots) != 1 or not os.path.isdir(self.roots[0]):
+    def open_paths(self, paths: list[str], install_into: str | None = None) -> None:
+        """Show these folders (`gui PATH`, File → Open Folder): as `install_into` says, or, when
+        not said, a single folder that is not itself a skills root but holds installable units
+        (a repository of skills or plugins) is shown as installed into the project (the engine
+        looks first; View → As Laid Out shows the folder as it is)."""
+        self.roots = [os.path.abspath(p) for p in paths]
+        self._roots_chosen = True
+        self.settings.setValue("roots", self.roots)
+        for r in self.roots:
+            self._remember_recent(r)
+        if install_into is not None or len(self.roots) != 1 or not os.path.isdir(self.roots[0]):
+            self.set_install_mode(install_into or "")
+            self._open()
             return
-        folder = self.roots[0]
-        if os.path.isfile(os.path.join(folder, "SKILL.md")):
-            return
-        try:
-            units = find_units(folder)
-        except OSError:
-            return
-        kinds = {u.kind for u in units}
-        if not units or (
-            kinds <= {"skill"} and all(os.path.dirname(u.path) == folder for u in units)
-        ):
-            return  # a plain skills folder: it is a root as it is
-        self.statusBar().showMessage(
-            f"{len(units)} installable unit(s) found in {_folder_label(folder)}: shown as installed "
-            "into this project's skills folder (View → As Laid Out for the folder as it is)",
-            15000,
-        )
-        self.set_install_into("project")
+        self.set_install_mode("")
+        self.engine.request("units", self.roots[0])
+
+    def _on_units(self, count: int) -> None:
+        if count and len(self.roots) == 1:
+            self.statusBar().showMessage(
+                f"{count} installable unit(s) found in {_folder_label(self.roots[0])}: shown as "
+                "installed into this project's skills folder (View → As Laid Out for the folder "
+                "as it is)",
+                15000,
+            )
+            self.set_install_mode("project")
+        self._open()
 
     def open_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(
             self, "Open Folder", self.roots[0] if self.roots else ""
         )
         if folder:
-            self.install_into = ""
-            self.install_actions[""].setChecked(True)
-            self.set_roots([folder])
-            self._suggest_installed_view()
+            self.open_paths([folder])
 
     def open_skill(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -1076,7 +1163,12 @@ class MainWindow(QMainWindow):
         path = self._current_path()
         if path:
             folder = path if os.path.isdir(path) else os.path.dirname(path)
-            QDesktopServices.openUrl(QUrl.fromLocalFile(folder))  # a folder, never a file to run
+            # a folder, never a file to run
+            if not QDesktopServices.openUrl(QUrl.fromLocalFile(folder)):
+                self.statusBar().showMessage(
+                    f"No file manager could open {_folder_label(folder)} (Copy Path copies it)",
+                    8000,
+                )
 
     def open_in_editor(self) -> None:
         """Open SKILL.md (at the line shown in Source) or a text file in the user's editor: the
@@ -1135,7 +1227,7 @@ class MainWindow(QMainWindow):
         """Write the review report for the runtime shown (format from the extension) through the
         Workspace, as `skillprism report` does; the status bar says when it is written or why
         not."""
-        if self.catalog is None:
+        if self.loaded is None:
             return
         if not path:
             path, _ = QFileDialog.getSaveFileName(
@@ -1150,7 +1242,7 @@ class MainWindow(QMainWindow):
             path += ".html"
         self._report_path = path
         self.statusBar().showMessage(f"Writing {path}…")
-        self.controller.request("report", path, (self.profile,), self.budget.inputs())
+        self.engine.request("report", path, (self.profile,), self.budget.inputs())
 
     def _on_report_written(self, path: str, error: str) -> None:
         if error:
@@ -1183,16 +1275,25 @@ class MainWindow(QMainWindow):
                 if view.hasFocus() and index.isValid():
                     code = model.diagnostic(proxy.mapToSource(index).row()).code
                     break
+        self._reference_code = code
         if self._reference is None:
-            from skillprism.gui.preview import diagnostics_reference_html
+            self.engine.request("reference", self.dark)  # shown when the page arrives
+            return
+        self._show_reference_at(code)
 
+    def _show_reference_page(self, page: Page) -> None:
+        if self._reference is None:
             dialog, browser = self._browser_window()
-            dialog.setWindowTitle(f"Diagnostics Reference — {APP_NAME}")
-            browser.setHtml(diagnostics_reference_html(dark=self.dark))
+            dialog.setWindowTitle(f"{page.title} — {APP_NAME}")
+            browser.setHtml(page.html)
             browser.anchorClicked.connect(
                 lambda url: browser.scrollToAnchor(url.fragment()) if url.hasFragment() else None
             )
             self._reference = (dialog, browser)
+        self._show_reference_at(self._reference_code)
+
+    def _show_reference_at(self, code: str) -> None:
+        assert self._reference is not None
         dialog, browser = self._reference
         dialog.show()
         dialog.raise_()
@@ -1214,19 +1315,14 @@ class MainWindow(QMainWindow):
     def show_runtime_details(self) -> None:
         """The chosen runtime's profile sheet in its own window: release, level, how each part
         was established, the folders it reads, its known differences and every cited source."""
-        from skillprism.core.profiles import ProfileError, load_profile
-        from skillprism.gui.preview import runtime_details_html
+        self.engine.request("runtime_details", self.profile, self.dark)
 
-        try:
-            profile = load_profile(self.profile)
-        except ProfileError as err:
-            self.statusBar().showMessage(str(err), 8000)
-            return
+    def _show_runtime_page(self, page: Page) -> None:
         if self._details is None:
             self._details = self._browser_window()
         dialog, browser = self._details
-        dialog.setWindowTitle(f"{profile.title} — Runtime Details — {APP_NAME}")
-        browser.setHtml(runtime_details_html(profile, dark=self.dark))
+        dialog.setWindowTitle(f"{page.title} — Runtime Details — {APP_NAME}")
+        browser.setHtml(page.html)
         dialog.show()
         dialog.raise_()
 
@@ -1289,9 +1385,8 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown(self) -> None:
-        """Stop the watcher and the worker threads (idempotent)."""
-        self.watch.close()
-        self.controller.shutdown()
+        """Stop the engine (its watcher and workers with it; idempotent)."""
+        self.engine.shutdown()
 
     def is_dark(self) -> bool:
         return self.palette().color(QPalette.ColorRole.Window).lightness() < 128

@@ -1,11 +1,10 @@
 """Runtime comparison: skills x profiles. Each cell is the skill's state under that runtime, or for
 an active skill its tier-1 outcome, by icon and text, with the reason on hover. Clicking a cell
-selects that skill under that runtime. The catalogs are built in a worker thread."""
+selects that skill under that runtime. The engine builds the matrix (engine/prepare.py)."""
 
 from __future__ import annotations
 
-import os
-from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -32,8 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skillprism.core.compare import Matrix
+from skillprism.engine.views import MatrixData, RuntimeEntry
 from skillprism.gui.icons import state_icon
+from skillprism.gui.runtimes import LEVEL_BADGES, LEVEL_GROUPS
 
 _ICON = {
     "full": "ok", "shortened": "warning", "name-only": "warning", "omitted": "error",
@@ -42,53 +42,15 @@ _ICON = {
 }  # fmt: skip
 
 
-def matrix_labels(matrix: Matrix) -> list[str]:
-    """The skill column's text per row: the name, and where the skill lives when several copies
-    share it (relative to the part their folders share). Pure Python: run in the worker."""
-    counts = Counter(r.name for r in matrix.rows)
-    dirs = [os.path.dirname(os.path.dirname(r.key)) for r in matrix.rows]
-    try:
-        common = os.path.commonpath(dirs) if len(dirs) > 1 else ""
-    except ValueError:
-        common = ""
-    base = os.path.dirname(common) if common else ""
-    return [
-        f"{r.name} ({os.path.relpath(d, base) if base else d})" if counts[r.name] > 1 else r.name
-        for r, d in zip(matrix.rows, dirs, strict=True)
-    ]
-
-
-def cell_texts(matrix: Matrix) -> list[list[str]]:
-    """Every distinct text of each runtime's column, the longest first (the column's width is
-    measured from these, not from rows)."""
-    out = []
-    for column in range(len(matrix.profiles)):
-        texts = {_cell_text(row.cells[column]) for row in matrix.rows}
-        out.append(sorted(texts, key=len, reverse=True))
-    return out
-
-
-def _cell_text(cell: Any) -> str:
-    # a listed skill with warnings says so in its cell, not only on hover
-    return f"{cell.value} ⚠" if _warned(cell) else cell.value
-
-
-def _warned(cell: Any) -> bool:
-    return cell.state == "warning" and cell.value != "warning"
-
-
 class MatrixModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.matrix: Matrix | None = None
-        self._labels: list[str] = []
+        self.matrix: MatrixData | None = None
+        self.entries: dict[str, RuntimeEntry] = {}  # runtime name -> its entry (level, ...)
 
-    def set_matrix(self, matrix: Matrix | None, labels: list[str] | None = None) -> None:
-        """Show `matrix`; `labels` (the skill column, `matrix_labels`) are made here if not
-        given (the controller makes them in its worker)."""
+    def set_matrix(self, matrix: MatrixData | None) -> None:
         self.beginResetModel()
         self.matrix = matrix
-        self._labels = [] if matrix is None else labels or matrix_labels(matrix)
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -102,12 +64,9 @@ class MatrixModel(QAbstractTableModel):
     ) -> Any:
         if self.matrix is None or orientation != Qt.Orientation.Horizontal:
             return None
-        from skillprism.gui.runtimes import LEVEL_BADGES, runtime_entries
-
         entry = None
         if section > 0:
-            name = self.matrix.profiles[section - 1]
-            entry = next((e for e in runtime_entries() if e.name == name), None)
+            entry = self.entries.get(self.matrix.profiles[section - 1])
         if role == Qt.ItemDataRole.DisplayRole:
             if section == 0:
                 return "Skill"
@@ -127,14 +86,14 @@ class MatrixModel(QAbstractTableModel):
         row = self.matrix.rows[index.row()]
         if index.column() == 0:
             if role == Qt.ItemDataRole.DisplayRole:
-                return self._labels[index.row()]
+                return self.matrix.labels[index.row()]
             if role == Qt.ItemDataRole.ToolTipRole:
                 return row.key
             return None
         cell = row.cells[index.column() - 1]
-        warned = _warned(cell)
+        warned = cell.warned
         if role == Qt.ItemDataRole.DisplayRole:
-            return _cell_text(cell)
+            return cell.text
         if role == Qt.ItemDataRole.DecorationRole:
             return state_icon("warning" if warned else _ICON.get(cell.value, "info"))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -161,30 +120,7 @@ class MatrixView(QWidget):
         super().__init__(parent)
         self.profiles = QListWidget()
         self.profiles.setMaximumWidth(300)
-        from skillprism.gui.runtimes import LEVEL_BADGES, LEVEL_GROUPS, runtime_entries
-
-        group = ""
-        for entry in runtime_entries():
-            if entry.broken:
-                continue
-            if entry.level != group:
-                group = entry.level
-                # short in this narrow list; the long wording is the tooltip
-                header = QListWidgetItem(LEVEL_BADGES.get(group, group).capitalize())
-                header.setToolTip(LEVEL_GROUPS.get(group, group))
-                header.setFlags(Qt.ItemFlag.NoItemFlags)
-                font = header.font()
-                font.setBold(True)
-                header.setFont(font)
-                self.profiles.addItem(header)
-            item = QListWidgetItem(f"{entry.title}  ({LEVEL_BADGES.get(entry.level, '')})")
-            item.setData(Qt.ItemDataRole.UserRole, entry.name)
-            item.setToolTip(entry.provenance)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(
-                Qt.CheckState.Checked if entry.name in DEFAULT_SET else Qt.CheckState.Unchecked
-            )
-            self.profiles.addItem(item)
+        self._wanted: list[str] = list(DEFAULT_SET)  # checked once the runtimes are known
         self.search = QLineEdit(placeholderText="Find a runtime")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter_runtimes)
@@ -265,6 +201,35 @@ class MatrixView(QWidget):
         layout.addWidget(split, 1)
         self._stale = False
 
+    def set_runtimes(self, entries: Sequence[RuntimeEntry]) -> None:
+        """The runtimes to pick from (the engine lists them), grouped by level."""
+        chosen = self.chosen() if self.profiles.count() else self._wanted
+        self.profiles.clear()
+        self.model.entries = {e.name: e for e in entries}
+        group = ""
+        for entry in entries:
+            if entry.broken:
+                continue
+            if entry.level != group:
+                group = entry.level
+                # short in this narrow list; the long wording is the tooltip
+                header = QListWidgetItem(LEVEL_BADGES.get(group, group).capitalize())
+                header.setToolTip(LEVEL_GROUPS.get(group, group))
+                header.setFlags(Qt.ItemFlag.NoItemFlags)
+                font = header.font()
+                font.setBold(True)
+                header.setFont(font)
+                self.profiles.addItem(header)
+            item = QListWidgetItem(f"{entry.title}  ({LEVEL_BADGES.get(entry.level, '')})")
+            item.setData(Qt.ItemDataRole.UserRole, entry.name)
+            item.setToolTip(entry.provenance)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                Qt.CheckState.Checked if entry.name in chosen else Qt.CheckState.Unchecked
+            )
+            self.profiles.addItem(item)
+        self._filter_runtimes(self.search.text())
+
     def set_catalog(self, _catalog: object) -> None:
         """The skill set changed: a matrix on screen is compared again when next seen."""
         if self.model.matrix is not None:
@@ -286,6 +251,7 @@ class MatrixView(QWidget):
 
     def set_chosen(self, names: list[str]) -> None:
         """Check exactly these runtimes (a remembered set)."""
+        self._wanted = list(names)
         wanted = set(names)
         for i in range(self.profiles.count()):
             item = self.profiles.item(i)
@@ -330,15 +296,9 @@ class MatrixView(QWidget):
             self.table.setColumnHidden(column, column == 0)
         self.frozen.horizontalHeader().setStretchLastSection(True)
 
-    def show_matrix(
-        self,
-        matrix: Matrix,
-        labels: list[str] | None = None,
-        texts: list[list[str]] | None = None,
-    ) -> None:
-        """Show `matrix`, with its skill labels (`matrix_labels`) and each column's distinct
-        texts (`cell_texts`), both made here if not given."""
-        self.model.set_matrix(matrix, labels)
+    def show_matrix(self, matrix: MatrixData) -> None:
+        """Show `matrix` (its skill labels and each column's distinct texts come with it)."""
+        self.model.set_matrix(matrix)
         self._split_columns()
         # Each runtime's column as wide as its header or its widest text: measured from the few
         # distinct texts, not by asking the model for thousands of cells.
@@ -347,7 +307,7 @@ class MatrixView(QWidget):
         extra = self.table.iconSize().width() + 4 * self.table.style().pixelMetric(
             QStyle.PixelMetric.PM_FocusFrameHMargin
         )
-        for column, values in enumerate(texts if texts is not None else cell_texts(matrix)):
+        for column, values in enumerate(matrix.texts):
             widest = max((metrics.horizontalAdvance(t) for t in values[:8]), default=0)
             self.table.setColumnWidth(
                 column + 1,

@@ -1,9 +1,9 @@
-"""Every diagnostic of a Catalog as a sortable, filterable table."""
+"""Every finding of the skill set as a sortable, filterable table (rows prepared by the engine,
+engine/prepare.py: `problem_rows`)."""
 
 from __future__ import annotations
 
-import os
-from typing import Any, NamedTuple
+from typing import Any
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -13,8 +13,8 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from skillprism.core.catalog import Catalog
 from skillprism.core.diagnostics import Diagnostic
+from skillprism.engine.views import FILTER_SEP, ProblemRow
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
@@ -22,50 +22,8 @@ SKILL_KEY_ROLE = Qt.ItemDataRole.UserRole + 11
 LINE_ROLE = Qt.ItemDataRole.UserRole + 12
 SEVERITY_ROLE = Qt.ItemDataRole.UserRole + 13
 FILTER_ROLE = Qt.ItemDataRole.UserRole + 14  # ProblemRow.filter_text
-_SEP = "\x1f"  # between the parts of filter_text: in no key, severity or message
 
 _ICON = {"error": "error", "warning": "warning", "info": "info"}
-_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
-class ProblemRow(NamedTuple):
-    """One finding as the table shows it, prepared off the GUI thread."""
-
-    diagnostic: Diagnostic
-    key: str  # the skill's key ("" for a finding about a root or the set)
-    skill: str
-    location: str
-    # "key<US>severity<US>lower-case code, message and skill": what ProblemsFilter's pattern
-    # is matched against (US, the unit separator, between the parts)
-    filter_text: str
-    sort_keys: tuple[Any, ...]  # one per column
-
-
-def prepare_problem_rows(catalog: Catalog | None) -> list[ProblemRow]:
-    """Every finding of `catalog`, sorted by severity then code (the table's first order). Pure
-    Python: the window's controller runs it in its worker."""
-    rows: list[ProblemRow] = []
-    if catalog is None:
-        return rows
-    found = [(d, "", "") for d in catalog.diagnostics]
-    for s in catalog.skills:
-        name = s.qualified_name or s.name or os.path.basename(s.directory)
-        found.extend((d, s.key, name) for d in s.diagnostics)
-    for d, key, name in found:
-        sev = d.severity.value
-        location = f"{d.path}:{d.line}:{d.column}" if d.line else d.path
-        rows.append(
-            ProblemRow(
-                d,
-                key,
-                name,
-                location,
-                f"{key}{_SEP}{sev}{_SEP}" + f"{d.code} {d.message} {name}".lower(),
-                ((_RANK[sev], d.code), d.code, d.message, name, (d.path, d.line, d.column)),
-            )
-        )
-    rows.sort(key=lambda r: r.sort_keys[0])
-    return rows
 
 
 class ProblemsModel(RowsTableModel):
@@ -75,10 +33,6 @@ class ProblemsModel(RowsTableModel):
         super().__init__(parent)
         self._rows: list[ProblemRow] = []
         self._order: tuple[int, Qt.SortOrder] = (0, Qt.SortOrder.AscendingOrder)
-
-    def set_catalog(self, catalog: Catalog | None) -> None:
-        """Show `catalog`'s findings (prepared here: for tests and small sets)."""
-        self.set_rows(prepare_problem_rows(catalog))
 
     def set_rows(self, rows: list[ProblemRow]) -> None:
         """Show prepared rows (already in the first column's order)."""
@@ -105,6 +59,9 @@ class ProblemsModel(RowsTableModel):
     def diagnostic(self, row: int) -> Diagnostic:
         return self._rows[row].diagnostic
 
+    def row(self, row: int) -> ProblemRow:
+        return self._rows[row]
+
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
@@ -119,7 +76,7 @@ class ProblemsModel(RowsTableModel):
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return state_icon(_ICON[sev])
         if role == Qt.ItemDataRole.ToolTipRole:
-            parts = [f"{d.code} {d.message}", f"At {row.location}"]
+            parts = [f"{d.code} {d.message}", f"At {row.file or row.location}"]
             if d.evidence:
                 parts.append(f"Evidence: {d.evidence[:300]}")
             if d.effect:
@@ -179,10 +136,10 @@ class ProblemsFilter(QSortFilterProxyModel):
         if not (self._severities or self._terms or self._skill):
             return ""
         esc = QRegularExpression.escape
-        key = esc(self._skill) if self._skill else f"[^{_SEP}]*"
-        sev = "|".join(esc(s) for s in sorted(self._severities)) or f"[^{_SEP}]*"
+        key = esc(self._skill) if self._skill else f"[^{FILTER_SEP}]*"
+        sev = "|".join(esc(s) for s in sorted(self._severities)) or f"[^{FILTER_SEP}]*"
         terms = "".join(f"(?=.*{esc(t)})" for t in self._terms)
-        return f"^{key}{_SEP}(?:{sev}){_SEP}{terms}"
+        return f"^{key}{FILTER_SEP}(?:{sev}){FILTER_SEP}{terms}"
 
     def _apply(self) -> None:
         self.setFilterRegularExpression(

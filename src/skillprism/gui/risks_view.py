@@ -2,10 +2,10 @@
 security pass (codes in the security range, core/security).
 
 Across the set, sorted by severity (errors first), or only the selected skill's; a severity choice
-and a text filter; counts per severity above the table. The rows are prepared in the controller's
-worker (`prepare_risk_rows`); activating one asks the window to show the evidence
+and a text filter; counts per severity above the table. Activating one asks the window to show the evidence
 (`sig_evidence_requested`): the skill file in Source at the line and column, another file in
-Files. Nothing is executed: the pass is static, and the view says so.
+Files. Nothing is executed: the pass is static, and the view says so. The rows are the engine's
+(engine/prepare.py marks the security pass's findings).
 """
 
 from __future__ import annotations
@@ -26,31 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skillprism.core.catalog import Catalog
-from skillprism.core.codes import CODES
+from skillprism.engine.views import ProblemRow
 from skillprism.gui.problems_model import (
     SEVERITY_CHOICES,
     SKILL_KEY_ROLE,
-    ProblemRow,
     ProblemsFilter,
     ProblemsModel,
-    prepare_problem_rows,
 )
 from skillprism.gui.table_view import PlaceholderTableView
-
-
-def prepare_risk_rows(catalog: Catalog | None) -> list[ProblemRow]:
-    """The security findings of `catalog`, most severe first (pure Python: runs in the worker)."""
-    return security_rows(prepare_problem_rows(catalog))
-
-
-def security_rows(rows: list[ProblemRow]) -> list[ProblemRow]:
-    """The rows of `rows` (prepared problem rows) whose code is in the security range."""
-    return [
-        r
-        for r in rows
-        if (code := CODES.get(r.diagnostic.code)) is not None and code.category == "security"
-    ]
 
 
 class RisksView(QWidget):
@@ -135,10 +118,11 @@ class RisksView(QWidget):
         if not counts:
             self.counts.setText("<span style='color:gray'>Static security pass: no risks</span>")
             return
+        # the same words as the table's Severity column
         parts = [
-            f"<b style='color:#d23b3b'>{counts['error']} high</b>",
-            f"<b style='color:#b7791f'>{counts['warning']} medium</b>",
-            f"{counts['info']} low",
+            f"<b style='color:#d23b3b'>{counts['error']} error(s)</b>",
+            f"<b style='color:#b7791f'>{counts['warning']} warning(s)</b>",
+            f"{counts['info']} note(s)",
         ]
         self.counts.setText(" · ".join(parts) + f" in {skills} skill(s) — static pass only")
 
@@ -146,7 +130,8 @@ class RisksView(QWidget):
         src = self.proxy.mapToSource(index)
         if not src.isValid():
             return
-        d = self.model.diagnostic(src.row())
+        row = self.model.row(src.row())
+        d = row.diagnostic
         self.sig_evidence_requested.emit(
-            src.data(SKILL_KEY_ROLE) or "", d.path, d.line or 0, d.column or 0
+            src.data(SKILL_KEY_ROLE) or "", row.file, d.line or 0, d.column or 0
         )

@@ -1,24 +1,24 @@
-"""The source -> skill -> file tree of one Catalog.
+"""The source -> skill -> file tree, from the rows the engine prepared (engine/views.py).
 
 A hand-written QAbstractItemModel: nodes sit behind `internalPointer`, custom roles are named
-constants, a skill's files are listed lazily (fetchMore) and boundedly. A new Catalog swaps the
-whole tree (the view keeps selection and expansion by stable key, see MainWindow).
+constants, a skill's files are asked of the engine when the skill is opened (fetchMore) and come
+back boundedly. A tree of another shape swaps the rows; one of the same shape updates only the
+rows of skills that changed (the view keeps selection and expansion by stable key, see
+MainWindow).
 """
 
 from __future__ import annotations
 
-import os
 import weakref
-from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import QApplication
 
-from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
-from skillprism.core.resources import list_resources
+from skillprism.core.display import home_relative
+from skillprism.engine.views import FileList, RootRow, SkillRow, TreeView
 from skillprism.gui.icons import STATE_TEXT, state_icon
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # stable key: skill path as found, or "root:<path>"
@@ -33,8 +33,7 @@ _ANY_INDEX = QModelIndex | QPersistentModelIndex
 
 class _Node:
     """One row. Its parent is held weakly: a tree is then free of reference cycles and goes away
-    by reference counting when replaced, never waiting for the cyclic collector (whose passes over
-    a large set hold the interpreter lock long enough to stall the window)."""
+    by reference counting when replaced."""
 
     __slots__ = (
         "__weakref__",
@@ -42,6 +41,7 @@ class _Node:
         "children",
         "kind",
         "loaded",
+        "loading",
         "path",
         "root",
         "row",
@@ -54,11 +54,12 @@ class _Node:
         self._parent = None if parent is None else weakref.ref(parent)
         self.row = row
         self.children: list[_Node] = []
-        self.root: RootInfo | None = None
-        self.skill: SkillEntry | None = None
+        self.root: RootRow | None = None
+        self.skill: SkillRow | None = None
         self.path = ""
         self.text = ""
         self.loaded = kind != "skill"
+        self.loading = False  # its files were asked of the engine
 
     @property
     def parent(self) -> _Node | None:
@@ -69,146 +70,82 @@ class _Node:
         self._parent = None if node is None else weakref.ref(node)
 
 
-@dataclass(frozen=True)
-class PreparedTree:
-    """The nodes of the tree for one catalog and filter, built by `build_tree`. `shape` is which
-    roots and skills it shows, in order; `changed` the keys of the skills whose entries differ from
-    those of `base` (the catalog shown before), None when not known."""
-
-    catalog: Catalog | None
-    keep: frozenset[str] | None
-    root: _Node
-    labels: dict[str, str]
-    shape: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    base: Catalog | None = None
-    changed: frozenset[str] | None = None
-    # key -> (row of the root, row of the skill in it, or -1 for the root itself)
-    positions: dict[str, tuple[int, int]] | None = None
-
-
-def build_tree(
-    catalog: Catalog | None, keep: frozenset[str] | None, base: Catalog | None = None
-) -> PreparedTree:
-    """The roots and skills of `catalog` to show, only the skills with keys in `keep` (None:
-    every skill) and the roots they are in; with `base`, which skills changed since that catalog.
-    Pure Python: the controller runs it in its worker, so the GUI thread compares nothing."""
+def _nodes(
+    view: TreeView, roots: Sequence[RootRow], skills: Sequence[SkillRow]
+) -> tuple[_Node, dict[str, tuple[int, int]]]:
+    """The rows of a prepared tree (roots and skills in display order; files come later), and
+    where each key is."""
     top = _Node("invisible", None, 0)
-    labels: dict[str, str] = {}
-    if catalog is not None:
-        by_root: dict[tuple[str, str], list[SkillEntry]] = {}
-        infos: dict[tuple[str, str], RootInfo] = {}
-        for root in catalog.roots:
-            infos.setdefault((root.path, root.scope), root)
-        for skill in catalog.skills:
-            key = (skill.root.path, skill.root.scope)
-            infos.setdefault(key, skill.root)
-            by_root.setdefault(key, []).append(skill)
-        ordered = sorted(infos.items(), key=lambda kv: (kv[1].rank, kv[0][0]))
-        # Label roots relative to what they share (full paths stay in the tooltip), so
-        # ".../skills/project/.claude/skills" reads as "skills/project/.claude/skills".
-        paths = [info.path for _key, info in ordered]
-        try:
-            common = os.path.dirname(os.path.commonpath(paths)) if len(paths) > 1 else ""
-        except ValueError:
-            common = ""
-        labels = {
-            p: (os.path.relpath(p, common) if common and common != os.sep else _short(p))
-            for p in paths
-        }
-        for key, info in ordered:
-            every = by_root.get(key, [])
-            skills = every if keep is None else [s for s in every if s.key in keep]
-            if (not skills and not info.exists) or (keep is not None and not skills):
-                continue
-            node = _Node("root", top, len(top.children))
-            node.root, node.path = info, info.path
-            counts = Counter(s.status for s in skills)
-            summary = ", ".join(f"{n} {STATE_TEXT[s]}" for s, n in counts.most_common())
-            shown = f"{len(skills)} of {len(every)}" if keep is not None else f"{len(skills)}"
-            node.text = f"{shown} skill{'s' if len(every) != 1 else ''}" + (
-                f": {summary}" if summary else ""
-            )
-            top.children.append(node)
-            for skill in sorted(skills, key=lambda s: (s.name or s.directory).lower()):
-                child = _Node("skill", node, len(node.children))
-                child.skill, child.path = skill, skill.path
-                node.children.append(child)
-    changed: frozenset[str] | None = None
-    if base is not None and catalog is not None:
-        before = {s.key: s for s in base.skills}
-        changed = frozenset(
-            s.key for s in catalog.skills if (b := before.get(s.key)) is not s and b != s
-        )
     positions: dict[str, tuple[int, int]] = {}
-    for node in top.children:
-        positions[f"root:{node.path}"] = (node.row, -1)
-        for child in node.children:
-            positions[child.path] = (node.row, child.row)
-    return PreparedTree(catalog, keep, top, labels, _shape(top), base, changed, positions)
+    for root_index, text, shown in view.groups:
+        node = _Node("root", top, len(top.children))
+        info = roots[root_index]
+        node.root, node.path, node.text = info, info.path, text
+        positions[f"root:{info.path}"] = (node.row, -1)
+        top.children.append(node)
+        children = node.children
+        for index in shown:
+            row = skills[index]
+            child = _Node("skill", node, len(children))
+            child.skill, child.path = row, row.path
+            positions[row.key] = (node.row, child.row)
+            children.append(child)
+    return top, positions
 
 
 class SkillTreeModel(QAbstractItemModel):
     COLUMNS = ("Skill", "State")
 
+    sig_files_wanted = Signal(str)
+    """A skill was opened: its files are wanted (the skill's key)."""
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._root = _Node("invisible", None, 0)
-        self._catalog: Catalog | None = None
         self._keep: frozenset[str] | None = None
-        self._labels: dict[str, str] = {}
-        self._shape: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        self._serial = 0  # the engine's number of the tree shown
         self._positions: dict[str, tuple[int, int]] = {}
 
     # --- content ---------------------------------------------------------------------------------
 
-    @property
-    def catalog(self) -> Catalog | None:
-        return self._catalog
-
-    def set_catalog(self, catalog: Catalog | None) -> None:
-        """Show every skill of `catalog` (the tree built here: for tests and small sets)."""
-        self.set_tree(build_tree(catalog, None))
-
-    def set_tree(self, tree: PreparedTree) -> None:
-        """Show a tree prepared off the GUI thread (`build_tree`). When it has the same roots and
-        skills in the same places (an edit, a rescan, often another runtime), the rows stay and
-        only their data changes, one signal per root, so the view keeps what is open without
-        laying it out again; otherwise the new nodes are swapped in with a reset. Every comparison
-        of entries was made in the worker (`PreparedTree.changed`)."""
-        if tree.shape != self._shape:
+    def set_tree(
+        self, view: TreeView, roots: Sequence[RootRow], skills: Sequence[SkillRow]
+    ) -> None:
+        """Show a tree the engine prepared. When it shows the same roots and skills in the same
+        places as the tree shown now (an edit, a rescan, often another runtime), the rows stay
+        and only the changed skills' rows are updated, so the view keeps what is open without
+        laying it out again; otherwise the new rows are swapped in with a reset."""
+        top, positions = _nodes(view, roots, skills)
+        if not (view.same_shape and view.base and view.base == self._serial):
             self.beginResetModel()
-            self._catalog, self._keep = tree.catalog, tree.keep
-            self._root, self._labels, self._shape = tree.root, tree.labels, tree.shape
-            self._positions = tree.positions if tree.positions is not None else {}
+            self._root, self._positions, self._serial = top, positions, view.serial
+            self._keep = view.keep
             self.endResetModel()
             return
-        # `changed` holds against the catalog the worker built before; if this model shows
-        # another one (an answer was overtaken), every replaced entry counts as changed.
-        changed = tree.changed if tree.base is self._catalog else None
-        self._catalog, self._keep, self._labels = tree.catalog, tree.keep, tree.labels
+        changed = view.changed
+        self._serial, self._keep = view.serial, view.keep
         last = len(self.COLUMNS) - 1
-        for old, new in zip(self._root.children, tree.root.children, strict=True):
-            if old.text != new.text or old.root is not new.root:
+        for old, new in zip(self._root.children, top.children, strict=True):
+            if old.text != new.text or old.root != new.root:
                 old.root, old.text = new.root, new.text
                 self.dataChanged.emit(
                     self.createIndex(old.row, 0, old), self.createIndex(old.row, last, old)
                 )
-            first = -1
-            end = -1
-            for old_child, new_child in zip(old.children, new.children, strict=False):
+            first = end = -1
+            for old_child, new_child in zip(old.children, new.children, strict=True):
                 skill = new_child.skill
-                if old_child.kind != "skill" or old_child.skill is skill:
-                    continue  # a refresh keeps the entries of skills it did not touch
+                assert skill is not None
+                same = old_child.skill == skill
                 old_child.skill = skill
-                if changed is not None and skill is not None and skill.key not in changed:
-                    continue  # an equal entry: nothing shown changes
+                if same and (changed is None or skill.key not in changed):
+                    continue
                 if old_child.loaded and old_child.children:
                     # its files may have changed too: listed again when next opened
                     parent = self.createIndex(old_child.row, 0, old_child)
                     self.beginRemoveRows(parent, 0, len(old_child.children) - 1)
                     old_child.children.clear()
-                    old_child.loaded = False
                     self.endRemoveRows()
+                old_child.loaded = old_child.loading = False
                 first = old_child.row if first < 0 else first
                 end = old_child.row
             if first >= 0:
@@ -221,24 +158,30 @@ class SkillTreeModel(QAbstractItemModel):
     def filtered(self) -> bool:
         return self._keep is not None
 
-    def _load_files(self, node: _Node) -> None:
-        assert node.skill is not None
-        skill_dir = node.skill.directory
-        entries = [(os.path.basename(node.skill.path), node.skill.path)]
-        listing = list_resources(skill_dir, limit=FILE_LIMIT)
-        entries += [
-            (r.rel_path, os.path.join(skill_dir, *r.rel_path.split("/"))) for r in listing.items
-        ]
-        for rel, path in entries:
-            child = _Node("file", node, len(node.children))
-            child.path, child.text = path, rel
-            child.skill = node.skill
-            node.children.append(child)
-        if listing.truncated:
-            child = _Node("file", node, len(node.children))
-            child.text = f"… more than {FILE_LIMIT} files (listing cut)"
-            node.children.append(child)
+    def add_files(self, files: FileList) -> None:
+        """The files of a skill, as the engine listed them (asked by `fetchMore`)."""
+        at = self._positions.get(files.key)
+        if at is None:
+            return
+        node = self._root.children[at[0]].children[at[1]]
+        if node.loaded or not node.loading:
+            return  # listed already, or its skill changed since it was asked
+        node.loading = False
         node.loaded = True
+        rows = []
+        for text, path in files.entries:
+            child = _Node("file", node, len(rows))
+            child.path, child.text, child.skill = path, text, node.skill
+            rows.append(child)
+        if files.truncated:
+            child = _Node("file", node, len(rows))
+            child.text = f"… more than {FILE_LIMIT} files (listing cut)"
+            rows.append(child)
+        if not rows:
+            return
+        self.beginInsertRows(self.createIndex(node.row, 0, node), 0, len(rows) - 1)
+        node.children = rows
+        self.endInsertRows()
 
     # --- navigation ---------------------------------------------------------------------------------
 
@@ -281,24 +224,19 @@ class SkillTreeModel(QAbstractItemModel):
         return node.kind == "skill" or bool(node.children)
 
     def canFetchMore(self, parent: _ANY_INDEX) -> bool:
-        return parent.isValid() and parent.column() == 0 and not self._node(parent).loaded
+        if not parent.isValid() or parent.column() != 0:
+            return False
+        node = self._node(parent)
+        return not node.loaded and not node.loading
 
     def fetchMore(self, parent: _ANY_INDEX) -> None:
+        """A skill opened: its files are asked of the engine (`sig_files_wanted`) and come back
+        through `add_files`."""
         node = self._node(parent)
-        if node.loaded:
+        if node.loaded or node.loading or node.skill is None:
             return
-        files: _Node = _Node("skill", None, 0)
-        files.skill = node.skill
-        self._load_files(files)
-        if files.children:
-            self.beginInsertRows(parent, 0, len(files.children) - 1)
-            for child in files.children:
-                child.parent = node
-            node.children = files.children
-            node.loaded = True
-            self.endInsertRows()
-        else:
-            node.loaded = True
+        node.loading = True
+        self.sig_files_wanted.emit(node.skill.key)
 
     # --- data -----------------------------------------------------------------------------------------
 
@@ -349,8 +287,7 @@ class SkillTreeModel(QAbstractItemModel):
         assert info is not None
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
-                label = self._labels.get(info.path) or _short(info.path)
-                return label if info.scope == "path" else f"{info.scope} · {label}"
+                return info.label if info.scope == "path" else f"{info.scope} · {info.label}"
             return node.text
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return state_icon("root")
@@ -358,14 +295,14 @@ class SkillTreeModel(QAbstractItemModel):
             return f"{info.scope} root, layout {info.layout}\n{info.path}"
         return None
 
-    def _skill_data(self, skill: SkillEntry, col: int, role: int) -> Any:
+    def _skill_data(self, skill: SkillRow, col: int, role: int) -> Any:
         state = skill.status
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
-                return skill.qualified_name or skill.name or os.path.basename(skill.directory)
+                return skill.name
             text = STATE_TEXT.get(state, state)
             if state == "shadowed" and skill.shadowed_by:
-                return f"{text} by {_short(skill.shadowed_by)}"
+                return f"{text} by {home_relative(skill.shadowed_by)}"
             if state in ("skipped", "not-discovered") and skill.reason:
                 return f"{text}: {skill.reason}"
             return text
@@ -386,7 +323,7 @@ class SkillTreeModel(QAbstractItemModel):
             if skill.reason:
                 lines.append(skill.reason)
             if skill.description:
-                lines.append(skill.description[:300])
+                lines.append(skill.description)
             return "\n".join(lines)
         return None
 
@@ -406,8 +343,3 @@ def _shape(top: _Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
         (root.path, tuple(c.path for c in root.children if c.kind == "skill"))
         for root in top.children
     )
-
-
-def _short(path: str) -> str:
-    home = os.path.expanduser("~")
-    return "~" + path[len(home) :] if path.startswith(home + os.sep) else path

@@ -23,8 +23,9 @@ from skillprism.core.catalog import STATES, Catalog, SkillEntry
 from skillprism.core.codes import CODES, RULES
 from skillprism.core.compare import CELL_VALUES, Matrix
 from skillprism.core.diagnostics import Diagnostic, Severity
-from skillprism.core.disclose import OUTCOMES, Tier1Result
+from skillprism.core.disclose import Tier1Result
 from skillprism.core.display import display_path
+from skillprism.core.vocabulary import OUTCOMES
 from skillprism.render.svg import Segment, esc, stacked_bar
 
 MAX_ITEMS = 200

@@ -2,30 +2,16 @@
 
 The window's skill filter is words that must all occur (in the name, the folder's name, the
 description or the findings' codes) and a set of states. Building the index walks the catalog once; a query
-is one pass over prepared lower-case strings, so the worker answers each keystroke quickly and the
+is one pass over prepared lower-case strings, so the engine answers each keystroke quickly and the
 window only applies a set of keys. No Qt here."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from skillprism.core.catalog import Catalog
-
-
-@dataclass(frozen=True, slots=True)
-class FilterQuery:
-    text: str = ""
-    states: frozenset[str] = frozenset()
-
-    @property
-    def terms(self) -> list[str]:
-        return self.text.lower().split()
-
-    @property
-    def active(self) -> bool:
-        return bool(self.text.split() or self.states)
+from skillprism.engine.views import FilterQuery
 
 
 class FilterIndex:

@@ -1,0 +1,54 @@
+"""The runtime comparison matrix as a value: skills x profiles, each cell a state or a tier-1
+outcome with its reason. Built by core/compare.py; a value module, so the window (a client of the
+engine process) can hold one without loading the pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CELL_VALUES = (
+    "full", "shortened", "name-only", "omitted", "excluded",
+    "shadowed", "error", "skipped", "not-discovered",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixCell:
+    value: str  # the state, or the tier-1 outcome for an active skill
+    reason: str
+    state: str
+    outcome: str  # "" unless the skill is active under the profile
+
+    @property
+    def warned(self) -> bool:
+        """A listed skill that has warnings (its value is its listing outcome)."""
+        return self.state == "warning" and self.value != "warning"
+
+    @property
+    def text(self) -> str:
+        """The cell as shown: a listed skill with warnings says so, not only on hover."""
+        return f"{self.value} ⚠" if self.warned else self.value
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixRow:
+    key: str  # the skill file's path as found (the same key the GUI selects by)
+    name: str
+    cells: tuple[MatrixCell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    profiles: tuple[str, ...]
+    titles: tuple[str, ...]
+    rows: tuple[MatrixRow, ...]
+
+    def counts(self) -> list[dict[str, int]]:
+        """Per profile: how many cells hold each value."""
+        out = []
+        for i in range(len(self.profiles)):
+            c: dict[str, int] = dict.fromkeys(CELL_VALUES, 0)
+            for row in self.rows:
+                c[row.cells[i].value] += 1
+            out.append(c)
+        return out

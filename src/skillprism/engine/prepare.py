@@ -1,0 +1,219 @@
+"""A catalog turned into the view data the window shows (engine/views.py).
+
+Runs in the engine process: the tree's roots and skills in display order (under the window's
+filter), every finding as a table row with the file it is in, the budget listing and the matrix
+as plain values. The window only applies these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+
+from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
+from skillprism.core.codes import CODES
+from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.disclose import Tier1Result
+from skillprism.core.display import home_relative
+from skillprism.core.matrix import Matrix
+from skillprism.engine.views import (
+    FILTER_SEP,
+    FilterQuery,
+    MatrixData,
+    OutcomeRow,
+    ProblemRow,
+    RootRow,
+    SkillRow,
+    Tier1View,
+    TreeView,
+)
+
+_RANK = {"error": 0, "warning": 1, "info": 2}
+STATE_TEXT = {
+    "ok": "ok",
+    "warning": "warning",
+    "error": "error",
+    "shadowed": "shadowed",
+    "skipped": "skipped",
+    "not-discovered": "not discovered",
+}
+DESCRIPTION_SHOWN = 300  # characters of a description a tooltip shows
+
+
+def skill_label(skill: SkillEntry) -> str:
+    """A skill as the window names it."""
+    return skill.qualified_name or skill.name or os.path.basename(skill.directory)
+
+
+def ordered_roots(catalog: Catalog) -> list[RootInfo]:
+    """The catalog's roots as the tree shows them: by rank, then path; a root that only a skill
+    names (a PATH given as a skill file) included."""
+    infos: dict[tuple[str, str], RootInfo] = {}
+    for root in catalog.roots:
+        infos.setdefault((root.path, root.scope), root)
+    for skill in catalog.skills:
+        infos.setdefault((skill.root.path, skill.root.scope), skill.root)
+    return sorted(infos.values(), key=lambda info: (info.rank, info.path))
+
+
+def root_rows(roots: Sequence[RootInfo]) -> tuple[RootRow, ...]:
+    """The roots with their labels: relative to what they share, so
+    ".../skills/project/.claude/skills" reads as "skills/project/.claude/skills" (the full path
+    is in the tooltip)."""
+    paths = [info.path for info in roots]
+    try:
+        common = os.path.dirname(os.path.commonpath(paths)) if len(paths) > 1 else ""
+    except ValueError:
+        common = ""
+    rows = []
+    for info in roots:
+        label = (
+            os.path.relpath(info.path, common)
+            if common and common != os.sep
+            else home_relative(info.path)
+        )
+        rows.append(RootRow(info.path, info.scope, info.layout, label, info.exists))
+    return tuple(rows)
+
+
+def skill_rows(
+    catalog: Catalog, roots: Sequence[RootInfo]
+) -> tuple[list[SkillRow], list[list[int]]]:
+    """Every skill as a row, and per root the indexes of its skills in display order (by name)."""
+    where = {(info.path, info.scope): i for i, info in enumerate(roots)}
+    rows: list[SkillRow] = []
+    members: list[list[int]] = [[] for _ in roots]
+    for skill in catalog.skills:
+        index = where[(skill.root.path, skill.root.scope)]
+        members[index].append(len(rows))
+        rows.append(
+            SkillRow(
+                skill.key,
+                skill.path,
+                skill.directory,
+                skill_label(skill),
+                skill.status,
+                skill.shadowed_by,
+                skill.reason,
+                (skill.description or "")[:DESCRIPTION_SHOWN],
+                index,
+            )
+        )
+    for group in members:
+        group.sort(key=lambda i: (catalog.skills[i].name or catalog.skills[i].directory).lower())
+    return rows, members
+
+
+def tree_view(
+    roots: Sequence[RootRow],
+    skills: Sequence[SkillRow],
+    members: Sequence[Sequence[int]],
+    query: FilterQuery,
+    keep: frozenset[str] | None,
+    serial: int,
+) -> TreeView:
+    """The roots and skills the tree shows under `query` (`keep`: the keys it keeps, None for
+    every skill), each root with its summary ("3 of 12 skills: 2 ok, 1 error")."""
+    groups = []
+    for index, (root, every) in enumerate(zip(roots, members, strict=True)):
+        shown = tuple(every) if keep is None else tuple(i for i in every if skills[i].key in keep)
+        if (not shown and not root.exists) or (keep is not None and not shown):
+            continue
+        counts = Counter(skills[i].status for i in shown)
+        summary = ", ".join(f"{n} {STATE_TEXT[s]}" for s, n in counts.most_common())
+        count = f"{len(shown)} of {len(every)}" if keep is not None else f"{len(shown)}"
+        text = f"{count} skill{'s' if len(every) != 1 else ''}" + (
+            f": {summary}" if summary else ""
+        )
+        groups.append((index, text, shown))
+    return TreeView(query, keep, tuple(groups), serial)
+
+
+def tree_shape(
+    tree: TreeView, roots: Sequence[RootRow], skills: Sequence[SkillRow]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Which roots and skills a tree shows, in order."""
+    return tuple(
+        (roots[index].path, tuple(skills[i].key for i in shown))
+        for index, _text, shown in tree.groups
+    )
+
+
+def problem_rows(catalog: Catalog) -> list[ProblemRow]:
+    """Every finding of `catalog`, sorted by severity then code (the table's first order). A
+    finding in a file other than the skill's own names that file, relative to the skill folder."""
+    rows: list[ProblemRow] = []
+    found: list[tuple[Diagnostic, SkillEntry | None]] = [(d, None) for d in catalog.diagnostics]
+    for s in catalog.skills:
+        found.extend((d, s) for d in s.diagnostics)
+    for d, skill in found:
+        sev = d.severity.value
+        path: str = d.path or (skill.path if skill is not None else "")
+        if skill is not None and path.startswith(skill.directory + os.sep):
+            shown = path[len(skill.directory) + 1 :]
+        else:
+            shown = path
+        line, column = d.line, d.column
+        location = f"{shown}:{line}:{column}" if line else shown
+        key = skill.key if skill is not None else ""
+        name = skill_label(skill) if skill is not None else ""
+        code = d.code
+        info = CODES.get(code)
+        rows.append(
+            ProblemRow(
+                d,
+                key,
+                name,
+                location,
+                path,
+                f"{key}{FILTER_SEP}{sev}{FILTER_SEP}" + f"{code} {d.message} {name}".lower(),
+                ((_RANK[sev], code), code, d.message, name, (path, line, column)),
+                info is not None and info.category == "security",
+            )
+        )
+    rows.sort(key=lambda r: r.sort_keys[0])
+    return rows
+
+
+def tier1_view(result: Tier1Result, title: str, unread: Sequence[str]) -> Tier1View:
+    """A computed listing as the budget view shows it."""
+    entries = [
+        OutcomeRow(e.name, e.key, e.path, e.outcome, e.kept_chars, e.chars, e.tokens, e.reason)
+        for e in result.entries
+    ]
+    return Tier1View(
+        title,
+        result.text,
+        result.used_chars,
+        result.limit_chars,
+        result.headroom_chars,
+        result.counter,
+        tuple(result.warnings),
+        tuple(result.settings_applied),
+        tuple(result.assumptions),
+        tuple(unread),
+        entries,
+    )
+
+
+def matrix_view(matrix: Matrix) -> MatrixData:
+    """The matrix with the skill column's text per row (the name, and where the skill lives when
+    several copies share it, relative to the part their folders share) and each column's
+    distinct texts."""
+    counts = Counter(r.name for r in matrix.rows)
+    dirs = [os.path.dirname(os.path.dirname(r.key)) for r in matrix.rows]
+    try:
+        common = os.path.commonpath(dirs) if len(dirs) > 1 else ""
+    except ValueError:
+        common = ""
+    base = os.path.dirname(common) if common else ""
+    labels = [
+        f"{r.name} ({os.path.relpath(d, base) if base else d})" if counts[r.name] > 1 else r.name
+        for r, d in zip(matrix.rows, dirs, strict=True)
+    ]
+    texts = []
+    for column in range(len(matrix.profiles)):
+        distinct = {row.cells[column].text for row in matrix.rows}
+        texts.append(tuple(sorted(distinct, key=len, reverse=True)))
+    return MatrixData(matrix.profiles, matrix.titles, tuple(texts), labels, list(matrix.rows))

@@ -1,0 +1,677 @@
+"""The engine process: one `Workspace`, its file watcher and its worker pool, serving the window.
+
+The window starts it (`skillprism engine --fd N`, engine/launch.py) and talks to it over a
+socket pair (engine/protocol.py, docs/engine-protocol.md). A reader thread takes requests off the
+socket; the main thread works through them one at a time and answers each with prepared view
+data (engine/views.py). A newer request of a kind supersedes an older one: an older one still
+waiting is dropped, and one already running stops at its next checkpoint (core/cancel.py). Files
+changed on disk (the watcher) are refreshed between requests, and the result is sent without
+being asked. Every unexpected error is answered as a failure with its traceback, which also goes
+to the log under the user's state folder. When the window goes (its end of the socket closes, or
+SIGTERM), the engine stops its watcher and workers and exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import html
+import itertools
+import logging
+import logging.handlers
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from skillprism import __version__
+from skillprism.app.workspace import Update, Workspace, WorkspaceError, write_atomically
+from skillprism.core.budget_inputs import BudgetInputs
+from skillprism.core.cancel import Cancelled, cancellable
+from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.vocabulary import LEVEL_ORDER
+from skillprism.engine import pages, prepare
+from skillprism.engine.filter_index import FilterIndex
+from skillprism.engine.protocol import (
+    ANSWER,
+    BYE,
+    CANCEL,
+    EVENT,
+    FAILED,
+    HELLO,
+    PART,
+    PROTOCOL_VERSION,
+    REQUEST,
+    chunks,
+    decode,
+    encode,
+    read_frames,
+)
+from skillprism.engine.views import (
+    EngineInfo,
+    Failure,
+    FileList,
+    FilterQuery,
+    LoadedView,
+    MatrixData,
+    OpenSpec,
+    Page,
+    PreviewPages,
+    RootRow,
+    RuntimeEntry,
+    SkillRow,
+    Tier1View,
+    TreeView,
+    WherePage,
+)
+from skillprism.paths import user_state_dir
+
+log = logging.getLogger("skillprism.engine")
+
+FILE_LIMIT = 500  # files of one skill the tree lists
+# Items per frame of a streamed answer: each frame is decoded by the window in one go, so it is
+# kept to a few milliseconds of unpickling.
+STREAMED: dict[str, dict[str, int]] = {
+    "open": {"skills": 1500, "problems": 500},
+    "refresh": {"skills": 1500, "problems": 500},
+    "tier1": {"entries": 2000},
+    "matrix": {"rows": 400, "labels": 4000},
+}
+
+
+def log_path() -> str:
+    return str(user_state_dir() / "engine.log")
+
+
+def _setup_logging() -> None:
+    """Warnings and errors of every module go to the log file (bounded, rotated)."""
+    path = log_path()
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=1_000_000, backupCount=2, encoding="utf-8"
+        )
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)  # no state folder: stderr is the log
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s engine[%(process)d] %(levelname)s %(name)s: %(message)s")
+    )
+    root = logging.getLogger("skillprism")
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def runtime_entries() -> tuple[RuntimeEntry, ...]:
+    """Every shipped profile, grouped by level (LEVEL_ORDER), by title within a level."""
+    from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+
+    out = []
+    for name in available_profiles():
+        try:
+            p = load_profile(name)
+        except ProfileError as err:
+            out.append(RuntimeEntry(name, name, "specified", "", "", str(err)))
+            continue
+        out.append(RuntimeEntry(name, p.title, p.runtime.level, p.runtime.release, p.provenance))
+    rank = {level: i for i, level in enumerate(LEVEL_ORDER)}
+    return tuple(sorted(out, key=lambda e: (rank.get(e.level, len(rank)), e.title.lower())))
+
+
+@dataclass(frozen=True)
+class _Job:
+    id: int
+    kind: str
+    args: tuple[Any, ...]
+
+
+class _Shown:
+    """What the engine last sent the window about its catalog: the rows the window holds, the
+    tree it shows and the index its filter is answered from."""
+
+    def __init__(self) -> None:
+        self.catalog: Catalog | None = None
+        self.by_key: dict[str, SkillEntry] = {}
+        self.roots: tuple[RootRow, ...] = ()
+        self.skills: list[SkillRow] = []
+        self.members: list[list[int]] = []
+        self.index = FilterIndex(None)
+        self.tree: TreeView | None = None
+        self.shape: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+class Engine:
+    """Serves one window over `sock` until it goes (see the module doc). Without a socket it
+    keeps what it would send in `sent`, and `handle` answers one request in-process (tests)."""
+
+    def __init__(self, sock: socket.socket | None = None, *, workers: int | None = None) -> None:
+        self.sock = sock
+        self.sent: list[tuple[Any, ...]] = []
+        self.workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        self._send_lock = threading.Lock()
+        self._cv = threading.Condition()
+        self._queue: deque[_Job] = deque()
+        self._newest: dict[str, int] = {}
+        self._cancelled: set[int] = set()
+        self._closing = False
+        self._changes: set[str] = set()  # paths changed on disk and not refreshed yet
+        self._own_ids = itertools.count(-1, -1)  # ids of answers sent unasked
+        self._serials = itertools.count(1)
+        self.workspace: Workspace | None = None
+        self.spec: OpenSpec | None = None
+        self.query = FilterQuery()
+        self.generation = 0
+        self.shown = _Shown()
+        self.live = True
+        self._watcher: Any = None
+        self._watched: tuple[str, ...] = ()
+        self._entries: tuple[RuntimeEntry, ...] | None = None
+
+    # --- the loop ----------------------------------------------------------------------------------
+
+    def handle(self, kind: str, *args: Any) -> Any:
+        """Answer one request here and now (never superseded): its payload, or the exception."""
+        handler: Callable[..., Any] = getattr(self, f"_do_{kind}")
+        return handler(*args)
+
+    def serve(self) -> None:
+        """Answer requests until the window goes."""
+        assert self.sock is not None
+        self._send((HELLO, self.info()))
+        reader = threading.Thread(target=self._read, name="skillprism-engine-reader", daemon=True)
+        reader.start()
+        try:
+            while True:
+                job = self._next()
+                if job is None:
+                    break
+                self._run(job)
+        finally:
+            self._stop_watch()
+            with contextlib.suppress(OSError):
+                self.sock.close()
+
+    def stop(self) -> None:
+        """Stop the file watch (an engine used in-process, `handle`)."""
+        self._stop_watch()
+
+    def info(self) -> EngineInfo:
+        return EngineInfo(PROTOCOL_VERSION, os.getpid(), __version__, log_path(), self.entries())
+
+    def entries(self) -> tuple[RuntimeEntry, ...]:
+        if self._entries is None:
+            self._entries = runtime_entries()
+        return self._entries
+
+    def close(self) -> None:
+        """Stop after the work running now (its checkpoints see it at once)."""
+        with self._cv:
+            self._closing = True
+            self._cv.notify_all()
+
+    def _read(self) -> None:
+        try:
+            for frame in read_frames(self.sock):
+                message = decode(frame)
+                tag = message[0]
+                if tag == REQUEST:
+                    _tag, job_id, kind, args = message
+                    with self._cv:
+                        self._newest[kind] = job_id
+                        self._queue.append(_Job(job_id, kind, tuple(args)))
+                        self._cv.notify_all()
+                elif tag == CANCEL:
+                    with self._cv:
+                        self._cancelled.add(message[1])
+                elif tag == BYE:
+                    break
+        except Exception:
+            log.exception("the window's messages could not be read")
+        finally:
+            self.close()
+
+    def _superseded(self, job: _Job) -> bool:
+        if job.id < 0:  # a refresh of changed files: an open makes it pointless
+            return any(j.kind == "open" for j in self._queue)
+        return job.id in self._cancelled or self._newest.get(job.kind) != job.id
+
+    def _stop_wanted(self, job: _Job) -> bool:
+        return self._closing or self._superseded(job)
+
+    def _next(self) -> _Job | None:
+        with self._cv:
+            while not self._closing:
+                while self._queue:
+                    job = self._queue.popleft()
+                    if not self._superseded(job):
+                        return job
+                if self._changes and self.workspace is not None:
+                    return _Job(next(self._own_ids), "refresh", ())
+                self._cv.wait()
+        return None
+
+    def _run(self, job: _Job) -> None:
+        handler: Callable[..., Any] | None = getattr(self, f"_do_{job.kind}", None)
+        if handler is None:
+            self._fail(job, Failure(f"unknown request {job.kind!r}"))
+            return
+        try:
+            with cancellable(lambda: self._stop_wanted(job)):
+                payload = handler(*job.args)
+                self._answer(job, payload)
+        except Cancelled:
+            log.debug("%s %d superseded", job.kind, job.id)
+        except WorkspaceError as err:
+            self._fail(job, Failure(str(err)))
+        except Exception as err:
+            details = traceback.format_exc()
+            log.error("%s failed:\n%s", job.kind, details)
+            self._fail(
+                job,
+                Failure(f"Skill Prism failed: {type(err).__name__}: {err}", details, log_path()),
+            )
+
+    # --- sending -----------------------------------------------------------------------------------
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        if self.sock is None:
+            self.sent.append(message)
+            return
+        data = encode(message)
+        with self._send_lock:
+            self.sock.sendall(data)
+
+    def _answer(self, job: _Job, payload: Any) -> None:
+        """Send `payload`, its long lists in parts (STREAMED), then the answer itself."""
+        streamed = STREAMED.get(job.kind, {})
+        if streamed and dataclasses.is_dataclass(payload):
+            emptied: dict[str, list[Any]] = {}
+            for name, size in streamed.items():
+                items = getattr(payload, name)
+                for part in chunks(items, size):
+                    _check(job, self)
+                    self._send((PART, job.id, name, part))
+                emptied[name] = []
+            payload = dataclasses.replace(payload, **emptied)  # type: ignore[type-var]
+        _check(job, self)
+        self._send((ANSWER, job.id, job.kind, payload))
+
+    def _fail(self, job: _Job, failure: Failure) -> None:
+        self._send((FAILED, job.id, job.kind, failure))
+
+    def event(self, name: str, payload: Any) -> None:
+        self._send((EVENT, name, payload))
+
+    # --- the workspace and its watch ---------------------------------------------------------------
+
+    def _workspace(self, spec: OpenSpec, cold: bool) -> tuple[Workspace, bool]:
+        """The workspace for `spec` (a new one when the folders change); True when new."""
+        if (
+            cold
+            or self.workspace is None
+            or self.spec is None
+            or (self.spec.workspace_key() != spec.workspace_key())
+        ):
+            self.workspace = None  # the old one goes now, while the window waits for nothing
+            workspace = Workspace(
+                spec.project,
+                spec.paths,
+                (spec.profile,),
+                workers=self.workers,
+                start_method="forkserver",  # this process has threads: never fork it
+                install_into=spec.install_into,
+            )
+            self.workspace, self.spec = workspace, spec
+            with self._cv:
+                self._changes.clear()  # a new workspace reads everything afresh
+            return workspace, True
+        self.workspace.choose((spec.profile,))
+        self.spec = spec
+        return self.workspace, False
+
+    def _watch(self, workspace: Workspace, spec: OpenSpec) -> None:
+        """Watch what the workspace reads (before it reads it, so no change is missed)."""
+        if not self.live:
+            self._stop_watch()
+            return
+        paths = list(workspace.roots_to_watch())
+        # Missing folders too: the watcher waits on their nearest existing parent, so a skills
+        # folder created later (e.g. ~/.claude/skills) appears without a reload.
+        paths += [
+            p if os.path.isdir(p) or not os.path.exists(p) else os.path.dirname(p)
+            for p in spec.paths
+        ]
+        wanted = tuple(sorted(set(paths)))
+        if wanted == self._watched and self._watcher is not None:
+            return
+        self._stop_watch()
+        self._watched = wanted
+        if not wanted:
+            return
+        from skillprism.core.watch import SkillWatcher
+
+        self.event("watch", ("starting", "setting up the file watch"))
+        try:
+            watcher = SkillWatcher(list(wanted), self._on_changes)
+            watcher.start()
+        except Exception as err:  # a watch failure never takes the engine down
+            log.warning("cannot watch %s", wanted, exc_info=True)
+            self.event("watch", ("off", f"cannot watch: {err}"))
+            return
+        self._watcher = watcher
+        self.event("watch", (watcher.mode, watcher.reason))
+
+    def _stop_watch(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        self._watched = ()
+        if watcher is not None:
+            try:
+                watcher.stop()
+            except Exception:
+                log.warning("stopping the file watch failed", exc_info=True)
+
+    def _on_changes(self, paths: Iterable[str]) -> None:
+        """The watcher's callback (its own thread): remember the paths; the loop refreshes."""
+        with self._cv:
+            self._changes.update(paths)
+            self._cv.notify_all()
+
+    # --- catalogs ----------------------------------------------------------------------------------
+
+    def _loaded(
+        self,
+        spec: OpenSpec,
+        start: float,
+        update: Update | None,
+        changed: tuple[str, ...] = (),
+        kind: str = "full",
+    ) -> LoadedView:
+        assert self.workspace is not None
+        catalog = self.workspace.catalog(spec.profile)
+        before = self.shown
+        shown = _Shown()
+        shown.catalog = catalog
+        shown.by_key = catalog.by_key()
+        roots = prepare.ordered_roots(catalog)
+        shown.roots = prepare.root_rows(roots)
+        shown.skills, shown.members = prepare.skill_rows(catalog, roots)
+        shown.index = FilterIndex(catalog)
+        self.shown = shown
+        self.generation += 1
+        tree = self._tree(before, update.changed_keys if update is not None else None)
+        return LoadedView(
+            spec,
+            self.generation,
+            catalog.profile.title,
+            time.perf_counter() - start,
+            kind,
+            catalog.summary(),
+            shown.roots,
+            tree,
+            tuple(self.workspace.path_problems()),
+            _moved(before.catalog, catalog, update),
+            changed,
+            catalog.security,
+            shown.skills,
+            prepare.problem_rows(catalog),
+        )
+
+    def _tree(self, before: _Shown, changed: frozenset[str] | None) -> TreeView:
+        """The tree under the current filter, compared with the tree sent before (`before`
+        holds it; it may be the state shown now, for a new filter of the same catalog)."""
+        shown = self.shown
+        base, base_shape = before.tree, before.shape
+        keep = shown.index.matches(self.query)
+        tree = prepare.tree_view(
+            shown.roots, shown.skills, shown.members, self.query, keep, next(self._serials)
+        )
+        shape = prepare.tree_shape(tree, shown.roots, shown.skills)
+        if base is not None:
+            tree = dataclasses.replace(
+                tree, base=base.serial, same_shape=shape == base_shape, changed=changed
+            )
+        shown.tree, shown.shape = tree, shape
+        return tree
+
+    def _do_open(self, spec: OpenSpec, cold: bool, query: FilterQuery, live: bool) -> LoadedView:
+        start = time.perf_counter()
+        self.query, self.live = query, live
+        workspace, new = self._workspace(spec, cold)
+        self._watch(workspace, spec)
+        update = None if new else workspace.refresh()
+        return self._loaded(spec, start, update)
+
+    def _do_refresh(self, paths: Sequence[str] = ()) -> LoadedView:
+        """Files changed on disk (`paths`, else those the watcher reported): refresh what they
+        touch (a job the engine gives itself)."""
+        assert self.workspace is not None and self.spec is not None
+        with self._cv:
+            self._changes.update(paths)
+            changed, self._changes = tuple(sorted(self._changes)), set()
+        start = time.perf_counter()
+        self.event("working", "refresh")
+        try:
+            update = self.workspace.refresh(changed)
+        except BaseException:
+            with self._cv:
+                self._changes.update(changed)  # not done: the next refresh takes them again
+            raise
+        self._watch(self.workspace, self.spec)  # new roots may have appeared
+        return self._loaded(self.spec, start, update, changed, update.refresh)
+
+    def _do_filter(self, query: FilterQuery) -> TreeView:
+        self.query = query
+        return self._tree(self.shown, frozenset())
+
+    def _skill(self, key: str) -> SkillEntry:
+        skill = self.shown.by_key.get(key)
+        if skill is None:
+            raise WorkspaceError("that skill is no longer in the set (it was moved or deleted)")
+        return skill
+
+    def _require(self) -> Workspace:
+        if self.workspace is None or self.spec is None:
+            raise WorkspaceError("nothing is open yet")
+        return self.workspace
+
+    # --- one skill ---------------------------------------------------------------------------------
+
+    def _do_preview(self, key: str, open_file: str, dark: bool) -> PreviewPages:
+        workspace = self._require()
+        skill = self._skill(key)
+        catalog = self.shown.catalog
+        assert catalog is not None
+        doc, stale = workspace.document(skill.path)
+        text, diagnostics = pages.source_text(skill, doc)
+        return PreviewPages(
+            key,
+            self.generation,
+            skill.directory,
+            pages.overview_html(skill, catalog, doc, dark=dark),
+            text,
+            diagnostics,
+            pages.files_html(skill, dark=dark),
+            self._file_page(skill, open_file, dark) if open_file else "",
+            stale,
+        )
+
+    def _file_page(self, skill: SkillEntry, path: str, dark: bool) -> str:
+        rel = os.path.relpath(path, skill.directory).replace(os.sep, "/")
+        return self._resource_page(skill, rel, dark)
+
+    def _resource_page(self, skill: SkillEntry, reference: str, dark: bool) -> str:
+        assert self.spec is not None
+        result = self._require().resource(self.spec.profile, skill.name, reference, path=skill.path)
+        return pages.resource_html(skill, reference, result, dark=dark)
+
+    def _do_files(self, key: str) -> FileList:
+        skill = self._skill(key)
+        entries, truncated = pages.file_entries(skill, FILE_LIMIT)
+        return FileList(key, entries, truncated)
+
+    def _do_link(self, key: str, reference: str, dark: bool) -> Page:
+        skill = self._skill(key)
+        return Page(key, reference, self._resource_page(skill, reference, dark))
+
+    def _do_activate(
+        self, key: str, args: str, invoker: str, first_activation: bool, dark: bool
+    ) -> Page:
+        from skillprism.core.activate import ActivationError, invocation_rules
+
+        workspace = self._require()
+        assert self.spec is not None
+        skill = self._skill(key)
+        profile = workspace.profile(self.spec.profile)
+        try:
+            activation = workspace.activate(
+                self.spec.profile,
+                skill.name,
+                args=args,
+                invoker=invoker,
+                path=skill.path,
+                first_activation=first_activation,
+            )
+        except ActivationError as err:
+            body = f"<p style='color:#d23b3b'>{html.escape(str(err))}</p>"
+            return Page(key, skill.name, pages.page(body, dark))
+        page = pages.activation_html(
+            activation,
+            runtime=profile.title,
+            dark=dark,
+            invocation_rules=invocation_rules(profile),
+        )
+        return Page(key, skill.name, page)
+
+    def _do_where(self, key: str, dark: bool) -> WherePage:
+        from skillprism.core.placement import PlacementError
+        from skillprism.core.profiles import available_profiles
+
+        skill = self._skill(key)
+        try:
+            report = self._require().where(skill.directory, available_profiles())
+        except PlacementError as err:
+            return WherePage(key, "", (), str(err))
+        levels = {e.name: e.level for e in self.entries()}
+        head, blocks = pages.where_blocks(report, levels, dark=dark)
+        return WherePage(key, head, blocks)
+
+    # --- the whole set -----------------------------------------------------------------------------
+
+    def _do_tier1(self, profile: str, inputs: BudgetInputs) -> Tier1View:
+        workspace = self._require()
+        settings, unread = workspace.budget_settings(profile, inputs)
+        result = workspace.tier1_model(profile).compute(settings)
+        return prepare.tier1_view(result, workspace.profile(profile).title, unread)
+
+    def _do_matrix(self, profiles: Sequence[str], inputs: BudgetInputs) -> MatrixData:
+        return prepare.matrix_view(self._require().matrix(profiles, inputs))
+
+    def _do_report(self, path: str, profiles: Sequence[str], inputs: BudgetInputs) -> str:
+        workspace = self._require()
+        text = workspace.report(workspace.report_format(path), profiles, inputs)
+        write_atomically(path, text)
+        return path
+
+    def _do_runtime_details(self, profile: str, dark: bool) -> Page:
+        from skillprism.core.profiles import ProfileError, load_profile
+
+        try:
+            loaded = load_profile(profile)
+        except ProfileError as err:
+            raise WorkspaceError(str(err)) from None
+        return Page("", loaded.title, pages.runtime_details_html(loaded, dark=dark))
+
+    def _do_reference(self, dark: bool) -> Page:
+        return Page("", "Diagnostics Reference", pages.diagnostics_reference_html(dark=dark))
+
+    def _do_start_roots(self, saved: Sequence[str], profile: str, project: str) -> list[str]:
+        """Saved roots that still exist, else the profile's own roots (answered as [] = use
+        them) when any exists here, else the bundled demo set."""
+        from skillprism.core.profiles import ProfileError, load_profile
+        from skillprism.core.resolve import profile_roots
+        from skillprism.paths import demo_skills_dir
+
+        kept = [r for r in saved if os.path.exists(r)]
+        if kept:
+            return kept
+        try:
+            roots = profile_roots(
+                load_profile(profile), project, os.path.expanduser("~"), os.environ
+            )
+        except ProfileError:
+            roots = []
+        if any(r.exists for r in roots):
+            return []
+        return [str(demo_skills_dir())]
+
+    def _do_units(self, folder: str) -> int:
+        """How many installable units (skills, collections, plugins) `folder` holds when it is a
+        repository to review as installed (0: a skills folder, or a project or home laid out with
+        runtimes' own skill folders, shown as it is)."""
+        from skillprism.core.installed import installable_units
+        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+
+        tails = set()
+        for name in available_profiles():
+            try:
+                profile = load_profile(name)
+            except ProfileError:
+                continue
+            # a runtime's own folder in a project or home: .claude/skills, .agents/skills, ...
+            tails.update(t.suffix for t in profile.roots if t.suffix[:1] and t.suffix[0][:1] == ".")
+        try:
+            return len(installable_units(folder, tails))
+        except OSError:
+            return 0
+
+
+def _check(job: _Job, engine: Engine) -> None:
+    if engine._stop_wanted(job):
+        raise Cancelled
+
+
+def _moved(old: Catalog | None, new: Catalog, update: Update | None) -> dict[str, str]:
+    """Skills whose folder was renamed or moved: old key -> the one new skill with the same name,
+    description and skill-file name, where no copy is left at the old place."""
+    if old is None or update is None or not update.removed_keys:
+        return {}
+    before = old.by_key()
+    fresh: dict[tuple[str, str | None, str], list[str]] = {}
+    now = {s.key for s in new.skills}
+    for s in new.skills:
+        if s.key not in before:
+            fresh.setdefault((s.name, s.description, os.path.basename(s.path)), []).append(s.key)
+    out = {}
+    for key in update.removed_keys:
+        gone = before.get(key)
+        if gone is None or key in now:
+            continue
+        same = fresh.get((gone.name, gone.description, os.path.basename(gone.path)), [])
+        if len(same) == 1:
+            out[key] = same[0]
+    return out
+
+
+def main(fd: int) -> int:
+    """Serve the window on the inherited socket `fd`; 0 when the window went away."""
+    _setup_logging()
+    sock = socket.socket(fileno=fd)
+    engine = Engine(sock)
+
+    def stop(_signum: int, _frame: object) -> None:
+        engine.close()
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    with contextlib.suppress(AttributeError, ValueError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the window's terminal is its own
+    # BrokenPipe, ConnectionReset: the window went away while an answer was on its way.
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        engine.serve()
+    return 0

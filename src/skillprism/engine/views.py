@@ -1,0 +1,268 @@
+"""What the engine process hands the window: prepared view data, values only.
+
+Every class here is a plain value (named tuples and frozen dataclasses of strings, numbers and
+core's value types) from modules that load nothing of the pipeline, so the window can unpickle
+an answer without importing the resolver, the parser or the security pass. The window shows
+these; it computes nothing from them that the CLI would compute differently
+(docs/engine-protocol.md lists which request answers with which of them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.matrix import MatrixRow
+
+RESOURCE_SCHEME = "skillprism-file"  # a skill's file in a page's links: skillprism-file:/rel/path
+COPY_SCHEME = "copy"  # a page's link that copies its path to the clipboard: copy:text
+
+# --- what the window asks for -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenSpec:
+    """What the window shows: the project, the folders (empty: the runtime's own roots), the
+    runtime profile and how the folders are reviewed ("" as laid out, or installed into the
+    "personal" or "project" skills folder)."""
+
+    project: str
+    paths: tuple[str, ...]
+    profile: str
+    install_into: str = ""
+
+    def workspace_key(self) -> tuple[str, tuple[str, ...], str]:
+        """Specs with the same key share one workspace (another runtime of the same folders)."""
+        return (self.project, self.paths, self.install_into)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterQuery:
+    """The window's skill filter: words that must all occur, and a set of states."""
+
+    text: str = ""
+    states: frozenset[str] = frozenset()
+
+    @property
+    def terms(self) -> list[str]:
+        return self.text.lower().split()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.text.split() or self.states)
+
+
+# --- the engine itself --------------------------------------------------------------------------
+
+
+class RuntimeEntry(NamedTuple):
+    """One runtime profile as the window lists it."""
+
+    name: str
+    title: str
+    level: str
+    release: str
+    provenance: str
+    broken: str = ""  # why the profile does not load ("" when it does)
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """What the engine says first: who it is and what it knows without being asked."""
+
+    protocol: int
+    pid: int
+    version: str
+    log_path: str  # where it writes the traceback of every unexpected error
+    runtimes: tuple[RuntimeEntry, ...]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A request that failed: one line for the user, and for an unexpected error the traceback
+    (also written to the log) for a bug report."""
+
+    message: str
+    details: str = ""
+    log_path: str = ""
+
+    @property
+    def unexpected(self) -> bool:
+        return bool(self.details)
+
+
+# --- a catalog, as the tree, Problems, Risks and the status bar show it ---------------------------
+
+
+class RootRow(NamedTuple):
+    path: str
+    scope: str
+    layout: str
+    label: str  # the path relative to what the roots share
+    exists: bool
+
+
+class SkillRow(NamedTuple):
+    """One skill file and its fate, as the tree and the window's actions need it."""
+
+    key: str  # the path as found: stable across rescans and runtimes
+    path: str
+    directory: str
+    name: str  # as shown: the qualified name, else the name, else the folder's name
+    status: str
+    shadowed_by: str
+    reason: str
+    description: str  # its beginning, for a tooltip
+    root: int  # index into LoadedView.roots
+
+
+@dataclass(frozen=True)
+class TreeView:
+    """Which skills the tree shows, per root, under the window's filter: `groups` holds, for each
+    root shown, its index in `roots`, its summary text and the indexes of its skills (in `skills`)
+    in display order. `keep` is the set of keys the filter keeps (None: every skill)."""
+
+    query: FilterQuery
+    keep: frozenset[str] | None
+    groups: tuple[tuple[int, str, tuple[int, ...]], ...]
+    serial: int  # this tree's number; the next tree names it as `base`
+    base: int = 0  # the tree the engine sent before (0: none)
+    # Whether the roots and skills shown, in order, are those of tree `base`, and if so which
+    # skills (keys) changed since it (None: not known).
+    same_shape: bool = False
+    changed: frozenset[str] | None = None
+
+
+FILTER_SEP = "\x1f"  # between the parts of a row's filter text: in no key, severity or message
+
+
+class ProblemRow(NamedTuple):
+    """One finding as the Problems and Risks tables show it."""
+
+    diagnostic: Diagnostic
+    key: str  # the skill's key ("" for a finding about a root or the set)
+    skill: str
+    location: str  # path relative to the skill's folder (or as found), line and column
+    file: str  # the file the finding is in (absolute; "" when it has none)
+    # "key<US>severity<US>lower-case code, message and skill": what the tables' filter matches
+    filter_text: str
+    sort_keys: tuple[Any, ...]  # one per column
+    security: bool  # a finding of the security pass (the Risks view)
+
+
+@dataclass(frozen=True)
+class LoadedView:
+    """A catalog ready to show. `skills`, `problems` are streamed in parts (large sets)."""
+
+    spec: OpenSpec
+    generation: int  # the engine's catalog number; pages name the one they were made from
+    title: str  # the profile's title
+    seconds: float
+    refresh: str  # "full", "incremental" or "none": how much work the catalog needed
+    summary: dict[str, Any]
+    roots: tuple[RootRow, ...]
+    tree: TreeView
+    warnings: tuple[str, ...] = ()
+    # A skill whose folder was renamed or moved: its old key -> its new one (the selection
+    # follows it).
+    moved: dict[str, str] = field(default_factory=dict)
+    changed_paths: tuple[str, ...] = ()  # the files whose change set this refresh off
+    security: bool = True  # whether the security pass ran
+    skills: list[SkillRow] = field(default_factory=list)
+    problems: list[ProblemRow] = field(default_factory=list)
+
+
+# --- the selected skill's pages -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PreviewPages:
+    """The pages of one skill: Overview, Source (its text and findings), Files (the list, or
+    the page of the file open there)."""
+
+    key: str
+    generation: int
+    directory: str
+    overview: str
+    source: str
+    diagnostics: tuple[Diagnostic, ...]
+    files: str
+    file_page: str = ""
+    stale: bool = False  # the file changed since the findings were made (a rescan is coming)
+
+
+@dataclass(frozen=True)
+class FileList:
+    """A skill's files as the tree lists them: (shown text, path) pairs."""
+
+    key: str
+    entries: tuple[tuple[str, str], ...]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Page:
+    """One HTML page about a skill (a followed link, an activation, a runtime's details)."""
+
+    key: str
+    title: str
+    html: str
+
+
+@dataclass(frozen=True)
+class WherePage:
+    """Where every runtime would find a skill: a heading and one block per runtime, each with
+    the words a filter matches against (the window filters as the user types)."""
+
+    key: str
+    head: str
+    blocks: tuple[tuple[str, str], ...]
+    error: str = ""
+
+
+# --- the budget -----------------------------------------------------------------------------------
+
+
+class OutcomeRow(NamedTuple):
+    name: str
+    key: str
+    path: str
+    outcome: str
+    kept_chars: int
+    chars: int
+    tokens: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Tier1View:
+    """The tier-1 listing of a runtime under a budget, and what it keeps of each skill."""
+
+    title: str
+    text: str
+    used_chars: int
+    limit_chars: int | None
+    headroom_chars: int | None
+    counter: str
+    warnings: tuple[str, ...]
+    settings_applied: tuple[str, ...]
+    assumptions: tuple[str, ...]
+    unread: tuple[str, ...]  # runtime settings files that could not be read
+    entries: list[OutcomeRow] = field(default_factory=list)
+
+    def by_outcome(self, outcome: str) -> list[OutcomeRow]:
+        return [e for e in self.entries if e.outcome == outcome]
+
+
+@dataclass(frozen=True)
+class MatrixData:
+    """Skills x runtimes: each row's cells (core/matrix.py), the skill column's labels (the name,
+    and where the skill lives when copies share it) and each runtime column's distinct texts,
+    longest first (the window sizes columns from them). `labels` and `rows` are streamed."""
+
+    profiles: tuple[str, ...]
+    titles: tuple[str, ...]
+    texts: tuple[tuple[str, ...], ...]
+    labels: list[str] = field(default_factory=list)
+    rows: list[MatrixRow] = field(default_factory=list)

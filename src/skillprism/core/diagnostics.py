@@ -33,6 +33,24 @@ class Diagnostic:
     hint: str = ""
     evidence: str = ""  # the offending text, invisible characters made visible (security)
 
+    def __reduce__(self) -> tuple[type[Diagnostic], tuple[object, ...]]:
+        # Rebuilt from its fields in one call: the window unpickles thousands of these, and a
+        # slotted dataclass's default state restore looks its fields up for every object.
+        return (
+            Diagnostic,
+            (
+                self.code,
+                self.severity,
+                self.message,
+                self.path,
+                self.line,
+                self.column,
+                self.effect,
+                self.hint,
+                self.evidence,
+            ),
+        )
+
     def at(self, path: str) -> Diagnostic:
         return replace(self, path=path)
 

@@ -19,6 +19,10 @@ class MatrixCell:
     state: str
     outcome: str  # "" unless the skill is active under the profile
 
+    def __reduce__(self) -> tuple[type[MatrixCell], tuple[str, str, str, str]]:
+        # one call per cell when the window unpickles a matrix (see Diagnostic.__reduce__)
+        return (MatrixCell, (self.value, self.reason, self.state, self.outcome))
+
     @property
     def warned(self) -> bool:
         """A listed skill that has warnings (its value is its listing outcome)."""
@@ -35,6 +39,9 @@ class MatrixRow:
     key: str  # the skill file's path as found (the same key the GUI selects by)
     name: str
     cells: tuple[MatrixCell, ...]
+
+    def __reduce__(self) -> tuple[type[MatrixRow], tuple[str, str, tuple[MatrixCell, ...]]]:
+        return (MatrixRow, (self.key, self.name, self.cells))
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ from skillprism.paths import user_state_dir
 log = logging.getLogger("skillprism.engine")
 
 FILE_LIMIT = 500  # files of one skill the tree lists
+ENGINE_NICENESS = 5  # how much lower the engine's scheduling priority is than the window's
 # Items per frame of a streamed answer: each frame is decoded by the window in one go, so it is
 # kept to a few milliseconds of unpickling.
 STREAMED: dict[str, dict[str, int]] = {
@@ -661,6 +662,10 @@ def _moved(old: Catalog | None, new: Catalog, update: Update | None) -> dict[str
 def main(fd: int) -> int:
     """Serve the window on the inherited socket `fd`; 0 when the window went away."""
     _setup_logging()
+    # Background work: when the machine is busy, the window (and the user's other programs)
+    # get the processor first; the engine, its fork server and its workers take what is left.
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(ENGINE_NICENESS)
     sock = socket.socket(fileno=fd)
     engine = Engine(sock)
 

@@ -332,7 +332,7 @@ def test_problem_activation_selects_skill_and_line(window, qtbot, tmp_path) -> N
         if w.problems_proxy.index(r, 1).data() == "SP216"
     )
     with qtbot.waitSignal(w.sig_skill_shown, timeout=10000):
-        w._on_problem_activated(w.problems_proxy.index(row, 0))
+        w.problems_panel._on_activated(w.problems_proxy.index(row, 0))
     assert w.selected_key == str(root / "alpha" / "SKILL.md")
     assert w.tabs.currentWidget() is w.source
     assert w.source.textCursor().blockNumber() + 1 == 4  # the line of 'bogus:'
@@ -443,12 +443,12 @@ def test_problems_panel_says_why_it_is_empty(window, tmp_path) -> None:  # type:
     skill(root, "tidy")
     w = window([str(root)])
     assert w.problems.model().rowCount() == 0
-    assert w._problems_placeholder().startswith("No problems: every skill here passes")
+    assert w.problems_panel.placeholder().startswith("No problems: every skill here passes")
     with_problem = tmp_path / "messy"
     skill(with_problem, "Messy Name")
     w2 = window([str(with_problem)])
     assert w2.problems.model().rowCount() > 0
     w2.problem_filter.setText("no such finding anywhere")
     assert w2.problems.model().rowCount() == 0
-    assert w2._problems_placeholder() == "No problems match the filter."
+    assert w2.problems_panel.placeholder() == "No problems match the filter."
     assert not w2.problems.grab().isNull()  # paints the placeholder without error

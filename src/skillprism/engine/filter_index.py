@@ -1,7 +1,8 @@
 """Which skills a filter matches, answered from an index built once per catalog.
 
 The window's skill filter is words that must all occur (in the name, the folder's name, the
-description or the findings' codes) and a set of states. Building the index walks the catalog once; a query
+description or the findings' codes) and a set of states (or `has-problems`: any finding at
+warning or above). Building the index walks the catalog once; a query
 is one pass over prepared lower-case strings, so the engine answers each keystroke quickly and the
 window only applies a set of keys. No Qt here."""
 
@@ -12,6 +13,8 @@ from collections.abc import Iterable
 
 from skillprism.core.catalog import Catalog
 from skillprism.engine.views import FilterQuery
+
+HAS_PROBLEMS = "has-problems"  # a pseudo-state of the filter: findings at warning or above
 
 
 class FilterIndex:
@@ -27,7 +30,12 @@ class FilterIndex:
                 folder = os.path.basename(skill.directory)
                 name = skill.qualified_name or skill.name
                 haystack = f"{name} {folder} {skill.description or ''} {codes}".lower()
-                rows.append((skill.key, skill.status, haystack))
+                state = skill.status
+                if state in ("ok", "shadowed") and any(
+                    d.severity.value != "info" for d in skill.diagnostics
+                ):
+                    state += "+"  # the state, and findings at warning or above
+                rows.append((skill.key, state, haystack))
         self._rows = rows
 
     def __len__(self) -> int:
@@ -37,7 +45,13 @@ class FilterIndex:
         """The keys of the skills `query` keeps (None: the query keeps everything)."""
         if not query.active:
             return None
-        terms, states = query.terms, query.states
+        terms, states = query.terms, set(query.states)
+        if HAS_PROBLEMS in states:
+            # a finding at warning or above: every state but ok and shadowed, or one of those
+            # with such a finding (a security warning leaves the runtime's state as it is)
+            states |= {"not-discovered", "skipped", "error", "warning", "ok+", "shadowed+"}
+        else:
+            states |= {f"{s}+" for s in states}
         return frozenset(
             key
             for key, state, haystack in self._rows

@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import html
 import os
-import subprocess
 import time
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QAction,
-    QActionGroup,
     QDesktopServices,
     QGuiApplication,
-    QKeySequence,
     QPalette,
     QTextCursor,
 )
@@ -29,7 +25,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -37,7 +32,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QSplitter,
     QTabWidget,
-    QToolBar,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -56,28 +50,22 @@ from skillprism.engine.views import (
     OpenSpec,
     Page,
     PreviewPages,
+    ProblemRow,
     SkillRow,
     TreeView,
 )
 from skillprism.gui.browser import SafeBrowser
-from skillprism.gui.editor import chosen_editor, editor_argv, is_terminal_editor
+from skillprism.gui.editor import ask_editor_command, launch_editor
 from skillprism.gui.engine_client import EngineClient
 from skillprism.gui.failure import EngineBanner, FailureDetails
 from skillprism.gui.icons import STATE_TEXT
-from skillprism.gui.problems_model import (
-    SEVERITY_CHOICES,
-    ProblemsFilter,
-    ProblemsModel,
-)
+from skillprism.gui.place import TreePlace
+from skillprism.gui.problems_panel import ProblemsPanel
 from skillprism.gui.source_view import SourceView
-from skillprism.gui.table_view import PlaceholderTableView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
+from skillprism.gui.window_menus import build_actions
 
 MAX_RECENT = 10
-AUTO_EXPAND_MAX = 300  # skills shown in the roots opened at first sight (a screen holds ~40)
-# Files the editor may open. Nothing a desktop would run or render with scripts (.html, .svg, .xml
-# open in a browser by default), and no scripts: those are shown in the Files tab only.
-TEXT_SUFFIXES = {".md", ".txt", ".yaml", ".yml", ".json", ".toml", ".csv", ".rst"}
 
 
 def _folder_label(path: str) -> str:
@@ -141,7 +129,7 @@ class MainWindow(QMainWindow):
         self._reference_code = ""  # the code to show once the reference arrives
         self.runtimes: tuple[Any, ...] = ()  # the runtime profiles, as the engine lists them
         self._build_ui()
-        self._build_actions()
+        build_actions(self)
         self.engine.sig_ready.connect(self._on_engine_ready)
         self.engine.sig_answer.connect(self._on_answer)
         self.engine.sig_failed.connect(self._on_request_failed)
@@ -160,12 +148,7 @@ class MainWindow(QMainWindow):
         self.tree = QTreeView()
         self.tree.setModel(self.tree_model)  # it filters itself, from prepared trees
         self.tree.setUniformRowHeights(True)
-        # What is open, by key, kept as the user opens and closes rows (a new tree is opened the
-        # same way): asking the view row by row would cost a call per skill shown.
-        self._open_keys: set[str] = set()
-        self.tree.expanded.connect(lambda index: self._open_keys.add(index.data(KEY_ROLE)))
-        self.tree.collapsed.connect(lambda index: self._open_keys.discard(index.data(KEY_ROLE)))
-        self.tree_model.modelReset.connect(self._open_keys.clear)  # the view closed them all
+        self.place = TreePlace(self.tree, self.tree_model)
         self.tree.setAlternatingRowColors(True)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
@@ -182,6 +165,12 @@ class MainWindow(QMainWindow):
         self.state_filter.addItem("All states", "")
         for state in STATES:
             self.state_filter.addItem(STATE_TEXT[state], state)
+        self.state_filter.addItem("Has problems", "has-problems")
+        self.state_filter.setItemData(
+            self.state_filter.count() - 1,
+            "Skills with a finding at warning or above, whatever their state",
+            Qt.ItemDataRole.ToolTipRole,
+        )
         self.state_filter.currentIndexChanged.connect(self._on_filter)
         left = QWidget()
         lv = QVBoxLayout(left)
@@ -230,47 +219,16 @@ class MainWindow(QMainWindow):
         cv.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
-        self.problems_model = ProblemsModel(self)
-        self.problems_proxy = ProblemsFilter(self)
-        self.problems_proxy.setSourceModel(self.problems_model)
-        self.problems = PlaceholderTableView(self._problems_placeholder)
-        self.problems.setModel(self.problems_proxy)
-        self.problems.setSortingEnabled(True)
-        self.problems.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.problems.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.problems.setAlternatingRowColors(True)
-        self.problems.verticalHeader().hide()
-        self.problems.setWordWrap(False)
-        # long paths lose their middle, never the line and column at their end
-        self.problems.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        hh = self.problems.horizontalHeader()
-        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 90), (1, 70), (3, 180), (4, 320)):
-            self.problems.setColumnWidth(col, width)
-        self.problems.activated.connect(self._on_problem_activated)
-        self.problems.doubleClicked.connect(self._on_problem_activated)
-        self.problem_filter = QLineEdit(placeholderText="Filter problems (code, message, skill)")
-        self.problem_filter.setClearButtonEnabled(True)
-        self.problem_filter.textChanged.connect(self.problems_proxy.set_text)
-        self.severity_filter = QComboBox()
-        for label, sev in SEVERITY_CHOICES:
-            self.severity_filter.addItem(label, sev)
-        self.severity_filter.currentIndexChanged.connect(
-            lambda _i: self.problems_proxy.set_severities(
-                frozenset(self.severity_filter.currentData())
-            )
-        )
-        dock_body = QWidget()
-        dv = QVBoxLayout(dock_body)
-        dv.setContentsMargins(4, 2, 4, 4)
-        drow = QHBoxLayout()
-        drow.addWidget(self.problem_filter, 1)
-        drow.addWidget(self.severity_filter)
-        dv.addLayout(drow)
-        dv.addWidget(self.problems, 1)
+        self.problems_panel = ProblemsPanel(lambda: self.loaded is not None)
+        self.problems_panel.sig_show.connect(self._show_problem)
+        # the panel's parts, as the window's tests and actions name them
+        self.problems = self.problems_panel.table
+        self.problems_model = self.problems_panel.model
+        self.problems_proxy = self.problems_panel.proxy
+        self.problem_filter = self.problems_panel.text
         self.problems_dock = QDockWidget("Problems", self)
         self.problems_dock.setObjectName("problems-dock")
-        self.problems_dock.setWidget(dock_body)
+        self.problems_dock.setWidget(self.problems_panel)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
 
         from skillprism.gui.risks_view import RisksView
@@ -326,162 +284,7 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.watch_label)
         sb.addPermanentWidget(self.refresh_label)
 
-    def _build_actions(self) -> None:
-        def act(text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
-            a = QAction(text, self)
-            a.triggered.connect(slot)
-            if shortcut is not None:
-                a.setShortcut(QKeySequence(shortcut))
-            if tip:
-                a.setStatusTip(tip)
-            return a
-
-        self.act_open = act(
-            "&Open Folder…",
-            self.open_folder,
-            QKeySequence.StandardKey.Open,
-            "Show the skills in one folder",
-        )
-        self.act_open_skill = act(
-            "Open &Skill…",
-            self.open_skill,
-            "Ctrl+Shift+O",
-            "Open a single skill folder or SKILL.md",
-        )
-        self.act_add_root = act("&Add Root Folder…", self.add_root, "Ctrl+Shift+A")
-        self.act_remove_root = act(
-            "&Remove Root Folder",
-            self.remove_root,
-            None,
-            "Remove the selected root folder from the set",
-        )
-        self.act_project = act(
-            "Set &Project Folder…",
-            self.set_project,
-            None,
-            "Use a profile's own roots for this project (clears explicit roots)",
-        )
-        self.act_reload = act("&Reload", self.reload)
-        # F5 and the platform's Refresh key, each once: on Linux Refresh is F5 itself, and the
-        # same sequence twice on one action is an "ambiguous shortcut" that does nothing.
-        reload_keys = [
-            QKeySequence("F5"),
-            *QKeySequence.keyBindings(QKeySequence.StandardKey.Refresh),
-        ]
-        self.act_reload.setShortcuts(
-            list({k.toString(): k for k in reload_keys if not k.isEmpty()}.values())
-        )
-        self.act_export = act(
-            "&Export Report…",
-            self.export_report,
-            "Ctrl+Shift+E",
-            "Write a review report (HTML or Markdown) of this skill set",
-        )
-        self.act_quit = act("&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.act_undo = act("&Undo", self.undo, QKeySequence.StandardKey.Undo)
-        self.act_undo.setEnabled(False)
-        self.act_find = act(
-            "&Find", lambda: self.filter_edit.setFocus(), QKeySequence.StandardKey.Find
-        )
-        self.act_copy_path = act("&Copy Path", self.copy_path, "Ctrl+Shift+C")
-        self.act_reveal = act("Reveal in &File Manager", self.reveal, None)
-        self.act_editor = act(
-            "Open in &Editor",
-            self.open_in_editor,
-            "Ctrl+E",
-            "Open SKILL.md or a text file in your editor",
-        )
-        self.act_editor_cmd = act("Set Editor Command…", self.set_editor_command)
-        self.act_diag_ref = act(
-            "&Diagnostics Reference", lambda: self.show_diagnostics_reference(), "F1"
-        )
-        self.act_runtime_details = act("&Runtime Details", self.show_runtime_details)
-        self.act_runtime_details.setToolTip(
-            "The chosen runtime's release, how well it is known, the folders it reads, its known "
-            "differences and every source"
-        )
-        self.act_about = act("&About Skill Prism", self.show_about)
-
-        bar = QToolBar("Main")
-        bar.setObjectName("main-toolbar")
-        bar.setMovable(False)
-        self.addToolBar(bar)
-        bar.addWidget(QLabel(" Runtime: "))
-        self.profile_combo = QComboBox()
-        self.profile_combo.setMinimumContentsLength(26)
-        self.profile_combo.setMaxVisibleItems(24)
-        # filled with every runtime once the engine lists them (_fill_runtimes)
-        self.profile_combo.addItem(os.path.basename(self.profile), self.profile)
-        self.profile_combo.currentIndexChanged.connect(self._on_profile_changed)
-        bar.addWidget(self.profile_combo)
-        bar.addSeparator()
-        for a in (self.act_open, self.act_add_root, self.act_remove_root, self.act_reload):
-            bar.addAction(a)
-
-        mb = self.menuBar()
-        m_file = mb.addMenu("&File")
-        for a in (self.act_open, self.act_open_skill, self.act_project):
-            m_file.addAction(a)
-        self.recent_menu = m_file.addMenu("Open &Recent")
-        m_file.addSeparator()
-        for a in (self.act_add_root, self.act_remove_root, self.act_reload):
-            m_file.addAction(a)
-        m_file.addSeparator()
-        m_file.addAction(self.act_export)
-        m_file.addSeparator()
-        m_file.addAction(self.act_quit)
-        m_edit = mb.addMenu("&Edit")
-        m_edit.addAction(self.act_undo)
-        m_edit.addSeparator()
-        m_edit.addAction(self.act_find)
-        m_edit.addAction(self.act_copy_path)
-        m_skill = mb.addMenu("&Skill")
-        for a in (self.act_editor, self.act_reveal, self.act_editor_cmd):
-            m_skill.addAction(a)
-        m_view = mb.addMenu("&View")
-        self.install_group = QActionGroup(self)
-        self.install_actions: dict[str, QAction] = {}
-        for mode, label, tip in (
-            ("", "As &Laid Out", "Show the folders as they are"),
-            (
-                "personal",
-                "As Installed in &Personal Skills",
-                "Show the repository's skills and plugins as an installer would put them in the "
-                "runtime's personal skills folder, beside what is there",
-            ),
-            (
-                "project",
-                "As Installed in P&roject Skills",
-                "Show the repository's skills and plugins as an installer would put them in this "
-                "project's skills folder, beside what is there",
-            ),
-        ):
-            action = QAction(label, self, checkable=True)
-            action.setStatusTip(tip)
-            action.setChecked(mode == self.install_into)
-            action.triggered.connect(lambda _c=False, m=mode: self.set_install_into(m))
-            self.install_group.addAction(action)
-            self.install_actions[mode] = action
-            m_view.addAction(action)
-        m_view.addSeparator()
-        m_view.addAction(self.problems_dock.toggleViewAction())
-        m_view.addAction(self.risks_dock.toggleViewAction())
-        m_view.addAction(self.budget_dock.toggleViewAction())
-        m_view.addAction(self.matrix_dock.toggleViewAction())
-        m_help = mb.addMenu("&Help")
-        m_help.addAction(self.act_diag_ref)
-        m_help.addAction(self.act_runtime_details)
-        m_help.addAction(self.act_about)
-        self._refresh_recent_menu()
-
     # --- loading --------------------------------------------------------------------------------------
-
-    def _problems_placeholder(self) -> str:
-        if self.loaded is None:
-            return "Scanning…"
-        if self.problems_model.rowCount() == 0:
-            return "No problems: every skill here passes this runtime's checks."
-        return "No problems match the filter."
 
     def spec(self) -> OpenSpec:
         """What the window shows, as the engine's workspace needs it."""
@@ -649,27 +452,11 @@ class MainWindow(QMainWindow):
         if self.loaded is not None:
             self.engine.request("refresh", tuple(paths))
 
-    def _expanded_keys(self) -> set[str]:
-        """The keys of the rows open now (a copy)."""
-        return set(self._open_keys)
-
-    def _auto_expand(self) -> None:
-        """Open roots in order while the skills shown stay few enough to lay out at once; the
-        rest stay closed until the user opens them."""
-        shown = 0
-        for row in range(self.tree_model.rowCount()):
-            idx = self.tree_model.index(row, 0)
-            shown += self.tree_model.rowCount(idx)
-            if shown > AUTO_EXPAND_MAX:
-                break
-            self.tree.expand(idx)
-
     def _apply_loaded(self, loaded: LoadedView) -> None:
         if loaded.spec != self.spec():
             return  # the user has moved on (another runtime or folder) since this was asked
         first = self.loaded is None
-        expanded = self._expanded_keys()
-        scroll = self.tree.verticalScrollBar().value()
+        place = self.place.capture()
         key = self.selected_key or (
             self.settings.value("selected", "", str) if first else ""
         )  # the last selection of the previous session
@@ -677,20 +464,16 @@ class MainWindow(QMainWindow):
         self.loaded = loaded
         self.skills = {row.key: row for row in loaded.skills}
         self.tree_model.set_tree(loaded.tree, loaded.roots, loaded.skills)
-        self.problems_model.set_rows(loaded.problems)
+        self.problems_panel.set_rows(loaded.problems)
         self.risks.set_rows([row for row in loaded.problems if row.security])
         self.budget.set_loaded(True)
         self.matrix.set_catalog(loaded)
         self._budget_dirty = True
         self._request_budget_if_shown()
         if first:
-            self._auto_expand()
+            self.place.open_first_roots()
         else:
-            for k in expanded:
-                src = self.tree_model.index_for_key(loaded.moved.get(k, k))
-                if src.isValid():
-                    self.tree.expand(src)
-            self.tree.verticalScrollBar().setValue(scroll)
+            self.place.restore(place, loaded.moved)
         self._select_key(key, keep_line=True, center=first)
         self._update_status(loaded)
         self._update_title()
@@ -838,6 +621,7 @@ class MainWindow(QMainWindow):
             self.settings.setValue("selected", key)  # comes back on the next start
         self.selected_key = key
         self.risks.set_selected(key)
+        self.problems_panel.set_selected(key)
         self.engine.request("preview", key, self._open_file, self.dark)
 
     def _apply_preview(self, preview: PreviewPages) -> None:
@@ -967,13 +751,9 @@ class MainWindow(QMainWindow):
             # followed as the runtime's tier 3 would (the engine answers with the page)
             self.engine.request("link", skill.key, url.toString(), self.dark)
 
-    def _on_problem_activated(self, index: QModelIndex) -> None:
+    def _show_problem(self, row: ProblemRow) -> None:
         """Show the finding where it is: in Source when it is in the skill file, in Files when
         it is in another file of the skill."""
-        src = self.problems_proxy.mapToSource(index)
-        if not src.isValid():
-            return
-        row = self.problems_model.row(src.row())
         if row.key:
             d = row.diagnostic
             self.show_evidence(row.key, row.file, d.line, d.column)
@@ -997,7 +777,7 @@ class MainWindow(QMainWindow):
         key = self.selected_key
         keys = tree.keep
         self.tree_model.set_tree(tree, self.loaded.roots, self.loaded.skills)
-        self._auto_expand()
+        self.place.open_first_roots()
         # The selection stays when it still matches; the view keeps it in sight.
         if key and (keys is None or key in keys):
             src = self.tree_model.index_for_key(key)
@@ -1171,57 +951,13 @@ class MainWindow(QMainWindow):
                 )
 
     def open_in_editor(self) -> None:
-        """Open SKILL.md (at the line shown in Source) or a text file in the user's editor: the
-        command set here, else $VISUAL, else $EDITOR; with none set, the desktop's default
-        application for text, and the status bar says so."""
+        """Open SKILL.md (at the line shown in Source) or a text file in the user's editor."""
         skill = self._skill(self.selected_key) if self.selected_key else None
         path = self._current_path() or (skill.path if skill is not None else "")
-        if not path:
-            self.statusBar().showMessage("Select a skill or one of its files first", 4000)
-            return
-        if os.path.isdir(path) or os.path.splitext(path)[1].lower() not in TEXT_SUFFIXES:
-            self.statusBar().showMessage(
-                "Only SKILL.md and text files open in the editor; scripts "
-                "and other files are never handed to the desktop",
-                6000,
-            )
-            return
         line = 0
         if skill is not None and path == skill.path and self.tabs.currentWidget() is self.source:
             line = self.source.textCursor().blockNumber() + 1
-        command, source = chosen_editor(self.settings.value("editor", "", str))
-        if not command:
-            if not QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
-                QMessageBox.information(
-                    self,
-                    APP_NAME,
-                    "No editor is set and the desktop has no application for text files.\n\n"
-                    "Set one with Skill → Set Editor Command…, or set $VISUAL or $EDITOR.",
-                )
-                return
-            self.statusBar().showMessage(
-                "Opened with the desktop's default application (no line: set an editor with "
-                "Skill → Set Editor Command…, or $VISUAL / $EDITOR, to open at the line)",
-                8000,
-            )
-            return
-        if is_terminal_editor(command):
-            QMessageBox.information(
-                self,
-                APP_NAME,
-                f"{source} is “{command}”, which runs in a terminal. Set a desktop editor "
-                "(for example “code”, “gedit” or “kate”) with Skill → Set Editor Command….",
-            )
-            return
-        try:
-            subprocess.Popen(editor_argv(command, path, line), start_new_session=True)
-        except (OSError, ValueError) as err:
-            QMessageBox.warning(
-                self, APP_NAME, f"Could not start the editor “{command}” ({source}):\n{err}"
-            )
-            return
-        where = f"{os.path.basename(path)}:{line}" if line else os.path.basename(path)
-        self.statusBar().showMessage(f"Opened {where} with {command} ({source})", 5000)
+        launch_editor(self, self.settings.value("editor", "", str), path, line)
 
     def export_report(self, path: str = "") -> None:
         """Write the review report for the runtime shown (format from the extension) through the
@@ -1251,17 +987,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Report written to {path}", 8000)
 
     def set_editor_command(self) -> None:
-        current = self.settings.value("editor", "", str)
-        text, ok = QInputDialog.getText(
-            self,
-            "Editor Command",
-            "Command to open a file, e.g. “code”, “gedit” or “kate” (the file and, for "
-            "editors that take one, the line are added). Empty = $VISUAL, $EDITOR or the "
-            "desktop's default:",
-            text=current,
-        )
-        if ok:
-            self.settings.setValue("editor", text.strip())
+        ask_editor_command(self, self.settings)
 
     def show_diagnostics_reference(self, code: str = "") -> None:
         """The codes reference in its own window (the skill's Overview stays as it is), at

@@ -1,0 +1,95 @@
+"""The Problems dock's contents: every finding of the set in a sortable table, with a text filter,
+a severity choice, the selected skill only or every skill, and only skills that have problems.
+Activating a row asks the window to show the finding where it is (`sig_show`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from skillprism.engine.views import ProblemRow
+from skillprism.gui.problems_model import SEVERITY_CHOICES, ProblemsFilter, ProblemsModel
+from skillprism.gui.table_view import PlaceholderTableView
+
+
+class ProblemsPanel(QWidget):
+    sig_show = Signal(object)
+    """Show this finding where it is (a ProblemRow)."""
+
+    def __init__(self, loaded: Callable[[], bool], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._loaded = loaded
+        self._selected = ""
+        self.model = ProblemsModel(self)
+        self.proxy = ProblemsFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = PlaceholderTableView(self.placeholder)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        # long paths lose their middle, never the line and column at their end
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 90), (1, 70), (3, 180), (4, 260)):
+            self.table.setColumnWidth(column, width)
+        self.table.activated.connect(self._on_activated)
+        self.table.doubleClicked.connect(self._on_activated)
+        self.text = QLineEdit(placeholderText="Filter problems (code, message, skill)")
+        self.text.setClearButtonEnabled(True)
+        self.text.textChanged.connect(self.proxy.set_text)
+        self.only_selected = QCheckBox("Only the selected skill")
+        self.only_selected.toggled.connect(self._apply_scope)
+        self.severity = QComboBox()
+        for label, severities in SEVERITY_CHOICES:
+            self.severity.addItem(label, severities)
+        self.severity.currentIndexChanged.connect(
+            lambda _i: self.proxy.set_severities(frozenset(self.severity.currentData()))
+        )
+        row = QHBoxLayout()
+        row.addWidget(self.text, 1)
+        row.addWidget(self.only_selected)
+        row.addWidget(self.severity)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+
+    def placeholder(self) -> str:
+        if not self._loaded():
+            return "Scanning…"
+        if self.model.rowCount() == 0:
+            return "No problems: every skill here passes this runtime's checks."
+        if self.only_selected.isChecked() and self._selected:
+            return "The selected skill has no problems."
+        return "No problems match the filter."
+
+    def set_rows(self, rows: list[ProblemRow]) -> None:
+        self.model.set_rows(rows)
+
+    def set_selected(self, key: str) -> None:
+        self._selected = key
+        self._apply_scope()
+
+    def _apply_scope(self, *_args: object) -> None:
+        self.proxy.set_skill(self._selected if self.only_selected.isChecked() else "")
+
+    def _on_activated(self, index: QModelIndex) -> None:
+        source = self.proxy.mapToSource(index)
+        if source.isValid():
+            self.sig_show.emit(self.model.row(source.row()))

@@ -373,3 +373,19 @@ def _alive(pids: list[int]) -> list[int]:
         except OSError:
             pass
     return alive
+
+
+def test_reloads_do_not_grow_the_engine(tmp_path: Path) -> None:
+    """F5 builds a new workspace; the old one goes entirely (issue: each reload kept ~137 MB)."""
+    import gc
+
+    root = tmp_path / "skills"
+    _skills(root, 300)
+    engine = Engine(workers=1)
+    spec = OpenSpec(str(tmp_path), (str(root),), "claude-code")
+    counts = []
+    for _ in range(5):
+        engine.handle("open", spec, True, FilterQuery(), False)
+        gc.collect()
+        counts.append(len(gc.get_objects()))
+    assert max(counts[1:]) - min(counts[1:]) < counts[1] * 0.02, counts

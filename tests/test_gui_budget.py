@@ -113,3 +113,24 @@ def test_outcome_and_matrix_models_pass_qtmodeltester(qapp, qtmodeltester, tmp_p
     matrix.set_matrix(matrix_view(build_matrix(catalogs)))
     assert matrix.rowCount() == 12 and matrix.columnCount() == 3
     qtmodeltester.check(matrix, force_py=True)
+
+
+def test_overrides_and_usage_are_edited_in_the_table(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    root = tmp_path / "skills"
+    make_skills(root, 5)
+    view = BudgetView()
+    qtbot.addWidget(view)
+    wired(view, tmp_path, root, "claude-code")
+    model = view.outcomes
+    row = next(r for r in range(model.rowCount()) if model.entry(r).name == "skill-001")
+    assert model.flags(model.index(row, 4)) & Qt.ItemFlag.ItemIsEditable
+    assert not model.flags(model.index(row, 0)) & Qt.ItemFlag.ItemIsEditable
+    assert model.setData(model.index(row, 4), "off")  # the listing is asked for again
+    assert {e.name: e.outcome for e in view._result.entries}["skill-001"] == "excluded"
+    row = next(r for r in range(model.rowCount()) if model.entry(r).name == "skill-002")
+    assert model.setData(model.index(row, 5), "12")
+    assert view.inputs().usage == {"skill-002": 12.0}
+    assert not model.setData(model.index(row, 5), "-1")  # not a count
+    assert not model.setData(model.index(row, 4), "sometimes")  # not an override

@@ -122,3 +122,106 @@ def test_an_unexpected_error_offers_its_details_for_a_bug_report(qtbot, tmp_path
         assert not w.failure.button.isVisible()
     finally:
         w.shutdown()
+
+
+def test_reloads_do_not_grow_the_window(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    root = tmp_path / "skills"
+    for i in range(200):
+        _skill(root, f"skill-{i:03d}")
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(root)],
+        profile="claude-code",
+        project=str(tmp_path),
+        dark=False,
+        settings=settings,
+    )
+    w.live = False
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        counts = []
+        for _ in range(5):
+            with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+                w.reload()
+            qtbot.wait(50)
+            gc.collect()
+            counts.append(len(gc.get_objects()))
+        assert max(counts[1:]) - min(counts[1:]) < counts[1] * 0.02, counts
+    finally:
+        w.shutdown()
+
+
+def test_a_launch_reads_the_set_once(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The engine watches before it reads, so no catch-up rescan follows the first one (issue:
+    every launch scanned twice)."""
+    root = tmp_path / "skills"
+    for name in ("alpha", "beta"):
+        _skill(root, name)
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(root)],
+        profile="claude-code",
+        project=str(tmp_path),
+        dark=False,
+        settings=settings,
+    )
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        loads: list[object] = []
+        w.sig_catalog_applied.connect(loads.append)
+        w.reload()
+        qtbot.waitUntil(lambda: w.watch_mode[0] in ("native", "polling"), timeout=30000)
+        qtbot.waitUntil(lambda: bool(loads), timeout=30000)
+        qtbot.wait(1500)  # a catch-up rescan would arrive by now
+        assert len(loads) == 1
+        _skill(root, "gamma")  # and the watch is live
+        qtbot.waitUntil(lambda: len(loads) == 2, timeout=15000)
+        assert {s.name for s in w.loaded.skills} == {"alpha", "beta", "gamma"}
+    finally:
+        w.shutdown()
+
+
+def test_a_first_start_picks_the_runtime_the_set_is_laid_out_for(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """No runtime chosen yet (a first start) on the demo set, which holds .claude/skills folders:
+    it is shown as Claude Code sees it, and the status bar says why (issue: it opened under the
+    specification's profile, with Claude Code's fields as red errors)."""
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=None,
+        profile="agentskills",
+        project=str(tmp_path),
+        dark=False,
+        settings=settings,
+        choose_profile=True,
+    )
+    w.live = False
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+            w.reload()
+        assert w.profile == "claude-code" and w.loaded.spec.profile == "claude-code"
+        assert "demo" in w.roots[0] or w.roots[0].endswith("skills")
+        assert "Claude Code" in w.statusBar().currentMessage()
+    finally:
+        w.shutdown()
+
+
+def test_the_layout_runtime_is_the_most_specific_reader(tmp_path: Path) -> None:
+    from skillprism.core.installed import layout_runtime
+
+    (tmp_path / "a" / ".gemini" / "skills").mkdir(parents=True)
+    (tmp_path / "b" / ".claude" / "skills").mkdir(parents=True)
+    reads = {
+        "claude": frozenset({(".claude", "skills")}),
+        "many": frozenset({(".claude", "skills"), (".agents", "skills")}),
+        "gemini": frozenset({(".gemini", "skills"), (".agents", "skills")}),
+    }
+    assert layout_runtime([str(tmp_path / "b")], reads)[0] == "claude"
+    assert layout_runtime([str(tmp_path / "a")], reads)[0] == "gemini"
+    assert layout_runtime([str(tmp_path)], reads) == ("", "")  # nobody reads both
+    assert layout_runtime([str(tmp_path / "none")], reads) == ("", "")

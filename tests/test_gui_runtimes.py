@@ -81,6 +81,10 @@ def test_picker_and_matrix_name_levels_and_remember_the_set(qtbot, tmp_path: Pat
     again = _window(qtbot, tmp_path)
     try:
         assert sorted(again.matrix.chosen()) == ["codex", "pi"]
+        # and the comparison itself comes back when its tab is shown
+        again.matrix_dock.raise_()
+        qtbot.waitUntil(lambda: again.matrix.model.matrix is not None, timeout=30000)
+        assert again.matrix.model.matrix.profiles == ("codex", "pi")
     finally:
         again.shutdown()
 

@@ -208,3 +208,35 @@ def install_plan(
             found = FoundFile(path, root.path, parts)
             out.append((found, root, plugin))
     return out, homeless
+
+
+def layout_runtime(
+    folders: Sequence[str], reads: Mapping[str, frozenset[tuple[str, ...]]], max_depth: int = 4
+) -> tuple[str, str]:
+    """The runtime whose own skill folders `folders` are laid out with, and a folder that says
+    so. `reads` maps each runtime to the trailing folders of the skill folders it reads in a
+    project or home (e.g. claude-code: {('.claude', 'skills')}). Of the runtimes that read every
+    kind of folder found, the one that reads the fewest other kinds wins (a set of
+    `.claude/skills` folders is Claude Code's, though other runtimes read them too); ("", "")
+    when none is found, none reads them all, or two are as close."""
+    tails = {tail for found in reads.values() for tail in found}
+    found: dict[tuple[str, ...], str] = {}
+    for folder in folders:
+        if not os.path.isdir(folder):
+            continue
+        base = folder.rstrip(os.sep).count(os.sep)
+        for current, dirs, _files in os.walk(folder):
+            if current.count(os.sep) - base >= max_depth:
+                dirs[:] = []
+            parts = tuple(current.split(os.sep))
+            for tail in tails:
+                if parts[-len(tail) :] == tail:
+                    found.setdefault(tail, current)
+            dirs[:] = [d for d in dirs if d not in (".git", "node_modules")]
+    if not found:
+        return "", ""
+    kinds = set(found)
+    ranked = sorted((len(read - kinds), name) for name, read in reads.items() if kinds <= read)
+    if not ranked or (len(ranked) > 1 and ranked[0][0] == ranked[1][0]):
+        return "", ""
+    return ranked[0][1], next(iter(found.values()))

@@ -611,6 +611,28 @@ class Engine:
             return []
         return [str(demo_skills_dir())]
 
+    def _do_layout_runtime(self, folders: Sequence[str]) -> tuple[str, str]:
+        """The runtime whose own skill folders (`.claude/skills`, `.gemini/skills`, ...) the
+        folders are laid out with, and why, for a first start without a chosen runtime."""
+        from skillprism.core.installed import layout_runtime
+        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+
+        reads: dict[str, frozenset[tuple[str, ...]]] = {}
+        for name in available_profiles():
+            try:
+                profile = load_profile(name)
+            except ProfileError:
+                continue
+            # the runtime's own dotted folders in a project or home (.claude/skills, ...)
+            reads[name] = frozenset(
+                t.suffix for t in profile.roots if t.suffix[:1] and t.suffix[0][:1] == "."
+            )
+        name, where = layout_runtime(folders, reads)
+        if not name:
+            return "", ""
+        title = load_profile(name).title
+        return name, f"the set is laid out with {title}'s own skill folders (e.g. {where})"
+
     def _do_units(self, folder: str) -> int:
         """How many installable units (skills, collections, plugins) `folder` holds when it is a
         repository to review as installed (0: a skills folder, or a project or home laid out with

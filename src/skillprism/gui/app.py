@@ -293,10 +293,19 @@ def run_gui(
 
     install_logging()
     project = os.getcwd()
+    # No runtime chosen, now or before: the one whose own folders the set is laid out with.
+    choose_profile = not profile and not settings.contains("profile") and not paths
     profile = profile or settings.value("profile", "agentskills", str)
     dark = app.palette().color(app.palette().ColorRole.Window).lightness() < 128
     # Without PATHs the engine chooses the folders (saved, the runtime's own, the demo set).
-    window = MainWindow(roots=None, profile=profile, project=project, dark=dark, settings=settings)
+    window = MainWindow(
+        roots=None,
+        profile=profile,
+        project=project,
+        dark=dark,
+        settings=settings,
+        choose_profile=choose_profile,
+    )
     if screenshot or exit_when_ready:
         window.live = False  # one picture: no file watch to set up
         window.resize(1440, 900)

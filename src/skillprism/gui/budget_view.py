@@ -34,7 +34,9 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QSplitter,
+    QStyledItemDelegate,
     QTableView,
+    QTabWidget,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -62,9 +64,13 @@ _OUTCOME_STYLE = {
 
 
 class OutcomeModel(RowsTableModel):
-    """Per skill: outcome, characters and tokens in the listing, and why."""
+    """Per skill: outcome, characters and tokens in the listing, and why; the listing override
+    and the usage count are edited in place (the listing is asked for again)."""
 
     COLUMNS = ("Skill", "Outcome", "Chars", "Tokens", "Override", "Usage", "Why")
+
+    sig_edited = Signal()
+    """An override or a usage count was changed in the table."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -82,6 +88,52 @@ class OutcomeModel(RowsTableModel):
     def entry(self, row: int) -> Any:
         return self._rows[row]
 
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return {
+                4: "How the runtime lists this skill (double-click to change): "
+                + ", ".join(OVERRIDES),
+                5: "How often it is used (double-click to change): ranks which descriptions a "
+                "runtime that weighs usage keeps",
+            }.get(section)
+        return super().headerData(section, orientation, role)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        if index.isValid() and index.column() in (4, 5):
+            flags |= Qt.ItemFlag.ItemIsEditable  # the override and the usage count, in place
+        return flags
+
+    def setData(
+        self,
+        index: QModelIndex | QPersistentModelIndex,
+        value: Any,
+        role: int = Qt.ItemDataRole.EditRole,
+    ) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        name = self._rows[index.row()].name
+        if index.column() == 4 and value in OVERRIDES:
+            if value == "on":
+                self.overrides.pop(name, None)
+            else:
+                self.overrides[name] = value
+        elif index.column() == 5:
+            try:
+                count = float(value)
+            except (TypeError, ValueError):
+                return False
+            if count < 0:
+                return False
+            self.usage[name] = count
+        else:
+            return False
+        self.dataChanged.emit(index, index)
+        self.sig_edited.emit()
+        return True
+
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
@@ -89,6 +141,8 @@ class OutcomeModel(RowsTableModel):
             return None
         e = self._rows[index.row()]
         col = index.column()
+        if role == Qt.ItemDataRole.EditRole and col in (4, 5):
+            return self.overrides.get(e.name, "on") if col == 4 else self.usage.get(e.name, 0.0)
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return e.name
@@ -114,6 +168,24 @@ class OutcomeModel(RowsTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+class _OverrideDelegate(QStyledItemDelegate):
+    """The Override column's editor: the runtime's listing overrides, in a list."""
+
+    def createEditor(self, parent: QWidget, option: Any, index: QModelIndex) -> QWidget:
+        editor = QComboBox(parent)
+        editor.addItems(list(OVERRIDES))
+        editor.activated.connect(lambda _i: self.commitData.emit(editor))
+        return editor
+
+    def setEditorData(self, editor: QWidget, index: QModelIndex) -> None:
+        assert isinstance(editor, QComboBox)
+        editor.setCurrentText(str(index.data(Qt.ItemDataRole.EditRole)))
+
+    def setModelData(self, editor: QWidget, model: Any, index: QModelIndex) -> None:
+        assert isinstance(editor, QComboBox)
+        model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
 
 
 class BudgetBar(QWidget):
@@ -247,10 +319,19 @@ class BudgetView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         for column, width in enumerate((190, 120, 64, 64, 70, 64)):
             self.table.setColumnWidth(column, width)
+        self.table.setItemDelegateForColumn(4, _OverrideDelegate(self.table))
+        self.table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.SelectedClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        self.outcomes.sig_edited.connect(self.recompute)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._menu)
         self.table.doubleClicked.connect(
-            lambda i: self.sig_select_skill.emit(self.outcomes.entry(i.row()).key)
+            lambda i: (
+                i.column() in (4, 5) or self.sig_select_skill.emit(self.outcomes.entry(i.row()).key)
+            )
         )
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -268,16 +349,14 @@ class BudgetView(QWidget):
             controls.addWidget(widget)
         controls.addStretch(1)
         controls.addWidget(self.copy_button)
-        # Table over listing on the left, the verdict and runtime messages on the right: a
-        # bottom dock is wide and short, so the table keeps its height.
-        lists = QSplitter(Qt.Orientation.Vertical)
-        lists.addWidget(self.table)
-        lists.addWidget(self.text)
-        lists.setStretchFactor(0, 3)  # the table grows first; the listing keeps a few lines
-        lists.setStretchFactor(1, 1)
-        lists.setSizes([300, 80])
-        self.table.setMinimumHeight(60)
-        self.text.setMinimumHeight(40)
+        # Per skill and the listing itself as two tabs, each with the dock's whole height (a
+        # bottom dock is wide and short); the verdict and the runtime's messages on the right.
+        self.lists = QTabWidget()
+        self.lists.setDocumentMode(True)
+        self.lists.addTab(self.table, "Per skill")
+        self.lists.addTab(self.text, "Listing as sent")
+        self.lists.setTabToolTip(1, "The exact tier-1 text the runtime puts in the prompt")
+        lists = self.lists
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.summary.setContentsMargins(6, 0, 6, 0)
         summary_scroll = QScrollArea()

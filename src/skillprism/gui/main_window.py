@@ -91,13 +91,17 @@ class MainWindow(QMainWindow):
         project: str,
         dark: bool,
         settings: QSettings,
+        choose_profile: bool = False,
     ) -> None:
         """`roots`: the folders to show; None lets the engine choose (the saved ones that still
-        exist, else the runtime's own folders here, else the demo set)."""
+        exist, else the runtime's own folders here, else the demo set). `choose_profile`: no
+        runtime was chosen yet: the one whose own skill folders the set is laid out with is
+        shown (the engine looks), else `profile`."""
         super().__init__()
         self.settings = settings
         self.roots: list[str] = list(roots) if roots is not None else []
         self._roots_chosen = roots is not None
+        self._choose_profile = choose_profile
         self.profile = profile
         self.project = project
         self.dark = dark
@@ -376,6 +380,10 @@ class MainWindow(QMainWindow):
         message = failure.message
         if failure.unexpected:
             self.failure.show_failure(failure)
+        if kind == "layout_runtime":  # only a suggestion: show the set anyway
+            self._choose_profile = False
+            self._open_after_start()
+            return
         if kind in ("open", "refresh", "start_roots"):
             self.counts_label.setText(f"Scan failed: {message}")
             self.sig_scan_failed.emit(message)
@@ -422,9 +430,37 @@ class MainWindow(QMainWindow):
             self._on_start_roots(result)
         elif kind == "units":
             self._on_units(result)
+        elif kind == "layout_runtime":
+            self._on_layout_runtime(result)
 
     def _on_start_roots(self, roots: list[str]) -> None:
         self.roots, self._roots_chosen = list(roots), True
+        if self._choose_profile and self.roots:
+            self.engine.request("layout_runtime", tuple(self.roots))  # then the open
+            return
+        self._open_after_start()
+
+    def _on_layout_runtime(self, answer: tuple[str, str]) -> None:
+        name, why = answer
+        self._choose_profile = False
+        if name and name != self.profile:
+            self.profile = name
+            index = self.profile_combo.findData(name)
+            self.profile_combo.blockSignals(True)
+            if index >= 0:
+                self.profile_combo.setCurrentIndex(index)
+            else:
+                self.profile_combo.addItem(name, name)
+                self.profile_combo.setCurrentIndex(self.profile_combo.count() - 1)
+            self.profile_combo.blockSignals(False)
+            self.statusBar().showMessage(
+                f"Shown as {self.profile_combo.currentText().split(' · ')[0]} sees it: {why} "
+                "(pick another runtime in the toolbar)",
+                15000,
+            )
+        self._open_after_start()
+
+    def _open_after_start(self) -> None:
         cold, self._open_wanted = bool(self._open_wanted), None
         self._request_open(cold=cold)
 
@@ -432,6 +468,7 @@ class MainWindow(QMainWindow):
         """Compare these runtimes (remembered for the next start) with the budget view's
         settings."""
         self.settings.setValue("matrix_runtimes", list(specs))
+        self.settings.setValue("matrix_compared", True)
         self.engine.request("matrix", tuple(specs), self.budget.inputs())
 
     def _request_budget(self, inputs: BudgetInputs) -> None:
@@ -467,7 +504,10 @@ class MainWindow(QMainWindow):
         self.problems_panel.set_rows(loaded.problems)
         self.risks.set_rows([row for row in loaded.problems if row.security])
         self.budget.set_loaded(True)
-        self.matrix.set_catalog(loaded)
+        # the matrix of the last session comes back with the set, when it had been made
+        self.matrix.set_catalog(
+            loaded, wanted=first and self.settings.value("matrix_compared", False, bool)
+        )
         self._budget_dirty = True
         self._request_budget_if_shown()
         if first:

@@ -230,9 +230,10 @@ class MatrixView(QWidget):
             self.profiles.addItem(item)
         self._filter_runtimes(self.search.text())
 
-    def set_catalog(self, _catalog: object) -> None:
-        """The skill set changed: a matrix on screen is compared again when next seen."""
-        if self.model.matrix is not None:
+    def set_catalog(self, _catalog: object, *, wanted: bool = False) -> None:
+        """The skill set changed: a matrix on screen is compared again when next seen (`wanted`:
+        even before one was made, as on a start after the user had compared runtimes)."""
+        if self.model.matrix is not None or wanted:
             self._stale = True
             if self.isVisible():
                 self.compare()

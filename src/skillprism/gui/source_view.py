@@ -153,7 +153,8 @@ class SourceView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None, dark: bool = False) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # long lines (a description, a table row) wrap at the view's edge, nothing hides sideways
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._gutter = _Gutter(self)
         self._marks: dict[int, tuple[str, str]] = {}  # line -> (severity, tooltip)

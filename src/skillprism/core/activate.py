@@ -127,7 +127,7 @@ def find_skill(catalog: Catalog, name: str, path: str | None = None) -> SkillEnt
                 return s
         raise ActivationError(f"no skill at {path} in this skill set")
     for s in catalog.skills:
-        if s.loaded and name in (s.qualified_name, s.name):
+        if s.loaded and not s.shadowed_by and name in (s.qualified_name, s.name):
             return s
     visible = sorted({s.qualified_name for s in catalog.skills if s.loaded})
     message = (
@@ -179,9 +179,15 @@ def activate(
             always=True,  # the refusal is the result: always explained
         )
         diagnostics.append(refused)  # type: ignore[arg-type]
-    if not skill.active:
+    if not skill.loaded or skill.shadowed_by:
         notes.append(
             f"this copy is {skill.status}: {skill.reason or 'not the one the runtime uses'}"
+            + (f" (the runtime uses {skill.shadowed_by})" if skill.shadowed_by else "")
+        )
+    elif skill.status == "error":
+        notes.append(
+            f"{catalog.profile.title} loads and lists this copy, though it breaks a rule "
+            "(see its findings)"
         )
 
     doc = parse_document(skill.path)

@@ -35,7 +35,7 @@ def build_matrix(
             names.setdefault(
                 skill.key, skill.qualified_name or skill.name or os.path.basename(skill.directory)
             )
-            if skill.active and skill.key in reasons:
+            if skill.loaded and skill.key in reasons:
                 outcome, why = reasons[skill.key]
                 cells[skill.key] = MatrixCell(outcome, why or skill.reason, skill.status, outcome)
             else:

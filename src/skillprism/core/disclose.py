@@ -289,7 +289,9 @@ class Tier1Model:
         self.items: list[_Prepared] = []
         skills = [*catalog.skills, *(_builtin_entry(b) for b in self.spec.builtin)]
         for skill in skills:
-            if not skill.loaded:
+            # only what the runtime loads, and of a name only the copy that wins it (an error
+            # state comes before shadowed, so a losing copy with an error is still a loser)
+            if not skill.loaded or skill.shadowed_by:
                 continue
             fm = skill.frontmatter
             parts = []

@@ -25,13 +25,15 @@ class MatrixCell:
 
     @property
     def warned(self) -> bool:
-        """A listed skill that has warnings (its value is its listing outcome)."""
-        return self.state == "warning" and self.value != "warning"
+        """A listed skill that has warnings or errors (its value is its listing outcome)."""
+        return self.state in ("warning", "error") and self.value != self.state
 
     @property
     def text(self) -> str:
-        """The cell as shown: a listed skill with warnings says so, not only on hover."""
-        return f"{self.value} ⚠" if self.warned else self.value
+        """The cell as shown: a listed skill with warnings or errors says so, not only on hover."""
+        if not self.warned:
+            return self.value
+        return f"{self.value} ⚠" if self.state == "warning" else f"{self.value} ✖"
 
 
 @dataclass(frozen=True, slots=True)

@@ -550,8 +550,11 @@ class MainWindow(QMainWindow):
         s = result.summary
         st = s["status"]
         sev = s["severity"]
+        # loaded: what the runtime loads and lists (ok, warning, error), as the budget shows it
+        loaded = st["ok"] + st["warning"] + st["error"]
+        with_errors = f" ({st['error']} with errors)" if st["error"] else ""
         self.counts_label.setText(
-            f"{s['skills']} skills · {st['ok'] + st['warning']} active · {sev['error']} errors · "
+            f"{s['skills']} skills · {loaded} loaded{with_errors} · {sev['error']} errors · "
             f"{sev['warning']} warnings · {st['shadowed']} shadowed · {st['skipped']} skipped · "
             f"{st['not-discovered']} not discovered — {result.title}"
         )

@@ -95,10 +95,12 @@ class MatrixModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return cell.text
         if role == Qt.ItemDataRole.DecorationRole:
-            return state_icon("warning" if warned else _ICON.get(cell.value, "info"))
+            if warned:
+                return state_icon("warning" if cell.state == "warning" else "error")
+            return state_icon(_ICON.get(cell.value, "info"))
         if role == Qt.ItemDataRole.ToolTipRole:
             title = self.matrix.titles[index.column() - 1]
-            note = " (with warnings: see Problems)" if warned else ""
+            note = f" (listed, with {cell.state}s: see Problems)" if warned else ""
             return f"{row.name} under {title}: {cell.value}{note}\n{cell.reason}".strip()
         return None
 

@@ -1,0 +1,57 @@
+"""One answer everywhere to "will the runtime list my skill?": a skill the runtime loads despite an
+error is listed by `prompt`, marked as listed-with-errors in the matrix, activatable, and counted
+as loaded; a copy that loses its name is never listed, whatever its state."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from skillprism.app.workspace import BudgetInputs, Workspace
+from skillprism.core.activate import activate, find_skill
+
+
+def _dup(root: Path, where: str) -> None:
+    d = root / where / "dup"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(
+        f"---\nname: dup\ndescription: Dup in {where}. Use when duping.\nbogus: 1\n---\nBody.\n",
+        encoding="utf-8",
+    )
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skillprism", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_a_shadowed_copy_with_an_error_is_never_listed(tmp_path: Path) -> None:
+    _dup(tmp_path, "a")
+    _dup(tmp_path, "b")
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    check = json.loads(_cli(tmp_path, "check", "--format", "json", a, b).stdout)
+    skills = {s["path"]: s for s in check["results"][0]["skills"]}
+    loser = skills[str(tmp_path / "b" / "dup" / "SKILL.md")]
+    assert any(d["code"] == "SP301" for d in loser["diagnostics"])  # check: b is shadowed
+    prompt = _cli(tmp_path, "prompt", a, b)
+    assert prompt.stdout.count("<name>dup</name>") == 1, prompt.stdout
+    assert "Dup in a." in prompt.stdout and "Dup in b." not in prompt.stdout
+
+    ws = Workspace(str(tmp_path), [a, b], ["agentskills"])
+    matrix = ws.matrix(["agentskills"], BudgetInputs())
+    cells = {row.key: row.cells[0] for row in matrix.rows}
+    winner = cells[str(tmp_path / "a" / "dup" / "SKILL.md")]
+    assert winner.value == "full" and winner.state == "error" and winner.text == "full ✖"
+    assert cells[str(tmp_path / "b" / "dup" / "SKILL.md")].value == "error"  # not listed
+
+    catalog = ws.catalog("agentskills")
+    used = find_skill(catalog, "dup")
+    assert used.path == str(tmp_path / "a" / "dup" / "SKILL.md")
+    done = activate(catalog, used)
+    assert done.allowed and not any("not the one the runtime uses" in n for n in done.notes)
+    assert any("loads and lists this copy" in n for n in done.notes)
+    shadowed = activate(catalog, find_skill(catalog, "dup", str(tmp_path / "b" / "dup")))
+    assert any("the runtime uses" in n for n in shadowed.notes)

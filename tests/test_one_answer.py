@@ -55,3 +55,20 @@ def test_a_shadowed_copy_with_an_error_is_never_listed(tmp_path: Path) -> None:
     assert any("loads and lists this copy" in n for n in done.notes)
     shadowed = activate(catalog, find_skill(catalog, "dup", str(tmp_path / "b" / "dup")))
     assert any("the runtime uses" in n for n in shadowed.notes)
+
+
+def test_a_built_in_skill_says_what_the_runtime_delivers(tmp_path: Path) -> None:
+    """OpenCode lists its own customize-opencode at tier 1: activating it says it is built in
+    (exit 3), not "not found"."""
+    from skillprism.core.profiles import load_profile
+
+    builtin = load_profile("opencode").disclosure.tier1.builtin
+    assert builtin, "the profile lists a built-in skill"
+    name = builtin[0].name
+    prompt = _cli(tmp_path, "prompt", "--profile", "opencode", str(tmp_path))
+    assert name in prompt.stdout
+    done = _cli(tmp_path, "activate", name, "--profile", "opencode", str(tmp_path))
+    assert done.returncode == 3, done.stderr
+    assert "built into OpenCode" in done.stderr and "not found" not in done.stderr
+    missing = _cli(tmp_path, "activate", "no-such-skill", "--profile", "opencode", str(tmp_path))
+    assert missing.returncode == 1 and name in missing.stderr  # listed among the visible ones

@@ -23,7 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "activate",
         help="print exactly what the model receives when a skill is activated",
         description="Simulate activating skill NAME with arguments, as the profile's runtime does: "
-        "prints the delivered content; a refusal prints the runtime's text on stderr and exits 1.",
+        "prints the delivered content; a refusal prints the runtime's text on stderr and exits 1; "
+        "one of the runtime's built-in skills (listed, its body inside the runtime) exits 3.",
     )
     act.add_argument("name", metavar="NAME")
     add_selection_args(act, repeat_profile=False)
@@ -85,8 +86,11 @@ def activation_json(a) -> dict:  # type: ignore[no-untyped-def, type-arg]
     }
 
 
+EXIT_BUILTIN = 3  # the runtime lists the skill, but its body ships inside the runtime
+
+
 def run(args: argparse.Namespace) -> int:
-    from skillprism.core.activate import ActivationError
+    from skillprism.core.activate import ActivationError, BuiltinSkillError
     from skillprism.formats import emit
 
     try:
@@ -103,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
             path=args.path,
             first_activation=not args.repeat,
         )
+    except BuiltinSkillError as err:
+        print(f"skillprism: {workspace.profile(spec).name}: {err}", file=sys.stderr)
+        return EXIT_BUILTIN
     except ActivationError as err:
         print(f"skillprism: {workspace.profile(spec).name}: {err}", file=sys.stderr)
         return EXIT_FINDINGS

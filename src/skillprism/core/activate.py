@@ -118,6 +118,10 @@ def resources_tree(skill_dir: str, limit: int = 200) -> str:
     return "\n".join(lines)
 
 
+class BuiltinSkillError(ActivationError):
+    """The skill asked for is one of the runtime's own: listed, but its body is not on disk."""
+
+
 def find_skill(catalog: Catalog, name: str, path: str | None = None) -> SkillEntry:
     """The copy the runtime would activate for `name` (the winner), or the copy at `path`."""
     if path:
@@ -129,7 +133,17 @@ def find_skill(catalog: Catalog, name: str, path: str | None = None) -> SkillEnt
     for s in catalog.skills:
         if s.loaded and not s.shadowed_by and name in (s.qualified_name, s.name):
             return s
+    builtin = next((b for b in catalog.profile.disclosure.tier1.builtin if b.name == name), None)
+    if builtin is not None:
+        runtime = catalog.profile.runtime
+        release = f" {runtime.release}" if runtime.release else ""
+        raise BuiltinSkillError(
+            f'"{name}" is built into {catalog.profile.title}{release}: the runtime lists it '
+            f"({builtin.description[:120]}) and delivers its own body, which ships inside the "
+            "runtime and is not available here"
+        )
     visible = sorted({s.qualified_name for s in catalog.skills if s.loaded})
+    visible += [b.name for b in catalog.profile.disclosure.tier1.builtin]
     message = (
         f'Skill "{name}" not found. Visible skills: {", ".join(visible) if visible else "none"}'
     )

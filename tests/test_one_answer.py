@@ -72,3 +72,29 @@ def test_a_built_in_skill_says_what_the_runtime_delivers(tmp_path: Path) -> None
     assert "built into OpenCode" in done.stderr and "not found" not in done.stderr
     missing = _cli(tmp_path, "activate", "no-such-skill", "--profile", "opencode", str(tmp_path))
     assert missing.returncode == 1 and name in missing.stderr  # listed among the visible ones
+
+
+def test_a_missing_file_named_in_inline_code_or_allowed_tools_is_reported(tmp_path: Path) -> None:
+    """Issue: `scripts/fill.py` in inline code or in allowed-tools, absent from the skill, was not
+    reported; links were."""
+    from skillprism.core.profiles import load_profile
+    from skillprism.core.resolve import build_catalog
+
+    d = tmp_path / "root" / "filler"
+    (d / "scripts").mkdir(parents=True)
+    (d / "scripts" / "there.py").write_text("print(1)\n", encoding="utf-8")
+    (d / "SKILL.md").write_text(
+        "---\nname: filler\ndescription: Fills forms. Use when filling.\n"
+        "allowed-tools: Bash(python scripts/fill.py:*) Bash(python scripts/there.py:*)\n---\n"
+        "Run `python scripts/fill.py --in form.pdf` then `scripts/there.py`.\n"
+        "Not a file of the skill: `~/scripts/x.py`, `https://x.org/scripts/y.py`, `scripts/*.py`.\n",
+        encoding="utf-8",
+    )
+    catalog = build_catalog(load_profile("claude-code"), [str(tmp_path / "root")])
+    found = [
+        (d.line, d.column, d.message) for d in catalog.skills[0].diagnostics if d.code == "SP511"
+    ]
+    assert found == [
+        (4, 1, "allowed-tools names 'scripts/fill.py', which is not in the skill folder"),
+        (6, 13, "'scripts/fill.py' is named in the instructions but is not in the skill folder"),
+    ]

@@ -652,6 +652,16 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "Malformed or unknown skill:// URL",
         "The URL is not `skill://name[/path]`, or no skill has exactly that name.",
     ),
+    (
+        "SP511",
+        "mentioned-file-missing",
+        "warning",
+        "A file named in inline code or allowed-tools is missing",
+        "Inline code in the instructions (`python scripts/fill.py`) or an `allowed-tools` entry "
+        "names a file under scripts/, references/, assets/ (or templates/, examples/, "
+        "resources/) of the skill that is not there: the agent would be told to run or read a "
+        "file that does not exist. Links are checked by SP501.",
+    ),
     # --- SP6xx: style -------------------------------------------------------------------------
     (
         "SP601",

@@ -128,6 +128,7 @@ def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
         _description(ev, profile, fm, fm_pos, doc)
         _fields(ev, profile, fm, yml, doc)
         _body(ev, profile, doc)
+        _mentioned_files(ev, fm, yml, doc)
     if profile.reference_validator and doc.readable:
         ev.findings.extend(reference_validator_notes(doc, yml))
     elif profile.reference_validator and any(f.rule == "binary-content" for f in doc.findings):
@@ -965,6 +966,82 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
         if problem:
             rule, message, hint = problem
             ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
+
+
+# A file of the skill named in inline code or in allowed-tools: a relative path into one of the
+# folders skills keep their files in, with an extension (`scripts/fill.py`, `python
+# references/x.md`). Links are checked apart (body_references); this is for the files an agent is
+# told to run or read without a link.
+_SKILL_FOLDERS = ("scripts", "references", "assets", "templates", "examples", "resources")
+_MENTION = re.compile(
+    r"(?<![\w./~$-])(?:\./)?((?:"
+    + "|".join(_SKILL_FOLDERS)
+    + r")/[\w./-]*?\.[A-Za-z0-9]{1,8})(?![\w/-])"
+)
+_INLINE_CODE = re.compile(r"(?<!`)`([^`\n]{1,300})`(?!`)")
+
+
+def mentioned_files(text: str) -> list[tuple[str, int]]:
+    """Paths of skill files `text` names (see _MENTION), with their offset in it."""
+    out = []
+    for m in _MENTION.finditer(text):
+        path = m.group(1)
+        if "*" in path or path.endswith("/"):
+            continue
+        out.append((path, m.start(1)))
+    return out
+
+
+def _mentioned_files(
+    ev: Evaluation, fm: dict[str, Any], yml: YamlResult | None, doc: SkillDocument
+) -> None:
+    """A file of the skill that inline code or allowed-tools names and that is not there."""
+    skill_dir = os.path.dirname(doc.path)
+    seen: dict[str, bool] = {}
+
+    def missing(path: str) -> bool:
+        if path not in seen:
+            seen[path] = not os.path.lexists(os.path.join(skill_dir, *path.split("/")))
+        return seen[path]
+
+    tools = fm.get("allowed-tools")
+    texts = tools if isinstance(tools, list) else [tools] if isinstance(tools, str) else []
+    line, col = yml.key_positions.get(("allowed-tools",), (1, 1)) if yml else (1, 1)
+    for text in texts:
+        for path, _at in mentioned_files(str(text)):
+            if missing(path):
+                ev.findings.append(
+                    Finding(
+                        "mentioned-file-missing",
+                        f"allowed-tools names '{path}', which is not in the skill folder",
+                        line,
+                        col,
+                        "add the file, or fix the path in allowed-tools",
+                    )
+                )
+    if "`" not in doc.body:
+        return
+    first: dict[str, tuple[int, int]] = {}  # a missing path: where it is first named
+    times: dict[str, int] = {}
+    for i, body_line in enumerate(doc.body.split("\n")):
+        if "`" not in body_line:
+            continue
+        for code in _INLINE_CODE.finditer(body_line):
+            for path, at in mentioned_files(code.group(1)):
+                if missing(path):
+                    first.setdefault(path, (doc.body_first_line + i, code.start(1) + at + 1))
+                    times[path] = times.get(path, 0) + 1
+    for path, (line, col) in first.items():
+        again = f" (named {times[path]} times)" if times[path] > 1 else ""
+        ev.findings.append(
+            Finding(
+                "mentioned-file-missing",
+                f"'{path}' is named in the instructions but is not in the skill folder{again}",
+                line,
+                col,
+                "add the file, or fix the path",
+            )
+        )
 
 
 _TAB_AFTER_KEY = re.compile(r"^[ ]*+[\w-]++:\t", re.M)

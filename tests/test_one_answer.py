@@ -98,3 +98,37 @@ def test_a_missing_file_named_in_inline_code_or_allowed_tools_is_reported(tmp_pa
         (4, 1, "allowed-tools names 'scripts/fill.py', which is not in the skill folder"),
         (6, 13, "'scripts/fill.py' is named in the instructions but is not in the skill folder"),
     ]
+
+
+def test_hints_never_break_another_rule_and_yaml_errors_name_their_consequences(
+    tmp_path: Path,
+) -> None:
+    from skillprism.core.profiles import load_profile
+    from skillprism.core.resolve import build_catalog
+
+    root = tmp_path / "root"
+    (root / "ReviewHelper").mkdir(parents=True)
+    (root / "ReviewHelper" / "SKILL.md").write_text(
+        "---\nname: Review Helper\ndescription: Reviews. Use when reviewing.\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    (root / "tidy-folder").mkdir()
+    (root / "tidy-folder" / "SKILL.md").write_text(
+        "---\nname: Tidy Name\ndescription: Tidies. Use when tidying.\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    (root / "yamlerr").mkdir()
+    (root / "yamlerr" / "SKILL.md").write_text(
+        "---\nname: yamlerr\ndescription: Has: a colon: here\n---\nBody.\n", encoding="utf-8"
+    )
+    catalog = build_catalog(load_profile("agentskills"), [str(root)])
+    by = {s.directory.rsplit("/", 1)[1]: s for s in catalog.skills}
+    hint = next(d.hint for d in by["ReviewHelper"].diagnostics if d.code == "SP208")
+    assert hint == "rename the folder to 'review-helper' and set name: review-helper"
+    hint = next(d.hint for d in by["tidy-folder"].diagnostics if d.code == "SP208")
+    assert hint == "set name: tidy-folder"  # the folder's name is a valid one
+    found = {d.code: d for d in by["yamlerr"].diagnostics}
+    assert "SP113" in found
+    for code in ("SP201", "SP210"):
+        assert found[code].message.endswith("a consequence of the YAML error on line 3")
+        assert found[code].hint == "fix the YAML error on line 3 first"

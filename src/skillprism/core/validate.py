@@ -14,7 +14,7 @@ import posixpath
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
@@ -141,7 +141,32 @@ def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
                 1,
             )
         )
+    _mark_yaml_consequences(ev)
     return ev
+
+
+# What a frontmatter that does not parse leaves missing: reported, as the runtime acts on it, but
+# marked as the YAML error's consequence so the author fixes the one thing that caused them.
+_YAML_CONSEQUENCES = frozenset({"name-missing", "description-missing"})
+
+
+def _mark_yaml_consequences(ev: Evaluation) -> None:
+    error = next((f for f in ev.findings if f.rule == "yaml-error"), None)
+    if error is None:
+        return
+    at = f"line {error.line}" if error.line else "the frontmatter"
+    marked = []
+    for f in ev.findings:
+        if f.rule in _YAML_CONSEQUENCES:
+            f = replace(
+                f,
+                message=f"{f.message}: a consequence of the YAML error on {at}",
+                hint=f"fix the YAML error on {at} first",
+            )
+        marked.append(f)
+    # the cause first, its consequences after it
+    marked.sort(key=lambda f: f.rule != "yaml-error")
+    ev.findings[:] = marked
 
 
 def _blocking(doc: SkillDocument) -> bool:
@@ -285,7 +310,7 @@ def _name(
                 f"name '{name}' does not match its directory '{dir_name}'",
                 line,
                 col,
-                f"rename the folder to '{name}' or set name: {dir_name}",
+                _rename_hint(name, dir_name),
             )
         )
     ev.name = dir_name if p.name_source == "directory" else name
@@ -444,6 +469,20 @@ def js_string(value: Any) -> str | None:
 @functools.lru_cache(maxsize=32)
 def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+def _rename_hint(name: str, dir_name: str) -> str:
+    """How to make name and folder agree with a name the rules accept (never a hint that
+    breaks another rule, such as renaming the folder to a name with spaces)."""
+    options = []
+    if _suggest(name) == name:
+        options.append(f"rename the folder to '{name}'")
+    if _suggest(dir_name) == dir_name:
+        options.append(f"set name: {dir_name}")
+    if options:
+        return " or ".join(options)
+    both = _suggest(name)
+    return f"rename the folder to '{both}' and set name: {both}"
 
 
 def _suggest(name: str) -> str:
@@ -971,12 +1010,11 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
 # A file of the skill named in inline code or in allowed-tools: a relative path into one of the
 # folders skills keep their files in, with an extension (`scripts/fill.py`, `python
 # references/x.md`). Links are checked apart (body_references); this is for the files an agent is
-# told to run or read without a link.
+# told to run or read without a link. `./scripts/x.sh` is a path in the project the agent works
+# in (commands run there), not in the skill, and is left alone.
 _SKILL_FOLDERS = ("scripts", "references", "assets", "templates", "examples", "resources")
 _MENTION = re.compile(
-    r"(?<![\w./~$-])(?:\./)?((?:"
-    + "|".join(_SKILL_FOLDERS)
-    + r")/[\w./-]*?\.[A-Za-z0-9]{1,8})(?![\w/-])"
+    r"(?<![\w./~$-])((?:" + "|".join(_SKILL_FOLDERS) + r")/[\w./-]*?\.[A-Za-z0-9]{1,8})(?![\w/-])"
 )
 _INLINE_CODE = re.compile(r"(?<!`)`([^`\n]{1,300})`(?!`)")
 

@@ -57,12 +57,6 @@ class StepResult:
     warning: bool = False
 
 
-def _build_kind() -> str:
-    if getattr(sys, "frozen", False):
-        return f"frozen build in {os.path.dirname(sys.executable)}"
-    return f"Python {sys.version.split()[0]} at {sys.executable}"
-
-
 class SelfTest:
     """The checks in order; the window checks share one QApplication and one MainWindow."""
 

@@ -217,6 +217,7 @@ class Engine:
             self._cv.notify_all()
 
     def _read(self) -> None:
+        assert self.sock is not None
         try:
             for frame in read_frames(self.sock):
                 message = decode(frame)
@@ -640,7 +641,7 @@ class Engine:
         from skillprism.core.installed import installable_units
         from skillprism.core.profiles import ProfileError, available_profiles, load_profile
 
-        tails = set()
+        tails: set[tuple[str, ...]] = set()
         for name in available_profiles():
             try:
                 profile = load_profile(name)

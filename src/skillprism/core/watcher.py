@@ -573,8 +573,9 @@ class SkillWatcher:
             )
 
         out = {k: v for k, v in want.items() if not covered(*k)}
+        # Each on its own, nested or not: the watch around one could not see into it.
         for folder in sorted(self._extras):
-            if os.path.isdir(folder) and not any(_is_under(folder, q) for q in self._extras):
+            if os.path.isdir(folder):
                 out[(folder, True)] = ()
         return out, gates
 

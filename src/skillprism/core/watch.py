@@ -252,10 +252,15 @@ class LiveCatalog:
                     new = old
                     self.last_refresh = "none"
                 else:
-                    new, entries = self._incremental(old, index, affected)
-                    index.update(entries)
-                    self._index_of = new  # the index now describes the new catalog
-                    self.last_refresh = "incremental"
+                    spliced = self._incremental(old, index, affected)
+                    if spliced is None:
+                        new = self._build()
+                        self.last_refresh = "full"
+                    else:
+                        new, entries = spliced
+                        index.update(entries)
+                        self._index_of = new  # the index now describes the new catalog
+                        self.last_refresh = "incremental"
             self._catalog = new
             return new
 
@@ -319,9 +324,11 @@ class LiveCatalog:
 
     def _incremental(
         self, old: Catalog, index: _Index, affected: set[str]
-    ) -> tuple[Catalog, tuple[SkillEntry, ...]]:
+    ) -> tuple[Catalog, tuple[SkillEntry, ...]] | None:
         """Re-resolve the affected skills plus every skill that shares a name or real file with
-        one of them (precedence) or lies below one (nesting), and splice the result into `old`."""
+        one of them (precedence) or lies below one (nesting), and splice the result into `old`.
+        None when a skill was renamed under a profile that orders each root by name: the order
+        of the whole root may change, and only a rebuild sorts it as resolve does."""
         profile = self.profile
         done: dict[str, tuple[Evaluation, str]] = {}
         plugins: dict[str, str] = {}
@@ -363,6 +370,10 @@ class LiveCatalog:
             self.policy,
         )
         fresh = {s.key: s for s in sub.skills}
+        if profile.in_root_order == "name" and any(
+            s.name != index.files[s.key].name for s in sub.skills
+        ):
+            return None
         skills = tuple(fresh.get(s.key, s) for s in old.skills)
         new = Catalog(
             profile=profile,

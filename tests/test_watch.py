@@ -715,11 +715,17 @@ def test_links_are_never_followed_into_proc_or_around_the_root(tmp_path: Path) -
     (root / "up").symlink_to(tmp_path)
     (root / "self").symlink_to(root / "alpha")
     (root / "loop").symlink_to(root)
+    big = tmp_path / "big"
+    for i in range(watcher_mod.MAX_LINK_TARGET_DIRS):
+        (big / f"d{i // 50}" / f"e{i % 50}").mkdir(parents=True, exist_ok=True)
+    (root / "big").symlink_to(big)
     w = SkillWatcher([str(root)], lambda paths: None)
     w.start()
     try:
         assert w._links == {}
         assert [p for p, _rec in w._watches] == [str(root), str(tmp_path)]
+        # The one it leaves out for its size, it names.
+        assert f"{root / 'big'} -> {big}" in w.reason
     finally:
         assert w.stop(timeout=5)
 
@@ -863,3 +869,29 @@ def test_the_live_catalog_equals_check_after_a_burst_of_random_mutations(
         assert got.diagnostics == fresh.diagnostics
     finally:
         assert w.stop(timeout=5)
+
+
+def test_a_debouncer_thread_that_dies_at_start_is_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, live: Callable[..., Live]
+) -> None:
+    """The watcher's own thread, which notices any other dying, must not die unnoticed itself."""
+    made: list[threading.Thread] = []
+
+    class DiesFirst(threading.Thread):
+        def run(self) -> None:
+            if len(made) == 1:
+                raise RuntimeError("Cannot install a trace function while another is installed")
+            super().run()
+
+    def new_thread(target: Callable[[], None], name: str) -> threading.Thread:
+        made.append(DiesFirst(target=target, name=name, daemon=True))
+        return made[-1]
+
+    monkeypatch.setattr(watcher_mod, "_new_thread", new_thread)
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)
+    root = tmp_path / "skills"
+    write_skill(root / "alpha", "alpha")
+    lv = live([str(root)])
+    assert len(made) == 2 and not made[0].is_alive() and made[1].is_alive()
+    write_skill(root / "beta", "beta")
+    wait_for(lambda: lv.names() == {"alpha", "beta"})

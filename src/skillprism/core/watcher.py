@@ -82,6 +82,7 @@ MAX_NATIVE_RESTARTS = 3
 RESTART_WINDOW = 60.0
 # Separately watched link targets (one watchdog thread each); links beyond are named in `reason`.
 MAX_LINK_WATCHES = 256
+MAX_LINK_TARGET_DIRS = 2000
 _STOP_ATTEMPTS = 3
 _DEACTIVATE_ATTEMPTS = 1000
 
@@ -116,6 +117,20 @@ def _listable(folder: str) -> bool:
             return True
     except OSError:
         return False
+
+
+def _count_dirs(top: str, limit: int) -> int:
+    """Folders at and below `top` (not through links), counting up to `limit`."""
+    count, stack = 0, [top]
+    while stack and count < limit:
+        folder = stack.pop()
+        count += 1
+        try:
+            with os.scandir(folder) as it:
+                stack.extend(e.path for e in it if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+    return count
 
 
 def _network_fs(paths: Iterable[str]) -> str:
@@ -275,6 +290,10 @@ def _stop_observer(observer: Any, deadline: float) -> bool:
     return ok
 
 
+def _new_thread(target: Callable[[], None], name: str) -> threading.Thread:
+    return threading.Thread(target=target, name=name, daemon=True)
+
+
 # --- events ----------------------------------------------------------------------------------
 
 
@@ -345,9 +364,8 @@ class SkillWatcher:
         self._first: float | None = None
         self._last = 0.0
         self._rearm = False
-        self._dirty: set[str] = (
-            set()
-        )  # watched roots deleted or moved away: their watches are stale
+        # Watched roots deleted or moved away: their watches are stale.
+        self._dirty: set[str] = set()
         self._survey_paths: set[str] = set()  # created / deleted / moved paths to look at again
         self._stopping = False
         self._started = False
@@ -360,6 +378,7 @@ class SkillWatcher:
         self._links: dict[str, str] = {}
         self._aliases: dict[str, tuple[str, ...]] = {}
         self._links_left_out = 0
+        self._too_large: dict[str, str] = {}  # links whose targets are too large to watch
         # Folders that could not be listed (nothing inside them is watched), and those watched on
         # their own since they became listable.
         self._unlisted: set[str] = set()
@@ -367,6 +386,7 @@ class SkillWatcher:
         # Every ancestor-or-self of a watched root -> those roots (an event there re-arms).
         self._root_index: dict[str, tuple[str, ...]] = {}
         self._thread: threading.Thread | None = None
+        self._running = threading.Event()  # set by the debouncer thread once it runs
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -392,10 +412,21 @@ class SkillWatcher:
             if reason:
                 self._start_polling(reason)
             self._announced = (self.mode, self.reason)
-            self._thread = threading.Thread(
-                target=self._run, name="skillprism-watch-debounce", daemon=True
-            )
+            self._start_debouncer()
+
+    def _start_debouncer(self) -> None:
+        """Start the debouncer thread and see it run: a thread can die as it starts (the settrace
+        race, tests/settrace_guard.py), and this one is what would notice any other dying."""
+        for _ in range(_STOP_ATTEMPTS):
+            self._running.clear()
+            self._thread = _new_thread(self._run, "skillprism-watch-debounce")
             self._thread.start()
+            while self._thread.is_alive() and not self._running.wait(0.01):
+                pass
+            if self._running.is_set():
+                return
+            log.warning("the file watcher's debouncer thread ended as it started; starting another")
+        raise RuntimeError("the file watcher's debouncer thread cannot be started")
 
     def stop(self, timeout: float = DEFAULT_STOP_TIMEOUT) -> bool:
         """Stop watching and join every thread this watcher started (safe to call twice). Waits at
@@ -445,6 +476,8 @@ class SkillWatcher:
 
     def _start_native(self) -> str:
         """Start a native observer and arm it; '' on success, else why it cannot be used."""
+        if self._stopping:
+            return ""
         try:
             self._observer = _native_observer_class()()
             self._observer.start()
@@ -463,6 +496,8 @@ class SkillWatcher:
 
     def _start_polling(self, reason: str) -> None:
         self._drop_observer()
+        if self._stopping:
+            return
         self.mode, self.reason = "polling", reason
         self._observer = _polling_observer_class()(timeout=self._poll_interval)
         self._observer.start()
@@ -619,6 +654,12 @@ class SkillWatcher:
         # Inside a watched tree already, or around one (a link to an ancestor): never a new watch.
         if any(_at_or_under(real, r) or _is_under(r, real) for r in roots):
             return False
+        # A skill folder is small; a link to a large tree (a system folder, a home) would put a
+        # watch on every folder in it. Such a link is left unwatched, and `reason` says so.
+        if _count_dirs(real, MAX_LINK_TARGET_DIRS) >= MAX_LINK_TARGET_DIRS:
+            self._too_large[link] = real
+            return False
+        self._too_large.pop(link, None)
         self._links[link] = real
         self._survey(real)
         return True
@@ -628,6 +669,9 @@ class SkillWatcher:
         changed = False
         for link in [k for k in self._links if _at_or_under(k, path)]:
             del self._links[link]
+            changed = True
+        for link in [k for k in self._too_large if _at_or_under(k, path)]:
+            del self._too_large[link]
             changed = True
         for group in (self._unlisted, self._extras):
             gone = {u for u in group if _at_or_under(u, path)}
@@ -714,11 +758,25 @@ class SkillWatcher:
             self._note_left_out()
 
     def _note_left_out(self) -> None:
-        note = "symlinked folders beyond the first"
+        """Name in `reason` the symlinked folders whose targets are not watched."""
+        note = "not watched: "
         base = self.reason.split(f"; {note}", 1)[0]
+        if base.startswith(note):
+            base = ""
+        parts = []
         if self._links_left_out:
-            base += f"; {note} {MAX_LINK_WATCHES} are not watched ({self._links_left_out} left out)"
-        self.reason = base.lstrip("; ")
+            parts.append(
+                f"{self._links_left_out} symlinked folder(s) beyond the first {MAX_LINK_WATCHES}"
+            )
+        if self._too_large:
+            first = sorted(self._too_large)[0]
+            parts.append(
+                f"{len(self._too_large)} symlinked folder(s) leading to more than "
+                f"{MAX_LINK_TARGET_DIRS:,} folders, e.g. {first} -> {self._too_large[first]}"
+            )
+        if parts:
+            base = f"{base}; {note}{'; '.join(parts)}" if base else f"{note}{'; '.join(parts)}"
+        self.reason = base
 
     @staticmethod
     def _unschedule(obs: Any, watch: Any) -> None:
@@ -834,6 +892,7 @@ class SkillWatcher:
             log.exception("skill watcher mode callback failed")
 
     def _run(self) -> None:
+        self._running.set()
         next_check = time.monotonic()
         while True:
             batch: list[str] = []

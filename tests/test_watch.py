@@ -895,3 +895,20 @@ def test_a_debouncer_thread_that_dies_at_start_is_started_again(
     assert len(made) == 2 and not made[0].is_alive() and made[1].is_alive()
     write_skill(root / "beta", "beta")
     wait_for(lambda: lv.names() == {"alpha", "beta"})
+
+
+def test_a_folder_moved_in_with_a_link_inside_has_the_link_target_watched(
+    tmp_path: Path, live: Callable[..., Live]
+) -> None:
+    root, outside = tmp_path / "skills", tmp_path / "outside"
+    write_skill(root / "alpha", "alpha")
+    real = write_skill(outside / "real", "real")
+    (outside / "pkg").mkdir()
+    (outside / "pkg" / "linked").symlink_to(outside / "real")
+    lv = live([str(root)])
+    os.rename(outside / "pkg", root / "pkg")
+    shown = str(root / "pkg" / "linked" / "SKILL.md")
+    wait_for(lambda: any(s.key == shown for s in lv.catalog.skills))
+    write_skill(real.parent, "real", "Edited where it lives. Use when asked.")
+    wait_for(lambda: shown in lv.reported())
+    wait_for(lambda: any("where it lives" in (s.description or "") for s in lv.catalog.skills))

@@ -681,28 +681,26 @@ class SkillWatcher:
         return changed
 
     def _resurvey(self, paths: Iterable[str]) -> bool:
-        """Take in created, deleted and moved paths: links and unreadable folders come and go."""
+        """Take in created, deleted and moved paths: links and unreadable folders come and go.
+        A folder that arrives whole (copied or moved in) needs no walk here: watchdog reports
+        each entry below it as created too."""
         changed = False
-        done: list[str] = []
         roots = [r for r, _ in self._roots()]
         for p in sorted(paths):
-            if any(_at_or_under(p, d) for d in done):
-                continue
             known = self._links.get(p)
             if not os.path.lexists(p):
                 changed = self._forget_below(p) or changed
-                continue
-            if os.path.islink(p):
+            elif os.path.islink(p):
                 if known is not None and known != os.path.realpath(p):
                     changed = self._forget_below(p) or changed
                 if os.path.isdir(p):
                     changed = self._add_link(p, roots) or changed
-                done.append(p)
             elif os.path.isdir(p):
-                if known is not None:
+                if known is not None:  # a link replaced by a folder
                     changed = self._forget_below(p) or changed
-                changed = self._survey(p) or changed
-                done.append(p)
+                if p not in self._unlisted and not _listable(p):
+                    self._unlisted.add(p)
+                    changed = True
         return changed
 
     def _arm(self) -> None:

@@ -6,7 +6,9 @@ Generates N (default 5,000) realistic skills (bench/gen_skills.py) into a tempor
 Each update line carries `elapsed_ms`: the first file system event of the batch -> catalog ready
 (this includes the watcher's debounce quiet time). Prints median and max.
 
-Target: file write -> catalog ready via skillprism watch, median <= 150 ms.
+Target: file write -> catalog ready via skillprism watch, median <= 150 ms. Also printed: how long
+`watch` takes to end after SIGINT (target <= 3.5 s: its stop is bounded at 3 s) and its exit code
+(130, as documented).
 
     python bench/bench_watch.py [-n 5000] [--writes 20] [--seed 1] [--polling] [--keep DIR]
 
@@ -35,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_skills import generate
 
 TARGET_MEDIAN_MS = 150.0
+TARGET_STOP_MS = 3500.0
 
 
 def _watch_cmd() -> list[str]:
@@ -133,7 +136,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"  refresh kinds: {', '.join(sorted(set(kinds)))}")
         print(f"  all elapsed_ms: {', '.join(f'{e:.0f}' for e in elapsed)}")
-        return 0 if verdict == "PASS" else 1
+        t_signal = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(30)
+        except subprocess.TimeoutExpired:
+            code = None
+        stop_ms = (time.monotonic() - t_signal) * 1000
+        stopped = code == 130 and stop_ms <= TARGET_STOP_MS
+        print(
+            f"SIGINT -> skillprism watch ended: {stop_ms:.0f} ms, exit code {code}   "
+            f"target <= {TARGET_STOP_MS:,.0f} ms, exit 130   {'PASS' if stopped else 'FAIL'}"
+        )
+        return 0 if verdict == "PASS" and stopped else 1
     finally:
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGINT)

@@ -1,33 +1,22 @@
-"""Live skill sets: a directory watcher with a plain-thread debouncer, and a catalog that rebuilds
-only what a batch of changed paths touches.
-
-`SkillWatcher` watches folders (never single files: editors save by writing a temporary file and
-renaming it over the original), drops `.git` / `node_modules` churn and editor temporaries, and
-after `debounce_ms` of quiet calls `on_change(sorted paths)` from its own thread. The watchdog
-thread only enqueues. A root that does not exist yet is waited for on its nearest existing parent
-(non-recursively, so a missing `~/.claude/skills` never means watching all of `~`), and a root
-that is deleted and recreated is picked up again. When the native observer cannot be used
-(inotify limits, network file systems) it falls back to polling and says why in `reason`.
+"""Live skill sets: a catalog that rebuilds only what a batch of changed paths touches.
 
 `LiveCatalog` holds one profile's skill set and its DocumentCache. `refresh(changed)` re-evaluates
 only the skills whose folders the changes are in, together with every skill their precedence or
 nesting depends on, and rescans the roots only when the set of skill files may have changed.
 
-No Qt here: the GUI adapts `on_change` to a queued signal.
+The paths come from the file watcher (`SkillWatcher`, core/watcher.py, re-exported here): the
+window and `skillprism watch` wire one to the other. No Qt here: the GUI adapts the callbacks to
+queued signals.
 """
 
 from __future__ import annotations
 
 import bisect
-import contextlib
 import functools
-import logging
 import os
 import stat
 import threading
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
@@ -47,406 +36,19 @@ from skillprism.core.resolve import (
 from skillprism.core.scan import ARCHIVE_SUFFIXES, DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile
 from skillprism.core.validate import Evaluation
 
-log = logging.getLogger(__name__)
-
-# Folders whose churn never changes a skill set (version control, package trees, byte code).
-IGNORED_DIR_NAMES = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
-# Editor temporaries: vim swap files and its `4913` write probe, backup `~` files, Emacs lock
-# files `.#name`, JetBrains safe-write files, Kate swap files.
-_TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", "___jb_tmp___", "___jb_old___", ".kate-swp")
-_TEMP_NAMES = frozenset({"4913"})
-# Mounts on which inotify does not see changes made by other machines.
-_NETWORK_FS = frozenset(
-    {
-        "nfs",
-        "nfs4",
-        "cifs",
-        "smb",
-        "smb3",
-        "smbfs",
-        "9p",
-        "afs",
-        "ncpfs",
-        "ceph",
-        "glusterfs",
-        "fuse.glusterfs",
-        "fuse.sshfs",
-        "fuse.rclone",
-        "fuse.davfs2",
-        "davfs",
-        "fuse.s3fs",
-        "lustre",
-    }
+# The watcher lives in its own module; these names stay importable from here.
+from skillprism.core.watcher import (
+    DEFAULT_MAX_DELAY_MS,
+    SkillWatcher,
+    _is_under,
+    _listable,
+    is_noise,
 )
-DEFAULT_MAX_DELAY_MS = 500
+
+__all__ = ["DEFAULT_MAX_DELAY_MS", "LiveCatalog", "SkillWatcher", "is_noise"]
+
 _TRUNCATED_CODE = RULES["scan-truncated"].code
 _UNLISTED_CODE = RULES["folder-unreadable"].code
-
-
-def is_noise(path: str, base: str = "") -> bool:
-    """True for paths whose changes never matter: editor temporaries and anything inside an ignored
-    folder (checked below `base`, so a project that itself lives in such a folder still works)."""
-    name = os.path.basename(path)
-    if name in _TEMP_NAMES or name.startswith(".#") or name.endswith(_TEMP_SUFFIXES):
-        return True
-    rel = path[len(base) :] if base and path.startswith(base) else path
-    return any(part in IGNORED_DIR_NAMES for part in rel.split(os.sep))
-
-
-def _nearest_existing(path: str) -> str:
-    cur = path
-    while not os.path.isdir(cur):
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            break
-        cur = parent
-    return cur
-
-
-def _is_under(path: str, folder: str) -> bool:
-    return path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _listable(folder: str) -> bool:
-    try:
-        with os.scandir(folder):
-            return True
-    except OSError:
-        return False
-
-
-def _network_fs(paths: Iterable[str]) -> str:
-    """'<fstype> at <mount point>' when one of `paths` is on a network file system (Linux), else ''."""
-    try:
-        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
-            mounts = [line.split()[1:3] for line in fh if len(line.split()) >= 3]
-    except OSError:
-        return ""
-    mounts = [(m.replace("\\040", " "), t) for m, t in mounts]
-    for path in paths:
-        real = os.path.realpath(_nearest_existing(path))
-        best = ("", "")
-        for mount, fstype in mounts:
-            if (real == mount or _is_under(real, mount) or mount == "/") and len(mount) > len(
-                best[0]
-            ):
-                best = (mount, fstype)
-        if best[1] in _NETWORK_FS:
-            return f"{best[1]} at {best[0]}"
-    return ""
-
-
-def _native_observer_class() -> type:
-    from watchdog.observers import Observer
-
-    return Observer  # type: ignore[return-value]
-
-
-def _event_filter() -> list[type]:
-    from watchdog import events as ev
-
-    # Opened / closed-without-write events are left out on purpose: the rebuild reads the skill
-    # files, and those reads must not count as changes. Attribute events are in: a chmod can make
-    # a skill file or folder unreadable (or readable again) without touching its content.
-    return [
-        ev.FileCreatedEvent,
-        ev.DirCreatedEvent,
-        ev.FileDeletedEvent,
-        ev.DirDeletedEvent,
-        ev.FileMovedEvent,
-        ev.DirMovedEvent,
-        ev.FileModifiedEvent,
-        ev.FileClosedEvent,
-        ev.FileAttribEvent,
-        ev.DirAttribEvent,
-    ]
-
-
-_EVENT_TYPES = frozenset({"created", "deleted", "moved", "modified", "closed", "attrib"})
-
-
-class _Handler:
-    """Receives watchdog events for one scheduled folder and hands the paths to the watcher."""
-
-    def __init__(self, watcher: SkillWatcher, base: str, recursive: bool) -> None:
-        self.watcher = watcher
-        self.base = base
-        self.recursive = recursive
-
-    # watchdog calls dispatch(event) on its handlers.
-    def dispatch(self, event: Any) -> None:
-        if event.event_type not in _EVENT_TYPES:
-            return
-        if event.is_directory and event.event_type == "modified":
-            return  # a child's own event says what changed
-        paths = [os.fsdecode(event.src_path)]
-        if event.event_type == "moved" and event.dest_path:
-            paths.append(os.fsdecode(event.dest_path))
-        self.watcher._enqueue(self, event.event_type, paths)
-
-
-class SkillWatcher:
-    """Watch skill folders recursively and report changed paths in debounced batches.
-
-    `on_change(paths)` runs on the watcher's debouncer thread, after `debounce_ms` without a new
-    event, or at the latest `max_delay_ms` after the first event of a batch under continuous churn.
-    `batch_started` holds the monotonic time of the first event of the batch being reported."""
-
-    def __init__(
-        self,
-        paths: Sequence[str],
-        on_change: Callable[[list[str]], None],
-        *,
-        debounce_ms: int = 75,
-        force_polling: bool = False,
-        max_delay_ms: int = DEFAULT_MAX_DELAY_MS,
-        poll_interval: float = 1.0,
-    ) -> None:
-        seen: dict[str, None] = {}
-        for p in paths:
-            seen.setdefault(os.path.normpath(os.path.abspath(os.path.expanduser(p))), None)
-        self.targets: tuple[str, ...] = tuple(seen)
-        self._on_change = on_change
-        self._debounce = max(debounce_ms, 0) / 1000
-        self._max_delay = max(max_delay_ms, debounce_ms) / 1000
-        self._force_polling = force_polling
-        self._poll_interval = poll_interval
-        self.mode = ""
-        self.reason = ""
-        self.batch_started = 0.0
-        self._cond = threading.Condition()
-        self._pending: dict[str, None] = {}
-        self._first: float | None = None
-        self._last = 0.0
-        self._rearm = False
-        self._dirty: set[str] = set()  # targets deleted or moved away: their watches are stale
-        self._stopping = False
-        self._started = False
-        self._arm_lock = threading.RLock()
-        self._observer: Any = None
-        self._watches: dict[tuple[str, bool], Any] = {}
-        self._gates: dict[str, frozenset[str]] = {}  # non-recursive folder -> children that matter
-        self._thread: threading.Thread | None = None
-
-    # --- life cycle ------------------------------------------------------------------------------
-
-    def start(self) -> None:
-        with self._arm_lock:
-            if self._started:
-                return
-            self._started = True
-            reason = ""
-            if self._force_polling:
-                reason = "polling was forced"
-            else:
-                net = _network_fs(self.targets)
-                if net:
-                    reason = f"network file system ({net}): native change events are unreliable"
-            if not reason:
-                cls = _native_observer_class()
-                from watchdog.observers.polling import PollingObserver
-
-                if cls is PollingObserver:
-                    reason = "no native file watcher on this platform"
-                else:
-                    try:
-                        self._observer = cls()
-                        self._observer.start()
-                        self.mode = "native"
-                        self._arm()
-                    except OSError as err:
-                        reason = self._native_failure(err)
-                        self._stop_observer()
-            if reason:
-                self._start_polling(reason)
-            self._thread = threading.Thread(
-                target=self._run, name="skillprism-watch-debounce", daemon=True
-            )
-            self._thread.start()
-
-    def stop(self) -> None:
-        """Stop watching and join every thread this watcher started (safe to call twice)."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify_all()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
-        with self._arm_lock:
-            self._stop_observer()
-
-    def __enter__(self) -> SkillWatcher:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def running(self) -> bool:
-        return self._started and not self._stopping
-
-    # --- observers -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _native_failure(err: OSError) -> str:
-        import errno
-
-        if err.errno == errno.ENOSPC:
-            return f"inotify watch limit reached ({err}); raise fs.inotify.max_user_watches"
-        if err.errno == errno.EMFILE:
-            return f"inotify instance limit reached ({err}); raise fs.inotify.max_user_instances"
-        return f"native file watching failed: {err}"
-
-    def _stop_observer(self) -> None:
-        obs, self._observer = self._observer, None
-        self._watches.clear()
-        if obs is None:
-            return
-        try:
-            obs.stop()
-        except Exception:  # a half-started observer: nothing more to stop
-            log.debug("stopping the observer failed", exc_info=True)
-        with contextlib.suppress(RuntimeError):  # never started
-            obs.join()
-
-    def _start_polling(self, reason: str) -> None:
-        from watchdog.observers.polling import PollingObserver
-
-        self._stop_observer()
-        self.mode, self.reason = "polling", reason
-        self._observer = PollingObserver(timeout=self._poll_interval)
-        self._observer.start()
-        self._arm()
-
-    def _desired(self) -> tuple[dict[tuple[str, bool], None], dict[str, set[str]]]:
-        """The folders to schedule now: each existing target recursively plus its parent (to see it
-        deleted, renamed or recreated), and for a missing target its nearest existing parent; both
-        of the latter non-recursive and gated to the children on the way to a target."""
-        want: dict[tuple[str, bool], None] = {}
-        gates: dict[str, set[str]] = {}
-        for t in self.targets:
-            if os.path.isdir(t):
-                want[(t, True)] = None
-                parent = os.path.dirname(t)
-                if parent != t:
-                    want[(parent, False)] = None
-                    gates.setdefault(parent, set()).add(t)
-            else:
-                anchor = _nearest_existing(t)
-                want[(anchor, False)] = None
-                rel = os.path.relpath(t, anchor).split(os.sep)
-                gates.setdefault(anchor, set()).add(os.path.join(anchor, rel[0]))
-        recursive = [p for p, r in want if r]
-
-        def covered(path: str, rec: bool) -> bool:
-            return any(
-                (q != path or not rec) and (q == path or _is_under(path, q)) for q in recursive
-            )
-
-        return {k: None for k in want if not covered(*k)}, gates
-
-    def _arm(self) -> None:
-        """Bring the scheduled watches in line with which targets exist now."""
-        with self._arm_lock:
-            obs = self._observer
-            if obs is None or self._stopping:
-                return
-            want, gates = self._desired()
-            self._gates = {k: frozenset(v) for k, v in gates.items()}
-            with self._cond:
-                dirty, self._dirty = self._dirty, set()
-            for key in list(self._watches):
-                if key not in want or (key[1] and key[0] in dirty):
-                    watch = self._watches.pop(key)
-                    # Its emitter may already have stopped along with the folder.
-                    with contextlib.suppress(KeyError, OSError):
-                        obs.unschedule(watch)
-            for key in want:
-                if key in self._watches:
-                    continue
-                path, rec = key
-                try:
-                    self._watches[key] = obs.schedule(
-                        _Handler(self, path, rec),
-                        path,
-                        recursive=rec,
-                        event_filter=_event_filter(),
-                    )
-                except FileNotFoundError:
-                    # Vanished between the check and the call; the parent's gate sees it return.
-                    self._rearm = True
-                except OSError as err:
-                    if self.mode == "native":
-                        self._start_polling(self._native_failure(err))
-                        return
-                    raise
-
-    # --- events ----------------------------------------------------------------------------------
-
-    def _enqueue(self, handler: _Handler, kind: str, paths: list[str]) -> None:
-        now = time.monotonic()
-        keep: list[str] = []
-        dirty: list[str] = []
-        rearm = False
-        for raw in paths:
-            p = os.path.normpath(raw)
-            for t in self.targets:
-                if p == t or _is_under(t, p):
-                    rearm = True
-                    if kind in ("deleted", "moved"):
-                        dirty.append(t)
-            if not handler.recursive:
-                gate = self._gates.get(handler.base, frozenset())
-                if p not in gate and p != handler.base:
-                    continue
-            elif is_noise(p, handler.base):
-                continue
-            keep.append(p)
-        if not keep and not rearm:
-            return
-        with self._cond:
-            if self._stopping:
-                return
-            for p in keep:
-                self._pending[p] = None
-            self._rearm = self._rearm or rearm
-            self._dirty.update(dirty)
-            if self._first is None:
-                self._first = now
-            self._last = now
-            self._cond.notify_all()
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._stopping and self._first is None:
-                    self._cond.wait()
-                if self._stopping:
-                    return
-                now = time.monotonic()
-                due = min(self._last + self._debounce, self._first + self._max_delay)
-                if now < due:
-                    self._cond.wait(due - now)
-                    continue
-                batch = sorted(self._pending)
-                first, rearm = self._first, self._rearm
-                self._pending, self._first, self._rearm = {}, None, False
-            if rearm:
-                try:
-                    self._arm()
-                except Exception:
-                    log.exception("re-arming the file watcher failed")
-            if not batch:
-                continue
-            self.batch_started = first
-            try:
-                self._on_change(batch)
-            except Exception:
-                log.exception("skill watcher callback failed")
-
-
-# --- live catalog -----------------------------------------------------------------------------
 
 
 class _Index:
@@ -650,10 +252,15 @@ class LiveCatalog:
                     new = old
                     self.last_refresh = "none"
                 else:
-                    new, entries = self._incremental(old, index, affected)
-                    index.update(entries)
-                    self._index_of = new  # the index now describes the new catalog
-                    self.last_refresh = "incremental"
+                    spliced = self._incremental(old, index, affected)
+                    if spliced is None:
+                        new = self._build()
+                        self.last_refresh = "full"
+                    else:
+                        new, entries = spliced
+                        index.update(entries)
+                        self._index_of = new  # the index now describes the new catalog
+                        self.last_refresh = "incremental"
             self._catalog = new
             return new
 
@@ -717,9 +324,11 @@ class LiveCatalog:
 
     def _incremental(
         self, old: Catalog, index: _Index, affected: set[str]
-    ) -> tuple[Catalog, tuple[SkillEntry, ...]]:
+    ) -> tuple[Catalog, tuple[SkillEntry, ...]] | None:
         """Re-resolve the affected skills plus every skill that shares a name or real file with
-        one of them (precedence) or lies below one (nesting), and splice the result into `old`."""
+        one of them (precedence) or lies below one (nesting), and splice the result into `old`.
+        None when a skill was renamed under a profile that orders each root by name: the order
+        of the whole root may change, and only a rebuild sorts it as resolve does."""
         profile = self.profile
         done: dict[str, tuple[Evaluation, str]] = {}
         plugins: dict[str, str] = {}
@@ -761,6 +370,10 @@ class LiveCatalog:
             self.policy,
         )
         fresh = {s.key: s for s in sub.skills}
+        if profile.in_root_order == "name" and any(
+            s.name != index.files[s.key].name for s in sub.skills
+        ):
+            return None
         skills = tuple(fresh.get(s.key, s) for s in old.skills)
         new = Catalog(
             profile=profile,

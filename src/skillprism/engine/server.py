@@ -360,7 +360,12 @@ class Engine:
 
         self.event("watch", ("starting", "setting up the file watch"))
         try:
-            watcher = SkillWatcher(list(wanted), self._on_changes)
+            # on_mode: a restarted or polling watch is said at once (from the watcher's thread)
+            watcher = SkillWatcher(
+                list(wanted),
+                self._on_changes,
+                on_mode=lambda mode, reason: self.event("watch", (mode, reason)),
+            )
             watcher.start()
         except Exception as err:  # a watch failure never takes the engine down
             log.warning("cannot watch %s", wanted, exc_info=True)

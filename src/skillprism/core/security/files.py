@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from stat import S_ISREG
 
+from skillprism.core.ignored import IGNORED_DIR_NAMES
 from skillprism.core.scan import entry_kind
 from skillprism.core.security.model import SecurityLimits
 
@@ -29,7 +30,7 @@ _OPEN_FLAGS = (
     | getattr(os, "O_NOFOLLOW", 0)
 )
 _MAX_LINK_HOPS = 40
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
+SKIPPED_DIRS = IGNORED_DIR_NAMES  # shared with the file watcher (core/ignored.py)
 
 
 @dataclass(slots=True)

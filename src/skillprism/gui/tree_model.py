@@ -1,15 +1,15 @@
 """The source -> skill -> file tree, from the rows the engine prepared (engine/views.py).
 
-A hand-written QAbstractItemModel: nodes sit behind `internalPointer`, custom roles are named
-constants, a skill's files are asked of the engine when the skill is opened (fetchMore) and come
-back boundedly. A tree of another shape swaps the rows; one of the same shape updates only the
-rows of skills that changed (the view keeps selection and expansion by stable key, see
-MainWindow).
+A hand-written QAbstractItemModel over the engine's own rows: an index carries its place as an
+integer id (kind, root row, skill row, file row), so a tree of 10,000 skills is shown without
+making an object per row on the GUI thread. Custom roles are named constants; a skill's files are
+asked of the engine when the skill is opened (fetchMore) and come back boundedly. A tree of
+another shape swaps the rows; one of the same shape updates only the rows of skills that changed
+(the view keeps selection and expansion by stable key, see MainWindow).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,67 +30,34 @@ FILE_LIMIT = 500
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _ANY_INDEX = QModelIndex | QPersistentModelIndex
 
+# An index's id: its kind in the top bits, then the root's row, the skill's row in the root and
+# the file's row in the skill (room for 65,536 roots, 16 million skills a root, 262,144 files).
+_ROOT, _SKILL, _FILE = 1, 2, 3
+_KIND_SHIFT, _ROOT_SHIFT, _SKILL_SHIFT = 58, 42, 18
+_ROOT_MASK, _SKILL_MASK, _FILE_MASK = (1 << 16) - 1, (1 << 24) - 1, (1 << 18) - 1
+_KINDS = {_ROOT: "root", _SKILL: "skill", _FILE: "file"}
 
-class _Node:
-    """One row. Its parent is held weakly: a tree is then free of reference cycles and goes away
-    by reference counting when replaced."""
 
-    __slots__ = (
-        "__weakref__",
-        "_parent",
-        "children",
-        "kind",
-        "loaded",
-        "loading",
-        "path",
-        "root",
-        "row",
-        "skill",
-        "text",
+def _root_id(r: int) -> int:
+    return _ROOT << _KIND_SHIFT | r << _ROOT_SHIFT
+
+
+def _skill_id(r: int, s: int) -> int:
+    return _SKILL << _KIND_SHIFT | r << _ROOT_SHIFT | s << _SKILL_SHIFT
+
+
+def _file_id(r: int, s: int, f: int) -> int:
+    return _FILE << _KIND_SHIFT | r << _ROOT_SHIFT | s << _SKILL_SHIFT | f
+
+
+def _decode(ident: int) -> tuple[int, int, int, int]:
+    """(kind, root row, skill row, file row) of an index's id."""
+    return (
+        ident >> _KIND_SHIFT,
+        ident >> _ROOT_SHIFT & _ROOT_MASK,
+        ident >> _SKILL_SHIFT & _SKILL_MASK,
+        ident & _FILE_MASK,
     )
-
-    def __init__(self, kind: str, parent: _Node | None, row: int) -> None:
-        self.kind = kind
-        self._parent = None if parent is None else weakref.ref(parent)
-        self.row = row
-        self.children: list[_Node] = []
-        self.root: RootRow | None = None
-        self.skill: SkillRow | None = None
-        self.path = ""
-        self.text = ""
-        self.loaded = kind != "skill"
-        self.loading = False  # its files were asked of the engine
-
-    @property
-    def parent(self) -> _Node | None:
-        return None if self._parent is None else self._parent()
-
-    @parent.setter
-    def parent(self, node: _Node | None) -> None:
-        self._parent = None if node is None else weakref.ref(node)
-
-
-def _nodes(
-    view: TreeView, roots: Sequence[RootRow], skills: Sequence[SkillRow]
-) -> tuple[_Node, dict[str, tuple[int, int]]]:
-    """The rows of a prepared tree (roots and skills in display order; files come later), and
-    where each key is."""
-    top = _Node("invisible", None, 0)
-    positions: dict[str, tuple[int, int]] = {}
-    for root_index, text, shown in view.groups:
-        node = _Node("root", top, len(top.children))
-        info = roots[root_index]
-        node.root, node.path, node.text = info, info.path, text
-        positions[f"root:{info.path}"] = (node.row, -1)
-        top.children.append(node)
-        children = node.children
-        for index in shown:
-            row = skills[index]
-            child = _Node("skill", node, len(children))
-            child.skill, child.path = row, row.path
-            positions[row.key] = (node.row, child.row)
-            children.append(child)
-    return top, positions
 
 
 class SkillTreeModel(QAbstractItemModel):
@@ -101,10 +68,16 @@ class SkillTreeModel(QAbstractItemModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._root = _Node("invisible", None, 0)
+        self._roots: Sequence[RootRow] = ()
+        self._skills: Sequence[SkillRow] = ()
+        # per root shown: (its row in `_roots`, its summary text, its skills' rows in `_skills`)
+        self._groups: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
         self._keep: frozenset[str] | None = None
         self._serial = 0  # the engine's number of the tree shown
         self._positions: dict[str, tuple[int, int]] = {}
+        # a skill's files, by its place (root row, skill row): listed, or asked for
+        self._files: dict[tuple[int, int], list[tuple[str, str]]] = {}
+        self._loading: set[tuple[int, int]] = set()
 
     # --- content ---------------------------------------------------------------------------------
 
@@ -115,43 +88,44 @@ class SkillTreeModel(QAbstractItemModel):
         places as the tree shown now (an edit, a rescan, often another runtime), the rows stay
         and only the changed skills' rows are updated, so the view keeps what is open without
         laying it out again; otherwise the new rows are swapped in with a reset."""
-        top, positions = _nodes(view, roots, skills)
-        if not (view.same_shape and view.base and view.base == self._serial):
+        same = view.same_shape and view.base and view.base == self._serial
+        if not same:
             self.beginResetModel()
-            self._root, self._positions, self._serial = top, positions, view.serial
-            self._keep = view.keep
+            self._roots, self._skills, self._groups = roots, skills, view.groups
+            self._serial, self._keep = view.serial, view.keep
+            self._positions = _positions(view.groups, roots, skills)
+            self._files.clear()
+            self._loading.clear()
             self.endResetModel()
             return
-        changed = view.changed
+        old_groups, old_skills = self._groups, self._skills
+        self._roots, self._skills, self._groups = roots, skills, view.groups
         self._serial, self._keep = view.serial, view.keep
+        changed = view.changed
         last = len(self.COLUMNS) - 1
-        for old, new in zip(self._root.children, top.children, strict=True):
-            if old.text != new.text or old.root != new.root:
-                old.root, old.text = new.root, new.text
+        for r, (old, new) in enumerate(zip(old_groups, view.groups, strict=True)):
+            if old[1] != new[1]:  # the root's summary
                 self.dataChanged.emit(
-                    self.createIndex(old.row, 0, old), self.createIndex(old.row, last, old)
+                    self.createIndex(r, 0, _root_id(r)), self.createIndex(r, last, _root_id(r))
                 )
             first = end = -1
-            for old_child, new_child in zip(old.children, new.children, strict=True):
-                skill = new_child.skill
-                assert skill is not None
-                same = old_child.skill == skill
-                old_child.skill = skill
-                if same and (changed is None or skill.key not in changed):
+            for s, (was, now) in enumerate(zip(old[2], new[2], strict=True)):
+                skill = skills[now]
+                if old_skills[was] == skill and (changed is None or skill.key not in changed):
                     continue
-                if old_child.loaded and old_child.children:
-                    # its files may have changed too: listed again when next opened
-                    parent = self.createIndex(old_child.row, 0, old_child)
-                    self.beginRemoveRows(parent, 0, len(old_child.children) - 1)
-                    old_child.children.clear()
+                if self._files.get((r, s)):  # its files may have changed too: listed again
+                    parent = self.createIndex(s, 0, _skill_id(r, s))
+                    self.beginRemoveRows(parent, 0, len(self._files[(r, s)]) - 1)
+                    del self._files[(r, s)]
                     self.endRemoveRows()
-                old_child.loaded = old_child.loading = False
-                first = old_child.row if first < 0 else first
-                end = old_child.row
+                self._files.pop((r, s), None)
+                self._loading.discard((r, s))
+                first = s if first < 0 else first
+                end = s
             if first >= 0:
                 self.dataChanged.emit(
-                    self.createIndex(first, 0, old.children[first]),
-                    self.createIndex(end, last, old.children[end]),
+                    self.createIndex(first, 0, _skill_id(r, first)),
+                    self.createIndex(end, last, _skill_id(r, end)),
                 )
 
     @property
@@ -161,82 +135,93 @@ class SkillTreeModel(QAbstractItemModel):
     def add_files(self, files: FileList) -> None:
         """The files of a skill, as the engine listed them (asked by `fetchMore`)."""
         at = self._positions.get(files.key)
-        if at is None:
-            return
-        node = self._root.children[at[0]].children[at[1]]
-        if node.loaded or not node.loading:
-            return  # listed already, or its skill changed since it was asked
-        node.loading = False
-        node.loaded = True
-        rows = []
-        for text, path in files.entries:
-            child = _Node("file", node, len(rows))
-            child.path, child.text, child.skill = path, text, node.skill
-            rows.append(child)
+        if at is None or at[1] < 0 or at not in self._loading:
+            return  # not shown any more, or its skill changed since it was asked
+        rows = list(files.entries)
         if files.truncated:
-            child = _Node("file", node, len(rows))
-            child.text = f"… more than {FILE_LIMIT} files (listing cut)"
-            rows.append(child)
-        if not rows:
-            return
-        self.beginInsertRows(self.createIndex(node.row, 0, node), 0, len(rows) - 1)
-        node.children = rows
-        self.endInsertRows()
+            rows.append((f"… more than {FILE_LIMIT} files (listing cut)", ""))
+        r, s = at
+        # still "being fetched" while the rows go in: a view asking canFetchMore from inside
+        # the insertion must not ask the engine again
+        if rows:
+            self.beginInsertRows(self.createIndex(s, 0, _skill_id(r, s)), 0, len(rows) - 1)
+            self._files[at] = rows
+            self.endInsertRows()
+        else:
+            self._files[at] = []
+        self._loading.discard(at)
 
     # --- navigation ---------------------------------------------------------------------------------
 
-    def _node(self, index: _ANY_INDEX) -> _Node:
-        return index.internalPointer() if index.isValid() else self._root  # type: ignore[return-value]
-
     def index(self, row: int, column: int, parent: _ANY_INDEX = QModelIndex()) -> QModelIndex:
         # Hot: a proxy asks for every row it maps, so the checks are kept to plain comparisons.
-        if parent.isValid():
-            if parent.column() != 0:
-                return QModelIndex()
-            children = parent.internalPointer().children  # type: ignore[union-attr]
-        else:
-            children = self._root.children
-        if 0 <= row < len(children) and 0 <= column < 2:
-            return self.createIndex(row, column, children[row])
+        if not 0 <= column < 2 or row < 0:
+            return QModelIndex()
+        if not parent.isValid():
+            if row < len(self._groups):
+                return self.createIndex(row, column, _root_id(row))
+            return QModelIndex()
+        if parent.column() != 0:
+            return QModelIndex()
+        kind, r, s, _f = _decode(parent.internalId())
+        if kind == _ROOT:
+            if row < len(self._groups[r][2]):
+                return self.createIndex(row, column, _skill_id(r, row))
+        elif kind == _SKILL and row < len(self._files.get((r, s), ())):
+            return self.createIndex(row, column, _file_id(r, s, row))
         return QModelIndex()
 
     def parent(self, index: _ANY_INDEX = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not index.isValid():
             return QModelIndex()
-        node: _Node = index.internalPointer()  # type: ignore[assignment]
-        parent = node.parent
-        if parent is None or parent is self._root:
-            return QModelIndex()
-        return self.createIndex(parent.row, 0, parent)
+        kind, r, s, _f = _decode(index.internalId())
+        if kind == _SKILL:
+            return self.createIndex(r, 0, _root_id(r))
+        if kind == _FILE:
+            return self.createIndex(s, 0, _skill_id(r, s))
+        return QModelIndex()
 
     def rowCount(self, parent: _ANY_INDEX = QModelIndex()) -> int:
-        if parent.isValid() and parent.column() != 0:
+        if not parent.isValid():
+            return len(self._groups)
+        if parent.column() != 0:
             return 0
-        return len(self._node(parent).children)
+        kind, r, s, _f = _decode(parent.internalId())
+        if kind == _ROOT:
+            return len(self._groups[r][2])
+        if kind == _SKILL:
+            return len(self._files.get((r, s), ()))
+        return 0
 
     def columnCount(self, parent: _ANY_INDEX = QModelIndex()) -> int:
         return len(self.COLUMNS)
 
     def hasChildren(self, parent: _ANY_INDEX = QModelIndex()) -> bool:
-        if parent.isValid() and parent.column() != 0:
+        if not parent.isValid():
+            return bool(self._groups)
+        if parent.column() != 0:
             return False
-        node = self._node(parent)
-        return node.kind == "skill" or bool(node.children)
+        kind, r, s, _f = _decode(parent.internalId())
+        if kind == _ROOT:
+            return bool(self._groups[r][2])
+        if kind == _SKILL:
+            return (r, s) not in self._files or bool(self._files[(r, s)])
+        return False
 
     def canFetchMore(self, parent: _ANY_INDEX) -> bool:
         if not parent.isValid() or parent.column() != 0:
             return False
-        node = self._node(parent)
-        return not node.loaded and not node.loading
+        kind, r, s, _f = _decode(parent.internalId())
+        return kind == _SKILL and (r, s) not in self._files and (r, s) not in self._loading
 
     def fetchMore(self, parent: _ANY_INDEX) -> None:
         """A skill opened: its files are asked of the engine (`sig_files_wanted`) and come back
         through `add_files`."""
-        node = self._node(parent)
-        if node.loaded or node.loading or node.skill is None:
+        if not self.canFetchMore(parent):
             return
-        node.loading = True
-        self.sig_files_wanted.emit(node.skill.key)
+        _kind, r, s, _f = _decode(parent.internalId())
+        self._loading.add((r, s))
+        self.sig_files_wanted.emit(self._skill_at(r, s).key)
 
     # --- data -----------------------------------------------------------------------------------------
 
@@ -251,44 +236,50 @@ class SkillTreeModel(QAbstractItemModel):
         # asked twice per row whenever the view lays out its rows: the flags are made once
         return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
+    def _skill_at(self, r: int, s: int) -> SkillRow:
+        return self._skills[self._groups[r][2][s]]
+
     def data(self, index: _ANY_INDEX, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        node: _Node = index.internalPointer()  # type: ignore[assignment]
+        kind, r, s, f = _decode(index.internalId())
         col = index.column()
         if role == KIND_ROLE:
-            return node.kind
-        if role == PATH_ROLE:
-            return node.path
-        if role == KEY_ROLE:
-            if node.kind == "root":
-                return f"root:{node.path}"
-            if node.kind == "file":
-                return f"file:{node.path}"
-            return node.path
-        skill = node.skill
-        if role == STATE_ROLE:
-            return skill.status if skill is not None and node.kind == "skill" else ""
-        if node.kind == "root":
-            return self._root_data(node, col, role)
-        if node.kind == "skill" and skill is not None:
+            return _KINDS[kind]
+        if kind == _ROOT:
+            info = self._roots[self._groups[r][0]]
+            if role in (PATH_ROLE, KEY_ROLE):
+                return info.path if role == PATH_ROLE else f"root:{info.path}"
+            if role == STATE_ROLE:
+                return ""
+            return self._root_data(info, self._groups[r][1], col, role)
+        if kind == _SKILL:
+            skill = self._skill_at(r, s)
+            if role in (PATH_ROLE, KEY_ROLE):
+                return skill.path
+            if role == STATE_ROLE:
+                return skill.status
             return self._skill_data(skill, col, role)
-        if node.kind == "file":
-            if role == Qt.ItemDataRole.DisplayRole and col == 0:
-                return node.text
-            if role == Qt.ItemDataRole.DecorationRole and col == 0:
-                return state_icon("file")
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return node.path
+        text, path = self._files[(r, s)][f]
+        if role == PATH_ROLE:
+            return path
+        if role == KEY_ROLE:
+            return f"file:{path}"
+        if role == STATE_ROLE:
+            return ""
+        if role == Qt.ItemDataRole.DisplayRole and col == 0:
+            return text
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return state_icon("file")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return path
         return None
 
-    def _root_data(self, node: _Node, col: int, role: int) -> Any:
-        info = node.root
-        assert info is not None
+    def _root_data(self, info: RootRow, text: str, col: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return info.label if info.scope == "path" else f"{info.scope} · {info.label}"
-            return node.text
+            return text
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return state_icon("root")
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -332,14 +323,21 @@ class SkillTreeModel(QAbstractItemModel):
         at = self._positions.get(key)
         if at is None:
             return QModelIndex()
-        root = self._root.children[at[0]]
-        node = root if at[1] < 0 else root.children[at[1]]
-        return self.createIndex(node.row, 0, node)
+        r, s = at
+        if s < 0:
+            return self.createIndex(r, 0, _root_id(r))
+        return self.createIndex(s, 0, _skill_id(r, s))
 
 
-def _shape(top: _Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Which roots and skills a tree shows, in order (a skill's files left out)."""
-    return tuple(
-        (root.path, tuple(c.path for c in root.children if c.kind == "skill"))
-        for root in top.children
-    )
+def _positions(
+    groups: Sequence[tuple[int, str, tuple[int, ...]]],
+    roots: Sequence[RootRow],
+    skills: Sequence[SkillRow],
+) -> dict[str, tuple[int, int]]:
+    """Where each root ("root:<path>") and skill (its key) is: (root row, skill row or -1)."""
+    positions: dict[str, tuple[int, int]] = {}
+    for r, (root, _text, members) in enumerate(groups):
+        positions[f"root:{roots[root].path}"] = (r, -1)
+        for s, i in enumerate(members):
+            positions[skills[i].key] = (r, s)
+    return positions

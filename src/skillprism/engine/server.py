@@ -440,9 +440,14 @@ class Engine:
         )
         shape = prepare.tree_shape(tree, shown.roots, shown.skills)
         if base is not None:
-            tree = dataclasses.replace(
-                tree, base=base.serial, same_shape=shape == base_shape, changed=changed
-            )
+            same = shape == base_shape
+            if same and changed is None:
+                # not said by a refresh (a reload, another runtime): which rows differ
+                before_rows = {row.key: row for row in before.skills}
+                changed = frozenset(
+                    row.key for row in shown.skills if before_rows.get(row.key) != row
+                )
+            tree = dataclasses.replace(tree, base=base.serial, same_shape=same, changed=changed)
         shown.tree, shown.shape = tree, shape
         return tree
 

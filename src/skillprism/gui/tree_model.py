@@ -89,7 +89,7 @@ class SkillTreeModel(QAbstractItemModel):
         and only the changed skills' rows are updated, so the view keeps what is open without
         laying it out again; otherwise the new rows are swapped in with a reset."""
         same = view.same_shape and view.base and view.base == self._serial
-        if not same:
+        if not same or view.changed is None:
             self.beginResetModel()
             self._roots, self._skills, self._groups = roots, skills, view.groups
             self._serial, self._keep = view.serial, view.keep
@@ -98,21 +98,24 @@ class SkillTreeModel(QAbstractItemModel):
             self._loading.clear()
             self.endResetModel()
             return
-        old_groups, old_skills = self._groups, self._skills
+        old_groups = self._groups
         self._roots, self._skills, self._groups = roots, skills, view.groups
         self._serial, self._keep = view.serial, view.keep
-        changed = view.changed
         last = len(self.COLUMNS) - 1
         for r, (old, new) in enumerate(zip(old_groups, view.groups, strict=True)):
             if old[1] != new[1]:  # the root's summary
                 self.dataChanged.emit(
                     self.createIndex(r, 0, _root_id(r)), self.createIndex(r, last, _root_id(r))
                 )
-            first = end = -1
-            for s, (was, now) in enumerate(zip(old[2], new[2], strict=True)):
-                skill = skills[now]
-                if old_skills[was] == skill and (changed is None or skill.key not in changed):
-                    continue
+        # Only the skills the engine says changed (a tree of the same shape always says which):
+        # a save of one skill costs one row, not a pass over 10,000.
+        rows_changed: dict[int, list[int]] = {}
+        for key in view.changed or ():
+            at = self._positions.get(key)
+            if at is not None and at[1] >= 0:
+                rows_changed.setdefault(at[0], []).append(at[1])
+        for r, changed_rows in rows_changed.items():
+            for s in changed_rows:
                 if self._files.get((r, s)):  # its files may have changed too: listed again
                     parent = self.createIndex(s, 0, _skill_id(r, s))
                     self.beginRemoveRows(parent, 0, len(self._files[(r, s)]) - 1)
@@ -120,13 +123,11 @@ class SkillTreeModel(QAbstractItemModel):
                     self.endRemoveRows()
                 self._files.pop((r, s), None)
                 self._loading.discard((r, s))
-                first = s if first < 0 else first
-                end = s
-            if first >= 0:
-                self.dataChanged.emit(
-                    self.createIndex(first, 0, _skill_id(r, first)),
-                    self.createIndex(end, last, _skill_id(r, end)),
-                )
+            first, end = min(changed_rows), max(changed_rows)
+            self.dataChanged.emit(
+                self.createIndex(first, 0, _skill_id(r, first)),
+                self.createIndex(end, last, _skill_id(r, end)),
+            )
 
     @property
     def filtered(self) -> bool:

@@ -76,15 +76,16 @@ def run(args: argparse.Namespace) -> int:
     # Relative PATHs given: paths are printed relative to where the command runs, as given.
     relative = bool(args.paths) and not any(os.path.isabs(p) for p in args.paths)
     places = Places(os.getcwd() if relative else "")
+    settings = workspace.settings_report()
     if args.format == "json":
-        text = format_json(catalogs)
+        text = format_json(catalogs, settings)
     elif args.format == "sarif":
-        text = format_sarif(catalogs, base=workspace.project)
+        text = format_sarif(catalogs, base=workspace.project, settings=settings)
     elif args.format == "github":
-        text = format_github(catalogs, base=os.getcwd())
+        text = format_github(catalogs, base=os.getcwd(), settings=settings)
     else:
         color = want_color(sys.stdout, args.no_color)
-        text = format_text(catalogs, color, quiet=args.quiet, places=places)
+        text = format_text(catalogs, color, quiet=args.quiet, places=places, settings=settings)
     emit(text, sys.stdout)
     all_diags = [d for c in catalogs for d in c.all_diagnostics()]
     if any(d.code == "SP310" for d in all_diags):

@@ -46,6 +46,7 @@ def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool)
             help="runtime profile (default agentskills)",
         )
     parser.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
+    add_project_settings_arg(parser)
     parser.add_argument(
         "--install-into",
         choices=("personal", "project"),
@@ -59,6 +60,18 @@ def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool)
         default=10,
         metavar="N",
         help="how deep to search folders given as PATH (default 10)",
+    )
+
+
+def add_project_settings_arg(parser: argparse.ArgumentParser) -> None:
+    """--no-project-settings: the reviewer's mode (docs/ci.md)."""
+    parser.add_argument(
+        "--no-project-settings",
+        dest="project_settings",
+        action="store_false",
+        help="do not apply the project's .skillprism.toml or [tool.skillprism] (review a "
+        "repository you do not trust: its settings cannot switch checks off or hide findings); "
+        "the output still names the file and what it would set",
     )
 
 
@@ -105,6 +118,7 @@ def open_workspace(
             max_depth=getattr(args, "max_depth", 10),
             workers=workers,
             install_into=getattr(args, "install_into", ""),
+            project_settings=getattr(args, "project_settings", True),
         )
         if getattr(args, "counter", None):
             workspace.use_counter(args.counter)

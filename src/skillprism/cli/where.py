@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, error
+from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, add_project_settings_arg, error
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     where.add_argument("skill_dir", metavar="SKILL_DIR", help="a skill folder (or its SKILL.md)")
     where.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
+    add_project_settings_arg(where)
     where.add_argument("--home", metavar="DIR", help="home folder (default: yours)")
     where.add_argument(
         "--profile",
@@ -43,7 +44,11 @@ def run(args: argparse.Namespace) -> int:
         return error(f"--project {args.project}: not a folder")
     try:
         workspace = Workspace(
-            args.project, (), args.profile or available_profiles(), home=args.home
+            args.project,
+            (),
+            args.profile or available_profiles(),
+            home=args.home,
+            project_settings=args.project_settings,
         )
         report = workspace.where(args.skill_dir)
     except (WorkspaceError, PlacementError) as err:

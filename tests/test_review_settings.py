@@ -196,6 +196,7 @@ def test_reviewer_mode_survives_a_broken_settings_file(
     (repo / ".skillprism.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", "utf-8")
     rc, out, err = check(capsys, repo)
     assert rc == 2 and not out
+    assert err.count("\n") == 1 and "nested too deeply" in err
     rc, doc = check_json(capsys, repo, "--no-project-settings")
     assert rc == 1 and "SP740" in codes(doc)
     assert "nested too deeply" in doc["settings"]["problem"]

@@ -4,7 +4,6 @@ budget inputs, and opening the Workspace they describe. Headless commands never 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -140,20 +139,15 @@ def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
     """The budget inputs of the command line (--context-window, --budget-*, --usage, --override,
     --allowlist); UsageError for any that cannot be used."""
     from skillprism.core.disclose import OVERRIDES
-    from skillprism.core.document import read_bytes_safely
+    from skillprism.core.structured import StructuredError, read_structured
 
     usage: dict[str, float] = {}
     pins: set[str] = set()
     if getattr(args, "usage", None):
-        raw, _st, problem = read_bytes_safely(args.usage, 4 * 1024 * 1024)
-        if problem is not None or raw is None:
-            raise UsageError(
-                f"--usage {args.usage}: {problem.message if problem else 'unreadable'}"
-            )
         try:
-            data = json.loads(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError) as err:
-            raise UsageError(f"--usage {args.usage}: not JSON: {err}") from None
+            data = read_structured(args.usage, "json")
+        except StructuredError as err:
+            raise UsageError(f"--usage {args.usage}: {err}") from None
         shape = '{"skill-name": count, ...} or {"usage": {...}, "pins": ["skill-name", ...]}'
         counts = data.get("usage", data) if isinstance(data, dict) else None
         raw_pins = data.get("pins", []) if isinstance(data, dict) and "usage" in data else []

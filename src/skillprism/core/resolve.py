@@ -8,7 +8,6 @@ import contextlib
 import fnmatch
 import gc
 import glob
-import json
 import logging
 import os
 import re
@@ -34,6 +33,7 @@ from skillprism.core.scan import (
     TreeListing,
     search,
 )
+from skillprism.core.structured import MANIFEST_MAX_BYTES, StructuredError, read_structured
 from skillprism.core.validate import Evaluation, evaluate
 
 if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
@@ -283,12 +283,11 @@ def plugin_name(root_path: str, marker: str) -> str:
     name = os.path.basename(parent)
     if marker:
         manifest = os.path.join(parent, marker)
-        try:
-            with open(manifest, "rb") as fh:
-                data = json.loads(fh.read(65536))
+        try:  # never blocks on a FIFO, never recurses past its bound (core/structured.py)
+            data = read_structured(manifest, "json", cap=MANIFEST_MAX_BYTES)
             if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
                 name = data["name"]
-        except (OSError, ValueError):
+        except StructuredError:
             pass
     return name
 

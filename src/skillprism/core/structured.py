@@ -17,6 +17,8 @@ from skillprism.core.document import read_bytes_safely
 
 # Settings, profiles and manifests are a few kilobytes; this bounds what one can cost.
 MAX_STRUCTURED_BYTES = 4 * 1024 * 1024
+# A plugin manifest names its plugin in a few lines; a larger one is read as if absent.
+MANIFEST_MAX_BYTES = 64 * 1024
 _FORMATS = ("toml", "json")
 
 

@@ -30,6 +30,7 @@ from skillprism.core.scan import (
     DEFAULT_MAX_DEPTH,
     SKILL_FILE_LOWER,
     FoundFile,
+    ScanResult,
     TreeListing,
     search,
 )
@@ -415,9 +416,9 @@ def build_catalog(
 
     held = Tally()  # what the settings hold back about no single skill
 
-    def note(path: str, finding: Finding) -> None:
+    def note(path: str, finding: Finding, severity: Severity | None = None) -> None:
         with policy.counting() as tally:
-            d = policy.diagnostic(finding, path)
+            d = policy.diagnostic(finding, path, severity=severity)
         if d is not None:
             root_diags.append(d)
         held.add_all(tally)
@@ -472,8 +473,12 @@ def build_catalog(
                 files = result.files
             roots.append(root)
             for where, finding in result.notes:
-                note(where, finding)
-            if not files and not any(f.rule == "folder-unreadable" for _w, f in result.notes):
+                note(where, finding, _note_severity(result, finding))
+            if (
+                not files
+                and not result.stopped_empty  # its SP303 says more: the search was cut short
+                and not any(f.rule == "folder-unreadable" for _w, f in result.notes)
+            ):
                 note(
                     absolute,
                     Finding(
@@ -512,7 +517,7 @@ def build_catalog(
                 **evaluator.search_callbacks(),
             )
             for where, finding in result.notes:
-                note(where, finding)
+                note(where, finding, _note_severity(result, finding))
             files = result.files
             if 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files:
                 extra = root_md_files(root.path, profile.file_names)
@@ -554,6 +559,14 @@ def build_catalog(
     if held.files or held.findings:
         catalog = replace(catalog, suppressed=Suppressed(held.take_all(), held.files))
     return catalog
+
+
+def _note_severity(result: ScanResult, finding: Finding) -> Severity | None:
+    """A search that a bound stopped before it found any skill file checked nothing: its
+    truncation is an error, not the rule's default warning (unless the profile rates it)."""
+    if result.stopped_empty and finding.rule == "scan-truncated":
+        return Severity.ERROR
+    return None
 
 
 def _install(

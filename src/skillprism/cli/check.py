@@ -45,13 +45,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def list_profiles() -> int:
+    from skillprism.core.display import display_path
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
 
+    # User profiles are anyone's text: one line each, control characters spelled out.
     for name in available_profiles():
         try:
-            print(f"{name}: {load_profile(name).provenance}")
+            print(display_path(f"{name}: {load_profile(name).provenance}"))
         except ProfileError as err:
-            print(f"{name}: cannot be loaded: {err}")
+            print(display_path(f"{name}: cannot be loaded: {err}"))
     return EXIT_OK
 
 

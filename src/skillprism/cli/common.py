@@ -9,6 +9,8 @@ import os
 import sys
 
 from skillprism.app.workspace import BudgetInputs, Workspace, WorkspaceError
+from skillprism.core.display import display_path
+from skillprism.formats.stream import terminal_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -18,8 +20,25 @@ class UsageError(Exception):
 
 
 def error(message: str) -> int:
-    print(f"skillprism: error: {message}", file=sys.stderr)
+    """Say `message` on standard error as one line (control characters from names and paths
+    spelled out) and return the usage exit code."""
+    print(f"skillprism: error: {display_path(message)}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def tell(message: str) -> None:
+    """A note for the user on standard error, escaped for the terminal like every output."""
+    print(terminal_text(message), file=sys.stderr)
+
+
+def add_raw_arg(parser: argparse.ArgumentParser, what: str) -> None:
+    """--raw: print `what` exactly, control characters included (text output escapes them)."""
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help=f"print {what} exactly as the model gets it, control characters included (for a "
+        "file or a pipe; text output otherwise spells them out, e.g. \\x1b)",
+    )
 
 
 def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool) -> None:
@@ -194,4 +213,4 @@ def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
 def warn_unread(problems: list[str]) -> None:
     """Runtime settings files that could not be read: said on stderr, never fatal."""
     for problem in problems:
-        print(f"skillprism: warning: {problem}", file=sys.stderr)
+        tell(f"skillprism: warning: {problem}")

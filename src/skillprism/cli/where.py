@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import Workspace, WorkspaceError
     from skillprism.core.placement import PlacementError, render_text
     from skillprism.core.profiles import available_profiles
+    from skillprism.formats import emit, terminal_text
 
     if args.project and not os.path.isdir(args.project):
         return error(f"--project {args.project}: not a folder")
@@ -53,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
         report = workspace.where(args.skill_dir)
     except (WorkspaceError, PlacementError) as err:
         return error(str(err))
+    # JSON escapes every control character, text spells them out: a name or folder from the
+    # skill never reaches the terminal raw.
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n")
+        emit(json.dumps(report.to_dict(), indent=1, ensure_ascii=True) + "\n", sys.stdout)
     else:
-        sys.stdout.write(render_text(report))
+        emit(terminal_text(render_text(report)), sys.stdout)
     return EXIT_OK if all(p.found for p in report.profiles) else EXIT_FINDINGS

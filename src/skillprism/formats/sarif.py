@@ -130,7 +130,7 @@ def format_sarif(
             "invocations": [_invocation(report, base)],
             "results": results,
             "properties": {
-                "projectSettings": report.to_json(),
+                "projectSettings": json_safe(report.to_json()),
                 "suppressed": {
                     "findings": dict(held[i][1]) if held else {},
                     "skill_files": held[i][2] if held else 0,
@@ -141,4 +141,8 @@ def format_sarif(
             run["originalUriBaseIds"] = {BASE_ID: {"uri": _file_uri(base).rstrip("/") + "/"}}
         runs.append(run)
     doc = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": runs}
-    return json.dumps(json_safe(doc), indent=2, ensure_ascii=True) + "\n"
+    # Every string from a file name or a skill is already free of lone surrogates (message texts
+    # through display_path, URIs percent-encoded, the settings through json_safe), so the
+    # document goes to the C encoder as it is: compact, since `indent` falls back to the
+    # pure-Python encoder, whose chunks cost several times the output (40,000 findings).
+    return json.dumps(doc, ensure_ascii=True) + "\n"

@@ -286,3 +286,22 @@ def test_a_profile_ignore_is_not_counted_as_the_settings(repo: Path) -> None:
     policy = Policy(quiet, frozenset({"SP216"}), base=os.fspath(repo))
     catalog = build_catalog(quiet, [os.fspath(repo / "skills")], policy=policy)
     assert catalog.suppression() == ((), 0)
+
+
+def test_nested_tallies_count_into_the_innermost_only(repo: Path) -> None:
+    profile = load_profile("agentskills")
+    policy = Policy(profile, frozenset({"SP216"}), base=os.fspath(repo))
+    from skillprism.core.document import Finding
+
+    finding = Finding("unknown-field", "unknown field 'x'")
+    with policy.counting() as outer:
+        with policy.counting() as inner:  # both empty, hence equal, when the inner one closes
+            pass
+        assert policy.diagnostic(finding, "/a/SKILL.md") is None
+        with policy.counting() as inner:
+            assert policy.diagnostic(finding, "/b/SKILL.md") is None
+        assert policy.diagnostic(finding, "/a/SKILL.md") is None
+    assert outer.take("/a/SKILL.md") == (("SP216", 2),) and inner.take("/b/SKILL.md") == (
+        ("SP216", 1),
+    )
+    assert policy._tallies == []

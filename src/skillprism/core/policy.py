@@ -79,7 +79,7 @@ class _RuleView:
     profile_set: bool  # the profile's [rules] table names this rule
 
 
-@dataclass
+@dataclass(eq=False)  # told apart by identity: nested tallies may hold the same counts
 class Tally:
     """What the project's settings held back while a tally was open (`Policy.counting`):
     findings per owner (the skill file they are about, or the folder for findings about no
@@ -176,7 +176,10 @@ class Policy:
         try:
             yield tally
         finally:
-            self._tallies.remove(tally)
+            for i in range(len(self._tallies) - 1, -1, -1):
+                if self._tallies[i] is tally:
+                    del self._tallies[i]
+                    break
 
     def leaves_out(self, path: str) -> bool:
         """Whether the settings' `ignore_paths` leave the skill file at `path` out altogether

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import build_catalog, expand_template, repository_root
+from skillprism.core.resolve import DocumentCache, build_catalog, expand_template, repository_root
 
 PROJECT, PERSONAL = "project", "personal"
 
@@ -221,9 +221,13 @@ def where(
     project: str,
     home: str | None = None,
     env: Mapping[str, str] | None = None,
+    cache: DocumentCache | None = None,
 ) -> WhereReport:
     """Where each runtime in `profiles` would find the skill in `skill_dir` (a folder holding
-    SKILL.md, or the file), for `project` and `home`, and what it makes of it where it is now."""
+    SKILL.md, or the file), for `project` and `home`, and what it makes of it where it is now.
+    One document cache serves every profile: the file is read, and its YAML read per typing,
+    once (a frontmatter of 10,000 keys is not read again for each of 30 profiles)."""
+    cache = cache or DocumentCache()
     env = os.environ if env is None else env
     home = os.path.abspath(home or os.path.expanduser("~"))
     project = os.path.abspath(project)
@@ -234,7 +238,9 @@ def where(
     results: list[ProfilePlacement] = []
     for profile in profiles:
         # What the runtime makes of the file itself (the skill alone, as a PATH).
-        alone = build_catalog(profile, [folder_path], project=project, home=home, env=env)
+        alone = build_catalog(
+            profile, [folder_path], project=project, home=home, env=env, cache=cache
+        )
         entry = next((s for s in alone.skills if os.path.realpath(s.path) == real_file), None)
         fm_name = ""
         if entry is not None and isinstance(entry.frontmatter.get("name"), str):
@@ -249,7 +255,7 @@ def where(
         if entry is not None and entry.status == "skipped":
             notes.append(f"wherever it is, {profile.title} does not load it: {entry.reason}")
         # What the runtime does with it where it is now (its own roots, this project and home).
-        catalog = build_catalog(profile, None, project=project, home=home, env=env)
+        catalog = build_catalog(profile, None, project=project, home=home, env=env, cache=cache)
         now = next(
             (s for s in catalog.skills if os.path.realpath(s.path) == real_file),
             None,

@@ -428,14 +428,7 @@ class Workspace:
         would need it in, and whether it finds it where it is now (PlacementError for a folder
         without a skill file)."""
         profiles = self.profiles if specs is None else [self.profile(s) for s in specs]
-        return where(
-            skill_dir,
-            profiles,
-            project=self.project,
-            home=self.home,
-            env=self.env,
-            cache=self.cache,
-        )
+        return where(skill_dir, profiles, project=self.project, home=self.home, env=self.env)
 
     # --- matrix and report -----------------------------------------------------------------------
 

@@ -214,6 +214,15 @@ def _strongest_first(profile: Profile, placed: list[Placement]) -> list[Placemen
     return [replace(p, rank=i + 1) for i, p in enumerate(ordered)]
 
 
+class _SharedDocuments(DocumentCache):
+    """The file read, and its YAML read per typing, once for every profile (a frontmatter of
+    10,000 keys is not read again for each of 30 runtimes); each profile's evaluation is its own
+    and is not kept (40,000 findings under 30 profiles would be)."""
+
+    def store_evaluation(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
 def where(
     skill_dir: str,
     profiles: Sequence[Profile],
@@ -221,13 +230,10 @@ def where(
     project: str,
     home: str | None = None,
     env: Mapping[str, str] | None = None,
-    cache: DocumentCache | None = None,
 ) -> WhereReport:
     """Where each runtime in `profiles` would find the skill in `skill_dir` (a folder holding
-    SKILL.md, or the file), for `project` and `home`, and what it makes of it where it is now.
-    One document cache serves every profile: the file is read, and its YAML read per typing,
-    once (a frontmatter of 10,000 keys is not read again for each of 30 profiles)."""
-    cache = cache or DocumentCache()
+    SKILL.md, or the file), for `project` and `home`, and what it makes of it where it is now."""
+    cache = _SharedDocuments()
     env = os.environ if env is None else env
     home = os.path.abspath(home or os.path.expanduser("~"))
     project = os.path.abspath(project)

@@ -525,7 +525,10 @@ def test_skillprism_toml_ignore_codes_and_paths(
     rc, doc = run_json(capsys, "--project", project)
     assert rc == 0
     assert statuses(doc) == {"alpha": "ok", "gamma": "ok", "beta": "ok"}
-    assert "SP216" not in json.dumps(doc)
+    assert "SP216" not in json.dumps(doc["results"][0]["skills"])
+    # ...and the output says where they went.
+    assert doc["settings"]["file"] == os.fspath(settings) and doc["settings"]["applied"]
+    assert doc["results"][0]["suppressed"]["findings"]["SP216"] >= 2
 
     settings.write_text('roots = ["skills", "vendor"]\nignore_paths = ["vendor/**"]\n', "utf-8")
     rc, doc = run_json(capsys, "--project", project)

@@ -1,8 +1,11 @@
-"""Hostile inputs: every one gives a diagnostic, finishes, runs no code and leaves the input tree
-byte-identical. The inputs are built in tmp_path (bench/hostile_cases.py, shared with
-bench/bench_hostile.py, which times each against the 2 s target); nothing hostile is committed.
+"""Hostile inputs: every one gives a diagnostic (or is refused in one line), finishes, runs no
+code and leaves the input tree byte-identical. The inputs are built in tmp_path
+(bench/hostile_cases.py, shared with bench/bench_hostile.py, which times every command on each
+against its targets); nothing hostile is committed.
 
 Each check runs `python -m skillprism check` in a subprocess with a 60 s timeout: the hang guard.
+The cases of issue 22 also run through every command of the matrix (prompt, activate, resource,
+report, where, watch, check in each format).
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ def test_hostile_input_is_diagnosed_and_untouched(case, tmp_path: Path) -> None:
     target, before = _prepare(case, tmp_path)
     run = _run(case, tmp_path, target, hc.case_args(case, tmp_path))
     assert hc.problems(case, tmp_path, target, before, run) == []
+    if case.error_line:
+        return  # refused in one line: nothing else printed
     # Every path reported (undecodable bytes come back as surrogate escapes) names a real entry.
     doc = json.loads(run.stdout)
     for result in doc["results"]:
@@ -67,16 +72,38 @@ def _all_profiles() -> list[str]:
     return available_profiles()
 
 
-@pytest.mark.parametrize("case", hc.CASES, ids=_ids(hc.CASES))
+def _without_profiles(args: tuple[str, ...]) -> tuple[str, ...]:
+    """`args` less every `--profile X`."""
+    out: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--profile":
+            next(it, None)
+        else:
+            out.append(arg)
+    return tuple(out)
+
+
+# Refused only because of the profile they name: under the shipped profiles there is nothing to refuse.
+_OWN_PROFILE = [c for c in hc.CASES if c.error_line and "--profile" in c.args]
+_EVERY_PROFILE = [c for c in hc.CASES if c not in _OWN_PROFILE]
+
+
+@pytest.mark.parametrize("case", _EVERY_PROFILE, ids=_ids(_EVERY_PROFILE))
 def test_hostile_input_under_every_profile(case, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Every shipped profile (typings, fallbacks, layouts) survives the same input in one run."""
     target, before = _prepare(case, tmp_path)
-    extra = tuple(arg for name in _all_profiles() for arg in ("--profile", name))
+    extra = _without_profiles(hc.case_args(case, tmp_path)) + tuple(
+        arg for name in _all_profiles() for arg in ("--profile", name)
+    )
     run = _run(case, tmp_path, target, extra)
     assert hc.problems(case, tmp_path, target, before, run, codes=False) == []
+    if case.error_line:
+        return
     doc = json.loads(run.stdout)
     assert len(doc["results"]) == len(_all_profiles())
-    assert any(hc.reported_codes({"results": [r]}) for r in doc["results"]), "no diagnostic at all"
+    if case.codes:
+        assert any(hc.reported_codes({"results": [r]}) for r in doc["results"]), "no diagnostic"
 
 
 _PRINTED = [
@@ -109,6 +136,26 @@ def test_hostile_names_print_in_every_format(case, fmt: str, tmp_path: Path) -> 
         assert all(code in run.stdout for code in case.codes)
         # One diagnostic per line: a newline in a folder name is escaped, never printed raw.
         assert "bad\nname" not in run.stdout
+
+
+_ISSUE_22 = list(hc.CASES[hc.CASES.index(next(c for c in hc.CASES if c.id == "link-to-proc")) :])
+
+
+@pytest.mark.parametrize("case", _ISSUE_22, ids=_ids(_ISSUE_22))
+def test_every_command_on_the_issue_22_cases(case, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every command a reviewer runs finishes on each input, prints no traceback and no raw
+    control character, refuses what must be refused in one line, and changes nothing. (Speed and
+    memory are judged by bench/bench_hostile.py.)"""
+    target, before = _prepare(case, tmp_path)
+    failures = {}
+    # check's other formats run the same pipeline as check-text (their output is unit-tested);
+    # bench/bench_hostile.py runs them all.
+    for command in (c for c in hc.COMMANDS if c.id not in ("check-sarif", "check-github")):
+        run = hc.run_case_command(command, case, tmp_path, target, timeout=HANG_GUARD_S)
+        issues = hc.command_problems(command, case, tmp_path, target, before, run)
+        if issues:
+            failures[command.id] = issues
+    assert failures == {}
 
 
 def test_fingerprint_sees_changes(tmp_path: Path) -> None:

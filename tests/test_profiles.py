@@ -217,7 +217,7 @@ def test_broken_profile_names_file_and_key(
 
 def test_bad_toml_names_the_file(tmp_path: Path) -> None:
     path = _write(tmp_path, GOOD + "\n[discovery\n")
-    with pytest.raises(ProfileError, match=re.escape(str(path)) + ".*invalid TOML"):
+    with pytest.raises(ProfileError, match=re.escape(str(path)) + ".*not valid TOML"):
         load_profile_file(path)
 
 

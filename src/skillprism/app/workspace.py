@@ -4,7 +4,9 @@ runtime profiles chosen, with everything the front ends ask of them.
 Both front ends (the CLI and the window) go through it and through nothing else, so for the same
 folders and settings they give the same findings, listing, budget outcomes, matrix and report. It:
 
-* reads the project settings (`.skillprism.toml` or `[tool.skillprism]`) once;
+* reads the project settings (`.skillprism.toml` or `[tool.skillprism]`) once, or only notes
+  them (`project_settings=False`, the reviewer's mode: the reviewed folder does not control its
+  review), and reports which file applied and what it held back (`settings_report`);
 * loads each profile once, and builds every finding through one `Policy` per profile (the
   profile's rules and the project's `ignore_codes` / `ignore_paths`);
 * keeps one live catalog per profile over one shared document cache, refreshed from changed
@@ -39,7 +41,12 @@ from skillprism.core.profiles import Profile, ProfileError, available_profiles, 
 from skillprism.core.resolve import DocumentCache
 from skillprism.core.runtime_settings import apply_runtime_settings
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, path_problem
-from skillprism.core.settings import ProjectSettings, SettingsError, load_project_settings
+from skillprism.core.settings import (
+    ProjectSettings,
+    SettingsError,
+    SettingsReport,
+    load_project_settings,
+)
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
 from skillprism.core.watch import LiveCatalog
@@ -71,7 +78,9 @@ class Workspace:
     profile's own roots for `project` and `home`). `profiles`: names or paths of profiles (empty:
     the settings file's `profiles`, else agentskills). `install_into` ("personal" or "project"):
     review the `paths` (repositories of skills) as installed into each runtime's personal or
-    project skills folder, beside what is already there (core/installed.py); "" = as laid out."""
+    project skills folder, beside what is already there (core/installed.py); "" = as laid out.
+    `project_settings` False: the project's settings file is not applied (nor can a broken one
+    stop the review); `settings_report` still names it and what it would set."""
 
     def __init__(
         self,
@@ -85,16 +94,26 @@ class Workspace:
         workers: int = 1,
         start_method: str = "fork",
         install_into: str = "",
+        project_settings: bool = True,
     ) -> None:
         self.project = os.path.abspath(project or os.getcwd())
         if not os.path.isdir(self.project):
             raise WorkspaceError(f"project {project}: not a folder")
         if max_depth < 0:
             raise WorkspaceError("the search depth must be 0 or more")
+        self.project_settings = project_settings
+        # What the settings file says, applied or not, and why it could not be read.
+        self._found_settings, self._settings_problem = ProjectSettings(), ""
         try:
-            self.settings: ProjectSettings = load_project_settings(self.project)
+            self._found_settings = load_project_settings(self.project)
         except SettingsError as err:
-            raise WorkspaceError(str(err)) from None
+            if project_settings:
+                raise WorkspaceError(str(err)) from None
+            self._found_settings = ProjectSettings(source=err.path)
+            self._settings_problem = str(err)
+        self.settings: ProjectSettings = (
+            self._found_settings if project_settings else ProjectSettings()
+        )
         self.home = home or os.path.expanduser("~")
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
         self.max_depth = max_depth
@@ -157,6 +176,24 @@ class Workspace:
             self.settings.ignore_codes,
             self.settings.ignore_paths,
             self.project,
+        )
+
+    def settings_report(self, specs: Sequence[str] | None = None) -> SettingsReport:
+        """Which settings file of the project applied (or was found and not applied), what it
+        switched off, and what it held back from the catalog of each profile of `specs`
+        (default: the chosen ones), in that order."""
+        found = self._found_settings
+        held = []
+        if self.project_settings and found.source:
+            for spec in self.chosen if specs is None else specs:
+                codes, files = self.catalog(spec).suppression()
+                held.append((self.profile(spec).name or spec, codes, files))
+        return SettingsReport(
+            file=found.source,
+            applied=self.project_settings and bool(found.source),
+            settings=found,
+            problem=self._settings_problem,
+            held_back=tuple(held),
         )
 
     # --- catalogs --------------------------------------------------------------------------------
@@ -412,6 +449,7 @@ class Workspace:
             generated=generated or self.generated_stamp(),
             paths=[os.path.abspath(p) for p in self.given_paths],
             project=self.project,
+            settings=self.settings_report(specs),
         )
 
     @staticmethod

@@ -1,5 +1,6 @@
 """`skillprism activate`: exactly what the model receives when a skill is activated with arguments,
-as the profile's runtime does it; a refusal prints the runtime's text on stderr and exits 1."""
+as the profile's runtime does it (control characters spelled out unless --raw); a refusal prints
+the runtime's text on stderr and exits 1."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from skillprism.cli.common import (
     EXIT_OK,
     UsageError,
     add_counter_arg,
+    add_raw_arg,
     add_selection_args,
     error,
     open_workspace,
+    tell,
 )
 
 
@@ -44,6 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     add_counter_arg(act)
     act.add_argument("--format", choices=("text", "json"), default="text")
+    add_raw_arg(act, "the content")
     act.set_defaults(run=run)
 
 
@@ -91,7 +95,7 @@ EXIT_BUILTIN = 3  # the runtime lists the skill, but its body ships inside the r
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.core.activate import ActivationError, BuiltinSkillError
-    from skillprism.formats import emit
+    from skillprism.formats import emit, terminal_text
 
     try:
         workspace = open_workspace(args)
@@ -111,17 +115,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"skillprism: {workspace.profile(spec).name}: {err}", file=sys.stderr)
         return EXIT_BUILTIN
     except ActivationError as err:
-        print(f"skillprism: {workspace.profile(spec).name}: {err}", file=sys.stderr)
+        tell(f"skillprism: {workspace.profile(spec).name}: {err}")
         return EXIT_FINDINGS
     if args.format == "json":
         emit(json.dumps(activation_json(result), ensure_ascii=True, indent=1) + "\n", sys.stdout)
         return EXIT_OK if result.allowed else EXIT_FINDINGS
     if not result.allowed:
-        print(result.refusal, file=sys.stderr)
+        tell(result.refusal)
         return EXIT_FINDINGS
-    emit(result.content + ("" if result.content.endswith("\n") else "\n"), sys.stdout)
+    content = result.content if args.raw else terminal_text(result.content)
+    emit(content + ("" if content.endswith("\n") else "\n"), sys.stdout)
     for note in result.notes:
-        print(f"skillprism: note: {note}", file=sys.stderr)
+        tell(f"skillprism: note: {note}")
     for line, cmd in result.would_run:
-        print(f"skillprism: line {line} would run (not run here): {cmd}", file=sys.stderr)
+        tell(f"skillprism: line {line} would run (not run here): {cmd}")
     return EXIT_OK

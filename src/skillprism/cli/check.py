@@ -45,13 +45,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def list_profiles() -> int:
+    from skillprism.core.display import display_path
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
 
+    # User profiles are anyone's text: one line each, control characters spelled out.
     for name in available_profiles():
         try:
-            print(f"{name}: {load_profile(name).provenance}")
+            print(display_path(f"{name}: {load_profile(name).provenance}"))
         except ProfileError as err:
-            print(f"{name}: cannot be loaded: {err}")
+            print(display_path(f"{name}: cannot be loaded: {err}"))
     return EXIT_OK
 
 
@@ -76,15 +78,16 @@ def run(args: argparse.Namespace) -> int:
     # Relative PATHs given: paths are printed relative to where the command runs, as given.
     relative = bool(args.paths) and not any(os.path.isabs(p) for p in args.paths)
     places = Places(os.getcwd() if relative else "")
+    settings = workspace.settings_report()
     if args.format == "json":
-        text = format_json(catalogs)
+        text = format_json(catalogs, settings)
     elif args.format == "sarif":
-        text = format_sarif(catalogs, base=workspace.project)
+        text = format_sarif(catalogs, base=workspace.project, settings=settings)
     elif args.format == "github":
-        text = format_github(catalogs, base=os.getcwd())
+        text = format_github(catalogs, base=os.getcwd(), settings=settings)
     else:
         color = want_color(sys.stdout, args.no_color)
-        text = format_text(catalogs, color, quiet=args.quiet, places=places)
+        text = format_text(catalogs, color, quiet=args.quiet, places=places, settings=settings)
     emit(text, sys.stdout)
     all_diags = [d for c in catalogs for d in c.all_diagnostics()]
     if any(d.code == "SP310" for d in all_diags):

@@ -4,12 +4,13 @@ budget inputs, and opening the Workspace they describe. Headless commands never 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
 
 from skillprism.app.workspace import BudgetInputs, Workspace, WorkspaceError
+from skillprism.core.display import display_path
+from skillprism.formats.stream import terminal_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -19,8 +20,25 @@ class UsageError(Exception):
 
 
 def error(message: str) -> int:
-    print(f"skillprism: error: {message}", file=sys.stderr)
+    """Say `message` on standard error as one line (control characters from names and paths
+    spelled out) and return the usage exit code."""
+    print(f"skillprism: error: {display_path(message)}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def tell(message: str) -> None:
+    """A note for the user on standard error, escaped for the terminal like every output."""
+    print(terminal_text(message), file=sys.stderr)
+
+
+def add_raw_arg(parser: argparse.ArgumentParser, what: str) -> None:
+    """--raw: print `what` exactly, control characters included (text output escapes them)."""
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help=f"print {what} exactly as the model gets it, control characters included (for a "
+        "file or a pipe; text output otherwise spells them out, e.g. \\x1b)",
+    )
 
 
 def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool) -> None:
@@ -46,6 +64,7 @@ def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool)
             help="runtime profile (default agentskills)",
         )
     parser.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
+    add_project_settings_arg(parser)
     parser.add_argument(
         "--install-into",
         choices=("personal", "project"),
@@ -59,6 +78,18 @@ def add_selection_args(parser: argparse.ArgumentParser, *, repeat_profile: bool)
         default=10,
         metavar="N",
         help="how deep to search folders given as PATH (default 10)",
+    )
+
+
+def add_project_settings_arg(parser: argparse.ArgumentParser) -> None:
+    """--no-project-settings: the reviewer's mode (docs/ci.md)."""
+    parser.add_argument(
+        "--no-project-settings",
+        dest="project_settings",
+        action="store_false",
+        help="do not apply the project's .skillprism.toml or [tool.skillprism] (review a "
+        "repository you do not trust: its settings cannot switch checks off or hide findings); "
+        "the output still names the file and what it would set",
     )
 
 
@@ -105,6 +136,7 @@ def open_workspace(
             max_depth=getattr(args, "max_depth", 10),
             workers=workers,
             install_into=getattr(args, "install_into", ""),
+            project_settings=getattr(args, "project_settings", True),
         )
         if getattr(args, "counter", None):
             workspace.use_counter(args.counter)
@@ -125,21 +157,16 @@ def open_workspace(
 def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
     """The budget inputs of the command line (--context-window, --budget-*, --usage, --override,
     --allowlist); UsageError for any that cannot be used."""
-    from skillprism.core.document import read_bytes_safely
+    from skillprism.core.structured import StructuredError, read_structured
     from skillprism.core.vocabulary import OVERRIDES
 
     usage: dict[str, float] = {}
     pins: set[str] = set()
     if getattr(args, "usage", None):
-        raw, _st, problem = read_bytes_safely(args.usage, 4 * 1024 * 1024)
-        if problem is not None or raw is None:
-            raise UsageError(
-                f"--usage {args.usage}: {problem.message if problem else 'unreadable'}"
-            )
         try:
-            data = json.loads(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError) as err:
-            raise UsageError(f"--usage {args.usage}: not JSON: {err}") from None
+            data = read_structured(args.usage, "json")
+        except StructuredError as err:
+            raise UsageError(f"--usage {args.usage}: {err}") from None
         shape = '{"skill-name": count, ...} or {"usage": {...}, "pins": ["skill-name", ...]}'
         counts = data.get("usage", data) if isinstance(data, dict) else None
         raw_pins = data.get("pins", []) if isinstance(data, dict) and "usage" in data else []
@@ -186,4 +213,4 @@ def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
 def warn_unread(problems: list[str]) -> None:
     """Runtime settings files that could not be read: said on stderr, never fatal."""
     for problem in problems:
-        print(f"skillprism: warning: {problem}", file=sys.stderr)
+        tell(f"skillprism: warning: {problem}")

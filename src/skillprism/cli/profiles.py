@@ -29,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from skillprism.core.profile_sheet import profile_sheet, profile_sheet_markdown
     from skillprism.core.profiles import ProfileError, available_profiles, load_profile
+    from skillprism.formats import emit, terminal_text
 
     if not args.names:
         if args.format == "json":
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
                     rows.append(_summary(profile_sheet(load_profile(name))))
                 except ProfileError as err:
                     rows.append({"name": name, "error": str(err)})
-            sys.stdout.write(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+            emit(json.dumps(rows, indent=1, ensure_ascii=True) + "\n", sys.stdout)
             return EXIT_OK
         from skillprism.cli.check import list_profiles
 
@@ -49,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
         return error(str(err))
     if args.format == "json":
         sheets = [profile_sheet(p) for p in loaded]
-        sys.stdout.write(json.dumps(sheets, indent=1, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write("\n".join(profile_sheet_markdown(p) for p in loaded))
+        emit(json.dumps(sheets, indent=1, ensure_ascii=True) + "\n", sys.stdout)
+    else:  # a profile named by a path is anyone's text: escaped for the terminal
+        emit(terminal_text("\n".join(profile_sheet_markdown(p) for p in loaded)), sys.stdout)
     return EXIT_OK
 
 

@@ -1,5 +1,5 @@
-"""`skillprism prompt`: the exact tier-1 listing a runtime puts in the prompt (text), or the listing
-with each skill's budget outcome (json)."""
+"""`skillprism prompt`: the exact tier-1 listing a runtime puts in the prompt (text, control
+characters spelled out unless --raw), or the listing with each skill's budget outcome (json)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from skillprism.cli.common import (
     UsageError,
     add_budget_args,
     add_counter_arg,
+    add_raw_arg,
     add_selection_args,
     budget_inputs,
     error,
     open_workspace,
+    tell,
     warn_unread,
 )
 
@@ -47,6 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     add_counter_arg(prompt)
     prompt.add_argument("--format", choices=("text", "json"), default="text")
+    add_raw_arg(prompt, "the listing")
     prompt.add_argument(
         "--style",
         metavar="STYLE",
@@ -57,7 +60,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import WorkspaceError
-    from skillprism.formats import emit
+    from skillprism.formats import emit, terminal_text
 
     try:
         inputs = budget_inputs(args)
@@ -102,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         }
         emit(json.dumps(doc, ensure_ascii=True, indent=1) + "\n", sys.stdout)
     else:
-        emit(result.text + ("\n" if result.text else ""), sys.stdout)
+        text = result.text if args.raw else terminal_text(result.text)
+        emit(text + ("\n" if text else ""), sys.stdout)
         for warning in result.warnings:
-            print(f"skillprism: {catalog.profile.name}: {warning}", file=sys.stderr)
+            tell(f"skillprism: {catalog.profile.name}: {warning}")
     return EXIT_OK

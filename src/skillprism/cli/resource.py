@@ -1,5 +1,6 @@
 """`skillprism resource`: read one of a skill's files the way the runtime's tier 3 does, with its
-guards; a refusal (escape, missing, not listed) is printed on stderr and exits 1."""
+guards (control characters spelled out unless --raw); a refusal (escape, missing, not listed) is
+printed on stderr and exits 1."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from skillprism.cli.common import (
     EXIT_OK,
     UsageError,
     add_counter_arg,
+    add_raw_arg,
     add_selection_args,
     error,
     open_workspace,
+    tell,
 )
 
 
@@ -31,12 +34,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     res.add_argument("--path", metavar="SKILL_DIR", help="use this copy instead of the winner")
     add_counter_arg(res)
     res.add_argument("--format", choices=("text", "json"), default="text")
+    add_raw_arg(res, "the file's text")
     res.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.core.activate import ActivationError
-    from skillprism.formats import emit
+    from skillprism.formats import emit, terminal_text
 
     try:
         workspace = open_workspace(args)
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = workspace.resource(spec, args.name, args.rel_path, path=args.path)
     except ActivationError as err:
-        print(f"skillprism: {workspace.profile(spec).name}: {err}", file=sys.stderr)
+        tell(f"skillprism: {workspace.profile(spec).name}: {err}")
         return EXIT_FINDINGS
     if args.format == "json":
         doc = {
@@ -71,12 +75,13 @@ def run(args: argparse.Namespace) -> int:
     if not result.ok:
         r = result.refusal
         detail = f" ({r.code}; hint: {r.hint})" if r is not None and r.hint else ""
-        print(f"{r.message if r is not None else 'refused'}{detail}", file=sys.stderr)
+        tell(f"{r.message if r is not None else 'refused'}{detail}")
         return EXIT_FINDINGS
     if result.content is not None:
-        emit(result.content + ("" if result.content.endswith("\n") else "\n"), sys.stdout)
+        content = result.content if args.raw else terminal_text(result.content)
+        emit(content + ("" if content.endswith("\n") else "\n"), sys.stdout)
     else:
-        print(result.description)
+        emit(terminal_text(result.description) + "\n", sys.stdout)
     for n in result.notes:
-        print(f"skillprism: {n.code}: {n.message}", file=sys.stderr)
+        tell(f"skillprism: {n.code}: {n.message}")
     return EXIT_OK

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, error
+from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, add_project_settings_arg, error
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     where.add_argument("skill_dir", metavar="SKILL_DIR", help="a skill folder (or its SKILL.md)")
     where.add_argument("--project", metavar="DIR", help="project folder (default: current folder)")
+    add_project_settings_arg(where)
     where.add_argument("--home", metavar="DIR", help="home folder (default: yours)")
     where.add_argument(
         "--profile",
@@ -38,18 +39,25 @@ def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import Workspace, WorkspaceError
     from skillprism.core.placement import PlacementError, render_text
     from skillprism.core.profiles import available_profiles
+    from skillprism.formats import emit, terminal_text
 
     if args.project and not os.path.isdir(args.project):
         return error(f"--project {args.project}: not a folder")
     try:
         workspace = Workspace(
-            args.project, (), args.profile or available_profiles(), home=args.home
+            args.project,
+            (),
+            args.profile or available_profiles(),
+            home=args.home,
+            project_settings=args.project_settings,
         )
         report = workspace.where(args.skill_dir)
     except (WorkspaceError, PlacementError) as err:
         return error(str(err))
+    # JSON escapes every control character, text spells them out: a name or folder from the
+    # skill never reaches the terminal raw.
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n")
+        emit(json.dumps(report.to_dict(), indent=1, ensure_ascii=True) + "\n", sys.stdout)
     else:
-        sys.stdout.write(render_text(report))
+        emit(terminal_text(render_text(report)), sys.stdout)
     return EXIT_OK if all(p.found for p in report.profiles) else EXIT_FINDINGS

@@ -1,4 +1,10 @@
-"""The immutable result of resolving a skill set under one profile."""
+"""The immutable result of resolving a skill set under one profile.
+
+A skill's `status` is the runtime's view of it: whether it loads, wins its name and keeps the
+runtime's rules. What the skill could do to the user who installs it (the security pass) is a
+second, separate verdict, `risk`: the worst severity among its security findings. A runtime loads
+a risky skill all the same, so a risk never changes the state, the listing or the budget; both
+are reported side by side (docs/check-json.md, "States and risks")."""
 
 from __future__ import annotations
 
@@ -6,14 +12,61 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.profiles import Profile
-from skillprism.core.vocabulary import STATES, VALID_STATES
+from skillprism.core.vocabulary import RISKS, STATES, VALID_STATES, state_and_risk
 
 if TYPE_CHECKING:
     from skillprism.core.policy import Policy
 
-__all__ = ["STATES", "VALID_STATES", "Catalog", "RootInfo", "SkillEntry", "skill_changes"]
+__all__ = [
+    "RISKS",
+    "STATES",
+    "VALID_STATES",
+    "Catalog",
+    "RootInfo",
+    "SkillEntry",
+    "skill_changes",
+    "state_and_risk",
+]
+
+_RISK_OF_RANK = {0: "none", 1: "info", 2: "warning", 3: "error"}
+
+# Counts per code, sorted by code: what the project's settings held back (core/policy.py).
+Counts = tuple[tuple[str, int], ...]
+
+
+def merge_counts(*groups: Counts) -> Counts:
+    """Counts per code added up, sorted by code."""
+    total: Counter[str] = Counter()
+    for group in groups:
+        for code, n in group:
+            total[code] += n
+    return tuple(sorted(total.items()))
+
+
+def is_security(d: Diagnostic) -> bool:
+    """Whether `d` is a security finding (category `security`): it judges what the skill could
+    do to its user, not how the runtime loads it."""
+    info = CODES.get(d.code)
+    return info is not None and info.category == "security"
+
+
+def risk_of(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> str:
+    """The risk `diagnostics` make: the worst severity of the security findings among them, or
+    "none"."""
+    worst = max((d.severity.rank for d in diagnostics if is_security(d)), default=0)
+    return _RISK_OF_RANK[worst]
+
+
+@dataclass(frozen=True, slots=True)
+class Suppressed:
+    """What the project's settings held back from a catalog beyond its skills' own counts:
+    findings about no single skill, per code, and skill files left out by `ignore_paths`."""
+
+    codes: Counts = ()
+    files: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +103,8 @@ class SkillEntry:
     diagnostics: tuple[Diagnostic, ...]
     frontmatter: dict[str, Any] = field(compare=False, repr=False)
     shadowed_by: str = ""
+    # Findings about this skill the project's settings dropped (ignore_codes, ignore_paths).
+    suppressed: Counts = ()
 
     @property
     def valid(self) -> bool:
@@ -59,6 +114,12 @@ class SkillEntry:
     def active(self) -> bool:
         """In use and clean enough to be valid: ok or warning (docs/architecture.md: "active")."""
         return self.status in ("ok", "warning")
+
+    @property
+    def risk(self) -> str:
+        """The worst severity of this skill's security findings: none, info, warning, error.
+        Independent of `status` (see the module doc)."""
+        return risk_of(self.diagnostics)
 
     @property
     def loaded(self) -> bool:
@@ -80,6 +141,8 @@ class Catalog:
     security: bool = field(default=False, compare=False)
     # The home folder the runtime's personal roots were expanded with ("" = not known).
     home: str = field(default="", compare=False)
+    # What the project's settings held back besides each skill's own `suppressed`.
+    suppressed: Suppressed = Suppressed()
 
     def reporting(self) -> Policy:
         """This catalog's policy (the profile's defaults when it was built without one)."""
@@ -99,7 +162,20 @@ class Catalog:
         severity = Counter({s.value: 0 for s in Severity})
         for d in self.all_diagnostics():
             severity[d.severity.value] += 1
-        return {"skills": len(self.skills), "status": dict(status), "severity": dict(severity)}
+        risk = Counter({r: 0 for r in RISKS})
+        risk.update(s.risk for s in self.skills)
+        return {
+            "skills": len(self.skills),
+            "status": dict(status),
+            "severity": dict(severity),
+            "risk": dict(risk),
+        }
+
+    def suppression(self) -> tuple[Counts, int]:
+        """Everything the project's settings held back from this catalog: findings per code
+        (sorted), and skill files left out."""
+        counts = merge_counts(self.suppressed.codes, *(s.suppressed for s in self.skills))
+        return counts, self.suppressed.files
 
     def all_diagnostics(self) -> list[Diagnostic]:
         out = list(self.diagnostics)

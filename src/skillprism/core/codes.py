@@ -423,14 +423,17 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "scan-truncated",
         "warning",
         "Scan cut by a bound",
-        "A search stopped at its depth or directory bound; skills beyond it are not seen.",
+        "A search stopped at its depth or directory bound; skills beyond it are not seen. An "
+        "error when the bound stopped the search before it found any skill file: nothing was "
+        "checked.",
     ),
     (
         "SP304",
         "symlink-problem",
         "warning",
         "Broken or looping symlink",
-        "A symlink points nowhere or back into its own ancestors; it is not followed.",
+        "A symlink points nowhere, back into its own ancestors, or into /proc, /sys or /dev (the "
+        "machine's and other processes' files); it is not followed.",
     ),
     (
         "SP305",

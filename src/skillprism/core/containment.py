@@ -1,16 +1,24 @@
-"""Containment: resolving a path below a skill folder's real path without ever leaving it.
+"""Containment: resolving a path below a skill folder's real path without ever leaving it, and
+the one rule for whether a walk may follow a symlink at all (`link_refusal`).
 
 Every symlink on the way is followed by hand; one whose target leaves the folder (even if a further
 link comes back) is refused, so nothing outside the folder is ever stat'ed through, listed or opened.
 Tier 3 (reading a resource) and the folder listing (the Files tab, `resource NAME DIR`) both resolve
 through here.
+
+Walks that do follow links out of a tree (the discovery search: a skill installed as a link to a
+folder elsewhere is normal) still never follow one into /proc, /sys or /dev (through /proc a walk
+reaches every other process's working folder), nor one back to a folder the walk is in or above
+it (the walk would go round again, or up and out of the tree).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
+from collections.abc import Sequence
 
 MAX_SYMLINK_HOPS = 40
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -107,3 +115,67 @@ def walk_inside(skill_dir: str, segments: tuple[str, ...]) -> tuple[str, os.stat
         else:
             pending = target.split(os.sep) + pending
     return current, st
+
+
+# The machine's pseudo-file systems: what lies below them describes the system and its other
+# processes (/proc/<pid>/cwd leads into another project), never a skill set.
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+
+
+@functools.cache
+def _system_devices() -> frozenset[int]:
+    """The devices of the system folders mounted as file systems of their own, so that one
+    mounted elsewhere is known too (a folder of the root file system is not counted)."""
+    try:
+        root = os.stat("/").st_dev
+    except OSError:
+        return frozenset()
+    out = set()
+    for folder in SYSTEM_FOLDERS:
+        try:
+            dev = os.stat(folder).st_dev
+        except OSError:
+            continue
+        if dev != root:
+            out.add(dev)
+    return frozenset(out)
+
+
+def system_folder(real: str, st: os.stat_result | None = None) -> str:
+    """The system folder (/proc, /sys, /dev) the real path `real` lies in, or on the same file
+    system as (`st`: its stat, if taken); "" when it lies in none."""
+    for folder in SYSTEM_FOLDERS:
+        if inside(real, folder):
+            return folder
+    if st is None or st.st_dev not in _system_devices():
+        return ""
+    for folder in SYSTEM_FOLDERS:
+        try:
+            if os.stat(folder).st_dev == st.st_dev:
+                return folder
+        except OSError:
+            continue
+    return ""
+
+
+def link_refusal(real_target: str, walked: Sequence[str] = ()) -> str:
+    """Why a walk must not follow a symlink whose target resolves to the real path `real_target`
+    ("" when it may), in words that finish "symlink 'NAME' ...": the target lies in /proc, /sys
+    or /dev (or on one of their file systems mounted elsewhere), or it is one of the folders
+    `walked` (the real paths of the folders the walk is in, the start first) or above one.
+    The one rule for every walk that follows links (the discovery search, the security pass's
+    file walk). Costs one stat, of the target."""
+    try:
+        st: os.stat_result | None = os.stat(real_target)
+    except OSError:
+        st = None
+    system = system_folder(real_target, st)
+    if system:
+        return (
+            f"leads into {system}, a system folder (other processes' and the machine's files); "
+            "not followed"
+        )
+    below = real_target.rstrip(os.sep) + os.sep
+    if any(folder == real_target or folder.startswith(below) for folder in walked):
+        return "points back into its own parent folders; not followed"
+    return ""

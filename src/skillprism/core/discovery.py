@@ -15,12 +15,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from skillprism.core.containment import link_refusal
 from skillprism.core.profiles import Profile
 from skillprism.core.scan import FoundFile
 
 
 def root_md_files(root: str, file_names: Sequence[str]) -> list[FoundFile]:
-    """The `*.md` files directly in `root` other than its skill files (sorted)."""
+    """The `*.md` files directly in `root` other than its skill files (sorted); never a link
+    the search would not follow (core/containment.py, `link_refusal`)."""
     try:
         with os.scandir(root) as it:
             names = sorted(
@@ -30,6 +32,7 @@ def root_md_files(root: str, file_names: Sequence[str]) -> list[FoundFile]:
                 and e.name not in file_names
                 and not e.name.startswith(".")
                 and e.is_file()
+                and not (e.is_symlink() and link_refusal(os.path.realpath(e.path)))
             )
     except OSError:
         return []

@@ -20,7 +20,6 @@ would give.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from skillprism.core.catalog import RootInfo
 from skillprism.core.profiles import Profile
 from skillprism.core.resolve import expand_template, root_condition
 from skillprism.core.scan import SKILL_FILE_LOWER, FoundFile, search
+from skillprism.core.structured import MANIFEST_MAX_BYTES, StructuredError, read_structured
 
 PERSONAL, PROJECT = "personal", "project"
 KINDS = (PERSONAL, PROJECT)
@@ -57,10 +57,11 @@ class Install:
 def _plugin_name(folder: str) -> str:
     for marker in PLUGIN_MARKERS:
         path = os.path.join(folder, marker)
-        try:
-            with open(path, "rb") as fh:
-                data = json.loads(fh.read(65536))
-        except (OSError, ValueError):
+        if not os.path.lexists(path):
+            continue
+        try:  # never blocks on a FIFO, never recurses past its bound (core/structured.py)
+            data = read_structured(path, "json", cap=MANIFEST_MAX_BYTES)
+        except StructuredError:
             continue
         if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
             return data["name"]

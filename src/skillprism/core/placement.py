@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import build_catalog, expand_template, repository_root
+from skillprism.core.resolve import DocumentCache, build_catalog, expand_template, repository_root
 
 PROJECT, PERSONAL = "project", "personal"
 
@@ -214,6 +214,15 @@ def _strongest_first(profile: Profile, placed: list[Placement]) -> list[Placemen
     return [replace(p, rank=i + 1) for i, p in enumerate(ordered)]
 
 
+class _SharedDocuments(DocumentCache):
+    """The file read, and its YAML read per typing, once for every profile (a frontmatter of
+    10,000 keys is not read again for each of 30 runtimes); each profile's evaluation is its own
+    and is not kept (40,000 findings under 30 profiles would be)."""
+
+    def store_evaluation(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
 def where(
     skill_dir: str,
     profiles: Sequence[Profile],
@@ -224,6 +233,7 @@ def where(
 ) -> WhereReport:
     """Where each runtime in `profiles` would find the skill in `skill_dir` (a folder holding
     SKILL.md, or the file), for `project` and `home`, and what it makes of it where it is now."""
+    cache = _SharedDocuments()
     env = os.environ if env is None else env
     home = os.path.abspath(home or os.path.expanduser("~"))
     project = os.path.abspath(project)
@@ -234,7 +244,9 @@ def where(
     results: list[ProfilePlacement] = []
     for profile in profiles:
         # What the runtime makes of the file itself (the skill alone, as a PATH).
-        alone = build_catalog(profile, [folder_path], project=project, home=home, env=env)
+        alone = build_catalog(
+            profile, [folder_path], project=project, home=home, env=env, cache=cache
+        )
         entry = next((s for s in alone.skills if os.path.realpath(s.path) == real_file), None)
         fm_name = ""
         if entry is not None and isinstance(entry.frontmatter.get("name"), str):
@@ -249,7 +261,7 @@ def where(
         if entry is not None and entry.status == "skipped":
             notes.append(f"wherever it is, {profile.title} does not load it: {entry.reason}")
         # What the runtime does with it where it is now (its own roots, this project and home).
-        catalog = build_catalog(profile, None, project=project, home=home, env=env)
+        catalog = build_catalog(profile, None, project=project, home=home, env=env, cache=cache)
         now = next(
             (s for s in catalog.skills if os.path.realpath(s.path) == real_file),
             None,

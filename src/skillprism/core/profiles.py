@@ -8,7 +8,6 @@ as a `ProfileError` naming the file and the key.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from skillprism.core.codes import ACTIONS, RULES
 from skillprism.core.disclosure_spec import DisclosureSpec, check_template, parse_disclosure
+from skillprism.core.structured import StructuredError, read_structured
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
 
 SCHEMA = 1
@@ -572,15 +572,9 @@ def _parse_runtime(t: _Reader) -> RuntimeInfo:
 
 def load_profile_file(path: Path) -> Profile:
     try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise ProfileError(f"{path}: cannot read the profile: {err.strerror or err}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ProfileError(f"{path}: the profile is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ProfileError(f"{path}: invalid TOML: {err}") from None
+        data = read_structured(str(path), "toml")
+    except StructuredError as err:
+        raise ProfileError(f"{path}: cannot read the profile: {err}") from None
     return parse_profile(data, str(path))
 
 

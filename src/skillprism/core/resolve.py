@@ -6,7 +6,6 @@ from __future__ import annotations
 import bisect
 import fnmatch
 import glob
-import json
 import logging
 import os
 import re
@@ -17,21 +16,23 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skillprism.core.cancel import checkpoint
-from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
+from skillprism.core.catalog import Catalog, RootInfo, SkillEntry, Suppressed, merge_counts
 from skillprism.core.codes import CODES, RULES
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
 from skillprism.core.document import FileStamp, Finding, SkillDocument, file_stamp, parse_document
 from skillprism.core.ordering import locale_key
-from skillprism.core.policy import Policy
+from skillprism.core.policy import Policy, Tally
 from skillprism.core.profiles import Profile, RootTemplate, clash_key
 from skillprism.core.scan import (
     DEFAULT_MAX_DEPTH,
     SKILL_FILE_LOWER,
     FoundFile,
+    ScanResult,
     TreeListing,
     search,
 )
+from skillprism.core.structured import MANIFEST_MAX_BYTES, StructuredError, read_structured
 from skillprism.core.validate import Evaluation, evaluate
 
 if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
@@ -287,12 +288,11 @@ def plugin_name(root_path: str, marker: str) -> str:
     name = os.path.basename(parent)
     if marker:
         manifest = os.path.join(parent, marker)
-        try:
-            with open(manifest, "rb") as fh:
-                data = json.loads(fh.read(65536))
+        try:  # never blocks on a FIFO, never recurses past its bound (core/structured.py)
+            data = read_structured(manifest, "json", cap=MANIFEST_MAX_BYTES)
             if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"]:
                 name = data["name"]
-        except (OSError, ValueError):
+        except StructuredError:
             pass
     return name
 
@@ -409,10 +409,14 @@ def _build(
     located: list[Located] = []
     roots: list[RootInfo] = []
 
-    def note(path: str, finding: Finding) -> None:
-        d = policy.diagnostic(finding, path)
+    held = Tally()  # what the settings hold back about no single skill
+
+    def note(path: str, finding: Finding, severity: Severity | None = None) -> None:
+        with policy.counting() as tally:
+            d = policy.diagnostic(finding, path, severity=severity)
         if d is not None:
             root_diags.append(d)
+        held.add_all(tally)
 
     if paths and install is None:
         for index, given in enumerate(paths):
@@ -464,8 +468,12 @@ def _build(
                 files = result.files
             roots.append(root)
             for where, finding in result.notes:
-                note(where, finding)
-            if not files and not any(f.rule == "folder-unreadable" for _w, f in result.notes):
+                note(where, finding, _note_severity(result, finding))
+            if (
+                not files
+                and not result.stopped_empty  # its SP303 says more: the search was cut short
+                and not any(f.rule == "folder-unreadable" for _w, f in result.notes)
+            ):
                 note(
                     absolute,
                     Finding(
@@ -504,7 +512,7 @@ def _build(
                 **evaluator.search_callbacks(),
             )
             for where, finding in result.notes:
-                note(where, finding)
+                note(where, finding, _note_severity(result, finding))
             files = result.files
             if 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files:
                 extra = root_md_files(root.path, profile.file_names)
@@ -539,8 +547,21 @@ def _build(
             profile, install, roots, located, evaluator, note, project or os.getcwd(), home, env
         )
     if policy.ignore_paths:
-        located = [loc for loc in located if not policy.ignores_path(loc.found.path)]
-    return resolve_located(profile, roots, located, root_diags, evaluator, policy, home)
+        with policy.counting() as tally:
+            located = [loc for loc in located if not policy.leaves_out(loc.found.path)]
+        held.add_all(tally)
+    catalog = resolve_located(profile, roots, located, root_diags, evaluator, policy, home)
+    if held.files or held.findings:
+        catalog = replace(catalog, suppressed=Suppressed(held.take_all(), held.files))
+    return catalog
+
+
+def _note_severity(result: ScanResult, finding: Finding) -> Severity | None:
+    """A search that a bound stopped before it found any skill file checked nothing: its
+    truncation is an error, not the rule's default warning (unless the profile rates it)."""
+    if result.stopped_empty and finding.rule == "scan-truncated":
+        return Severity.ERROR
+    return None
 
 
 def _install(
@@ -595,7 +616,22 @@ def resolve_located(
 ) -> Catalog:
     """The Catalog of `located` skill files: evaluate each (through `evaluator`), decide states,
     apply precedence. `build_catalog` calls it for a whole skill set; a live refresh calls it for
-    the few skills a change touches and splices the result into the catalog it had."""
+    the few skills a change touches and splices the result into the catalog it had. Each skill
+    carries the count of its findings the project's settings held back."""
+    with policy.counting() as held:
+        return _resolve_located(profile, roots, located, root_diags, evaluator, policy, home, held)
+
+
+def _resolve_located(
+    profile: Profile,
+    roots: Sequence[RootInfo],
+    located: list[Located],
+    root_diags: Sequence[Diagnostic],
+    evaluator: Evaluations,
+    policy: Policy,
+    home: str,
+    held: Tally,
+) -> Catalog:
     # The load order: by rank, then by the path's folders. A total order, so that a name clash is
     # decided the same way whatever order the files arrived in (a fresh scan, or a live refresh
     # re-resolving a few of them).
@@ -635,7 +671,7 @@ def resolve_located(
         rp = by_root.get(loc.root.template)
         if rp is None:
             root_profile = profile.for_root(loc.root.template)
-            rp = policy if root_profile is profile else replace(policy, profile=root_profile)
+            rp = policy if root_profile is profile else policy.for_profile(root_profile)
             by_root[loc.root.template] = rp
         diags = (
             [d for d in (rp.diagnostic(f, path) for f in ev.findings) if d is not None]
@@ -643,7 +679,7 @@ def resolve_located(
             else []
         )
         if ev.risks:
-            diags.extend(risk_diagnostics(policy, ev.risks))
+            diags.extend(risk_diagnostics(policy, ev.risks, owner=path))
         below = skill_dir + os.sep
         nested = []
         i = bisect.bisect_left(skill_dirs, below)
@@ -739,7 +775,7 @@ def resolve_located(
             else:
                 d["status"] = "warning" if worst == 2 else "ok"
         d["diagnostics"] = tuple(d["diagnostics"])
-        skills.append(SkillEntry(**d))
+        skills.append(SkillEntry(**d, suppressed=held.take(d["path"])))
     catalog = Catalog(
         profile=profile,
         roots=tuple(roots),
@@ -761,9 +797,11 @@ def evaluator_scans(evaluator: object) -> bool:
     return bool(getattr(evaluator, "security", False))
 
 
-def risk_diagnostics(policy: Policy, risks: Sequence[RiskFinding]) -> list[Diagnostic]:
+def risk_diagnostics(
+    policy: Policy, risks: Sequence[RiskFinding], owner: str = ""
+) -> list[Diagnostic]:
     """The security pass's findings as the policy reports them (each keeps its own severity
-    unless the profile sets its rule)."""
+    unless the profile sets its rule); `owner`: the skill file they belong to."""
     out = []
     for r in risks:
         d = policy.diagnostic(
@@ -772,6 +810,7 @@ def risk_diagnostics(policy: Policy, risks: Sequence[RiskFinding]) -> list[Diagn
             effect=r.effect,
             severity=r.severity,
             evidence=r.evidence,
+            owner=owner,
         )
         if d is not None:
             out.append(d)
@@ -789,19 +828,26 @@ def with_cross_skill_risks(catalog: Catalog) -> Catalog:
         if s.name and s.status not in ("not-discovered", "skipped")
     ]
     found: dict[str, list[Diagnostic]] = {}
-    for d in risk_diagnostics(catalog.reporting(), cross_skill_findings(triples)):
-        found.setdefault(d.path, []).append(d)
+    policy = catalog.reporting()
+    with policy.counting() as held:
+        for d in risk_diagnostics(policy, cross_skill_findings(triples)):
+            found.setdefault(d.path, []).append(d)
     skills = []
     changed = False
     for s in catalog.skills:
         old = tuple(d for d in s.diagnostics if d.code in CROSS_SKILL_CODES)
         new = tuple(found.get(s.path, ()))
-        if old == new:
+        old_held = tuple((c, n) for c, n in s.suppressed if c in CROSS_SKILL_CODES)
+        new_held = held.take(s.path)
+        if old == new and old_held == new_held:
             skills.append(s)
             continue
         changed = True
         kept = tuple(d for d in s.diagnostics if d.code not in CROSS_SKILL_CODES)
-        skills.append(replace(s, diagnostics=kept + new))
+        kept_held = tuple((c, n) for c, n in s.suppressed if c not in CROSS_SKILL_CODES)
+        skills.append(
+            replace(s, diagnostics=kept + new, suppressed=merge_counts(kept_held, new_held))
+        )
     return replace(catalog, skills=tuple(skills)) if changed else catalog
 
 

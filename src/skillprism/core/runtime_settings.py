@@ -7,17 +7,15 @@ Everything found is reported as applied; what could not be read is reported too.
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from skillprism.core.disclose import BudgetSettings
 from skillprism.core.disclosure_spec import SettingsSpec
-from skillprism.core.document import read_bytes_safely
 from skillprism.core.resolve import expand_template
+from skillprism.core.structured import StructuredError, read_structured
 from skillprism.core.vocabulary import OVERRIDES
 
 MAX_SETTINGS_BYTES = 1024 * 1024
@@ -32,14 +30,10 @@ def _lookup(data: Any, dotted: str) -> Any:
 
 
 def _read(path: str, fmt: str) -> tuple[Any, str]:
-    raw, _st, problem = read_bytes_safely(path, MAX_SETTINGS_BYTES)
-    if problem is not None or raw is None:
-        return None, problem.message if problem else "unreadable"
     try:
-        text = raw.decode("utf-8-sig")
-        return (json.loads(text) if fmt == "json" else tomllib.loads(text)), ""
-    except (UnicodeDecodeError, ValueError) as err:
-        return None, f"not valid {fmt.upper()}: {err}"
+        return read_structured(path, fmt, cap=MAX_SETTINGS_BYTES), ""
+    except StructuredError as err:
+        return None, str(err)
 
 
 def apply_runtime_settings(

@@ -3,7 +3,13 @@
 It finds every file whose name is `SKILL.md` in any letter case (so a runtime that reads only
 `SKILL.md` can be reported as missing `skill.md`), skips `.git`, `node_modules` and the profile's
 ignored names, follows symlinked folders without looping, and never stats or opens files it does
-not need: a skill folder holding 20,000 resources costs one directory listing.
+not need: a skill folder holding 20,000 resources costs one directory listing. Which links it
+follows is core/containment.py's rule (`link_refusal`): never into /proc, /sys or /dev, never back
+up to a folder it is in.
+
+Bounds (depth, folders) keep a hostile tree cheap; a search they cut short says so
+(`scan-truncated`), and `stopped_empty` tells a search the folder bound stopped before it found
+any skill file: then nothing was checked at all.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from skillprism.core.cancel import checkpoint
+from skillprism.core.containment import link_refusal, system_folder
 from skillprism.core.document import Finding
 
 SKILL_FILE_LOWER = "skill.md"
@@ -63,6 +70,9 @@ class ScanResult:
     files: list[FoundFile] = field(default_factory=list)
     notes: list[tuple[str, Finding]] = field(default_factory=list)
     dirs_visited: int = 0
+    # A bound (folders or depth) cut the search short before it found any skill file: nothing
+    # was checked, which must never pass for a clean result (its `scan-truncated` is an error).
+    stopped_empty: bool = False
 
 
 def unreadable_folder(err: OSError) -> Finding:
@@ -88,6 +98,16 @@ def path_problem(path: str) -> str:
     except OSError as err:
         return f"{path}: cannot read: {err.strerror or err}"
     return ""
+
+
+def _refused_link(name: str, refusal: str) -> Finding:
+    """The finding for a symlink the search does not follow (`refusal`: why, from
+    `link_refusal`)."""
+    return Finding(
+        "symlink-problem",
+        f"symlink '{name}' {refusal}",
+        hint="remove the link, or point it at a folder of skills",
+    )
 
 
 def _dir_id(path: str) -> tuple[int, int] | None:
@@ -125,6 +145,20 @@ def search(
     # (or above one) is not followed; two aliases of one folder both show. Plain folders cost no
     # syscall beyond their listing.
     real_start = os.path.realpath(start)
+    system = system_folder(real_start)
+    if system:
+        result.notes.append(
+            (
+                start,
+                Finding(
+                    "symlink-problem",
+                    f"'{start}' is in {system}, a system folder (other processes' and the "
+                    "machine's files); not searched",
+                    hint="point the search at a folder of skills",
+                ),
+            )
+        )
+        return result
     stack: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
         (start, (), real_start, (real_start,))
     ]
@@ -135,14 +169,16 @@ def search(
             _, found_file, listings = open_trees.pop()
             on_tree(found_file, listings)  # type: ignore[misc]
         if result.dirs_visited >= max_dirs:
+            result.stopped_empty = not result.files
+            message = f"search stopped after {max_dirs:,} folders" + (
+                " before it found any skill file: nothing below this folder was checked"
+                if result.stopped_empty
+                else "; skills beyond are not seen"
+            )
             result.notes.append(
                 (
                     start,
-                    Finding(
-                        "scan-truncated",
-                        f"search stopped after {max_dirs:,} folders; skills beyond are not seen",
-                        hint="point the search at a smaller folder",
-                    ),
+                    Finding("scan-truncated", message, hint="point the search at a smaller folder"),
                 )
             )
             break
@@ -189,24 +225,19 @@ def search(
                     continue
                 if is_link:
                     real_child = os.path.realpath(entry.path)
-                    inside = real_child.rstrip(os.sep) + os.sep
-                    loops = any(rf == real_child or rf.startswith(inside) for rf in chain)
+                    refusal = link_refusal(real_child, chain)
                 else:
-                    real_child, loops = real_prefix + name, False
-                if loops:
-                    result.notes.append(
-                        (
-                            entry.path,
-                            Finding(
-                                "symlink-problem",
-                                f"symlink '{name}' points back into its own parent folders; not followed",
-                                hint="remove the looping link",
-                            ),
-                        )
-                    )
+                    real_child, refusal = real_prefix + name, ""
+                if refusal:
+                    result.notes.append((entry.path, _refused_link(name, refusal)))
                     continue
                 subdirs.append((entry.path, (*parts, name), real_child, (*chain, real_child)))
             elif len(name) == 8 and name.lower() == SKILL_FILE_LOWER:
+                if is_link:
+                    refusal = link_refusal(os.path.realpath(entry.path))
+                    if refusal:
+                        result.notes.append((entry.path, _refused_link(name, refusal)))
+                        continue
                 in_skill = True
                 real = "" if is_link else real_prefix + name
                 try:
@@ -245,12 +276,19 @@ def search(
         _, found_file, listings = open_trees.pop()
         on_tree(found_file, listings)  # type: ignore[misc]
     if depth_cut:
+        result.stopped_empty = result.stopped_empty or not result.files
         result.notes.append(
             (
                 start,
                 Finding(
                     "scan-truncated",
-                    f"search stopped at depth {max_depth} in {len(depth_cut)} folder(s), e.g. {depth_cut[0]}",
+                    f"search stopped at depth {max_depth} in {len(depth_cut)} folder(s), e.g. "
+                    f"{depth_cut[0]}"
+                    + (
+                        "; no skill file was found above it: nothing was checked"
+                        if not result.files
+                        else ""
+                    ),
                     hint="raise --max-depth to look deeper",
                 ),
             )

@@ -13,3 +13,11 @@ OUTCOMES = ("full", "shortened", "name-only", "omitted", "excluded")
 OVERRIDES = ("on", "name-only", "user-invocable-only", "off")
 # How well a runtime profile is known, best first (docs/profiles.md).
 LEVEL_ORDER = ("verified", "partial", "documented", "specified")
+# A skill's risk: the worst severity of its security findings ("none" without any).
+RISKS = ("none", "info", "warning", "error")
+
+
+def state_and_risk(status: str, risk: str) -> str:
+    """How a skill's state and risk are shown together, in the window's tree and in text:
+    the state alone when the risk is below warning ("ok"), else both ("ok, risk: error")."""
+    return f"{status}, risk: {risk}" if risk in ("warning", "error") else status

@@ -383,6 +383,7 @@ class LiveCatalog:
             policy=self.policy,
             security=self.security,
             home=old.home,
+            suppressed=old.suppressed,
         )
         if self.security:
             new = with_cross_skill_risks(new)

@@ -98,6 +98,7 @@ def skill_rows(
                 skill.reason,
                 (skill.description or "")[:DESCRIPTION_SHOWN],
                 index,
+                skill.risk,
             )
         )
     for group in members:

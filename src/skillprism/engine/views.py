@@ -115,6 +115,7 @@ class SkillRow(NamedTuple):
     reason: str
     description: str  # its beginning, for a tooltip
     root: int  # index into LoadedView.roots
+    risk: str = "none"  # the worst of its security findings (core/vocabulary.py RISKS)
 
 
 @dataclass(frozen=True)

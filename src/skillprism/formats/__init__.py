@@ -5,7 +5,7 @@ from skillprism.formats.github import format_github
 from skillprism.formats.jsondoc import JSON_SCHEMA_VERSION, catalog_json, format_json
 from skillprism.formats.places import ABSOLUTE, Places
 from skillprism.formats.sarif import format_sarif
-from skillprism.formats.stream import emit, want_color
+from skillprism.formats.stream import emit, terminal_text, want_color
 from skillprism.formats.text import format_text
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -21,5 +21,6 @@ __all__ = [
     "format_json",
     "format_sarif",
     "format_text",
+    "terminal_text",
     "want_color",
 ]

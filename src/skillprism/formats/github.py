@@ -1,6 +1,8 @@
 """GitHub Actions annotations: one workflow command per finding (`::error file=...,line=...::...`),
 so a pull request shows each finding on its line. Paths are relative to the project (the
-repository checkout) where they can be. See docs.github.com, "Workflow commands"."""
+repository checkout) where they can be. See docs.github.com, "Workflow commands". The project
+settings come last, one annotation per `settings: ...` sentence on the settings file: a warning
+when they switched a check off or hid findings, else a notice."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from collections.abc import Sequence
 
 from skillprism.core.catalog import Catalog
 from skillprism.core.display import display_path
+from skillprism.core.settings import SettingsReport
 from skillprism.formats.places import Places
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -23,7 +26,9 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(catalogs: Sequence[Catalog], *, base: str = "") -> str:
+def format_github(
+    catalogs: Sequence[Catalog], *, base: str = "", settings: SettingsReport | None = None
+) -> str:
     places = Places(base)
     out = []
     for cat in catalogs:
@@ -43,4 +48,10 @@ def format_github(catalogs: Sequence[Catalog], *, base: str = "") -> str:
             if d.hint:
                 message += f"\nFix: {display_path(d.hint)}"
             out.append(f"::{_COMMAND[d.severity.value]} {','.join(props)}::{_data(message)}")
+    if settings is not None:
+        command = "warning" if settings.relaxes else "notice"
+        where = f"file={_property(places.show(settings.file))}," if settings.file else ""
+        for line in settings.lines():
+            title = _property("Skill Prism project settings")
+            out.append(f"::{command} {where}title={title}::{_data(display_path(line))}")
     return "\n".join(out) + "\n" if out else ""

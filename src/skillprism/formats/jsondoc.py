@@ -2,7 +2,9 @@
 
 Pure ASCII; paths stay exact: an undecodable byte is the JSON escape `\\udcNN` (Python's
 surrogateescape), so `os.fsencode(path)` gives the original bytes back. Every finding carries its
-`category` (parse, frontmatter, discovery, budget, resources, style, security)."""
+`category` (parse, frontmatter, discovery, budget, resources, style, security), every skill its
+`risk`; `settings` says which project settings file applied, and each result what it held back
+(`suppressed`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from skillprism.core.catalog import Catalog
 from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.display import unsurrogate
+from skillprism.core.settings import HeldBack, SettingsReport
 
 JSON_SCHEMA_VERSION = 1
 
@@ -37,8 +40,10 @@ def diagnostic_json(d: Diagnostic, with_path: bool = False) -> dict[str, Any]:
     return out
 
 
-def catalog_json(cat: Catalog) -> dict[str, Any]:
-    """One entry of `results` (docs/check-json.md)."""
+def catalog_json(cat: Catalog, held: HeldBack | None = None) -> dict[str, Any]:
+    """One entry of `results` (docs/check-json.md); `held`: what the project's settings held
+    back from it (none when absent)."""
+    _name, codes, files = held if held is not None else ("", (), 0)
     return {
         "profile": cat.profile.name,
         "diagnostics": [diagnostic_json(d, with_path=True) for d in cat.diagnostics],
@@ -51,6 +56,7 @@ def catalog_json(cat: Catalog) -> dict[str, Any]:
                 "scope": s.root.scope,
                 "root": s.root.path,
                 "status": s.status,
+                "risk": s.risk,
                 "reason": s.reason,
                 "shadowed_by": s.shadowed_by,
                 "description": s.description,
@@ -59,11 +65,19 @@ def catalog_json(cat: Catalog) -> dict[str, Any]:
             for s in cat.skills
         ],
         "summary": cat.summary(),
+        "suppressed": {"findings": dict(codes), "skill_files": files},
     }
 
 
-def format_json(catalogs: Sequence[Catalog]) -> str:
-    doc = {"schema": JSON_SCHEMA_VERSION, "results": [catalog_json(c) for c in catalogs]}
+def format_json(catalogs: Sequence[Catalog], settings: SettingsReport | None = None) -> str:
+    """The `check --format json` document of `catalogs`, with the project `settings` report."""
+    report = settings if settings is not None else SettingsReport()
+    held = report.held_back if len(report.held_back) == len(catalogs) else (None,) * len(catalogs)
+    doc = {
+        "schema": JSON_SCHEMA_VERSION,
+        "settings": report.to_json(),
+        "results": [catalog_json(c, h) for c, h in zip(catalogs, held, strict=True)],
+    }
     # Paths stay exactly as found: an undecodable byte is the escape \udcNN, which ASCII-only
     # output spells as a JSON escape, so `os.fsencode(path)` gives the original bytes back.
     # Compact on purpose: with `indent`, json falls back to its pure-Python encoder, which costs

@@ -3,7 +3,12 @@ to it (`uriBaseId` PROJECTROOT, defined in `originalUriBaseIds`), so a log made 
 the repository's own files; others are absolute `file:` URIs. Raw path bytes are percent-encoded
 (RFC 8089) and message texts spell an undecodable byte as `\\xNN`, so a strict reader never meets a
 lone surrogate. Each rule carries its category as a tag; security rules also carry GitHub's
-`security-severity` score."""
+`security-severity` score.
+
+The project settings are part of each run's invocation: every `settings: ...` sentence is a
+`toolConfigurationNotifications` entry (level `warning` when the settings switched a check off or
+hid findings), each ignored code a `ruleConfigurationOverrides` entry (`enabled: false`), and
+`properties.projectSettings` / `properties.suppressed` hold the same as the JSON output."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from skillprism.core.catalog import Catalog
 from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Severity
 from skillprism.core.display import display_path
+from skillprism.core.settings import SettingsReport
 from skillprism.formats.jsondoc import json_safe
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -53,11 +59,41 @@ def _rule(code: str) -> dict[str, Any]:
     return rule
 
 
-def format_sarif(catalogs: Sequence[Catalog], *, base: str = "") -> str:
+def _invocation(settings: SettingsReport, base: str) -> dict[str, Any]:
+    """What the project settings did to the run, as a SARIF invocation."""
+    level = "warning" if settings.relaxes else "note"
+    notes = []
+    for line in settings.lines():
+        note: dict[str, Any] = {
+            "descriptor": {"id": "project-settings"},
+            "level": level,
+            "message": {"text": display_path(line)},
+        }
+        if settings.file:
+            note["locations"] = [
+                {"physicalLocation": {"artifactLocation": _location(settings.file, base)}}
+            ]
+        notes.append(note)
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if notes:
+        invocation["toolConfigurationNotifications"] = notes
+    if settings.applied and settings.settings.ignore_codes:
+        invocation["ruleConfigurationOverrides"] = [
+            {"descriptor": {"id": code}, "configuration": {"enabled": False}}
+            for code in sorted(settings.settings.ignore_codes)
+        ]
+    return invocation
+
+
+def format_sarif(
+    catalogs: Sequence[Catalog], *, base: str = "", settings: SettingsReport | None = None
+) -> str:
     """A SARIF 2.1.0 log with one run per profile; `base` is the project folder (relative URIs
-    below it)."""
+    below it); `settings`: what the project settings applied and held back."""
+    report = settings if settings is not None else SettingsReport()
+    held = report.held_back if len(report.held_back) == len(catalogs) else ()
     runs = []
-    for cat in catalogs:
+    for i, cat in enumerate(catalogs):
         diags = sorted(cat.all_diagnostics(), key=lambda d: (d.path, d.line, d.column, d.code))
         used = sorted({d.code for d in diags})
         index = {code: i for i, code in enumerate(used)}
@@ -91,10 +127,22 @@ def format_sarif(catalogs: Sequence[Catalog], *, base: str = "") -> str:
             },
             "automationDetails": {"id": f"skillprism/{cat.profile.name}/"},
             "columnKind": "unicodeCodePoints",
+            "invocations": [_invocation(report, base)],
             "results": results,
+            "properties": {
+                "projectSettings": json_safe(report.to_json()),
+                "suppressed": {
+                    "findings": dict(held[i][1]) if held else {},
+                    "skill_files": held[i][2] if held else 0,
+                },
+            },
         }
         if base:
             run["originalUriBaseIds"] = {BASE_ID: {"uri": _file_uri(base).rstrip("/") + "/"}}
         runs.append(run)
     doc = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": runs}
-    return json.dumps(json_safe(doc), indent=2, ensure_ascii=True) + "\n"
+    # Every string from a file name or a skill is already free of lone surrogates (message texts
+    # through display_path, URIs percent-encoded, the settings through json_safe), so the
+    # document goes to the C encoder as it is: compact, since `indent` falls back to the
+    # pure-Python encoder, whose chunks cost several times the output (40,000 findings).
+    return json.dumps(doc, ensure_ascii=True) + "\n"

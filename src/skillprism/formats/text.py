@@ -1,14 +1,17 @@
 """Compiler-style text: `path:line:col: severity CODE message`, the runtime's effect and the fix
 indented below, and a summary line per profile (`== profile NAME ==` headers with several).
-Security findings carry `[security]` after their code."""
+Security findings carry `[security]` after their code. Last, the project settings: which file
+applied and what it held back (`settings: ...` lines; with --quiet only when it switched a check
+off or hid findings)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skillprism.core.catalog import Catalog
+from skillprism.core.catalog import RISKS, Catalog
 from skillprism.core.codes import CODES
 from skillprism.core.display import display_path
+from skillprism.core.settings import SettingsReport
 from skillprism.formats.places import ABSOLUTE, Places
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "info": "\033[1;36m"}
@@ -25,8 +28,10 @@ def format_text(
     *,
     quiet: bool = False,
     places: Places = ABSOLUTE,
+    settings: SettingsReport | None = None,
 ) -> str:
-    """Every finding of every catalog; `quiet`: the findings only, no headers or summaries."""
+    """Every finding of every catalog; `quiet`: the findings only, no headers or summaries
+    (but what project `settings` switched off or hid, if anything)."""
     out: list[str] = []
     multi = len(catalogs) > 1
     for cat in catalogs:
@@ -51,8 +56,19 @@ def format_text(
         s = cat.summary()
         states = ", ".join(f"{n} {k}" for k, n in s["status"].items() if n)
         sev = s["severity"]
+        # Skills whose security findings reach warning or error (core/catalog.py: risk).
+        risky = {r: s["risk"][r] for r in reversed(RISKS[2:]) if s["risk"][r]}
+        at_risk = (
+            f"; {sum(risky.values())} skill(s) at risk ("
+            + ", ".join(f"{n} {r}" for r, n in risky.items())
+            + ")"
+            if risky
+            else ""
+        )
         out.append(
             f"{cat.profile.name}: {s['skills']} skill file(s){': ' + states if states else ''}; "
-            f"{sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} note(s)"
+            f"{sev['error']} error(s), {sev['warning']} warning(s), {sev['info']} note(s)" + at_risk
         )
+    if settings is not None and (not quiet or settings.relaxes):
+        out.extend(_paint(display_path(line), _BOLD, color) for line in settings.lines())
     return "\n".join(out) + "\n" if out else ""

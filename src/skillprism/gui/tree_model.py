@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import QApplication
 
 from skillprism.core.display import home_relative
+from skillprism.core.vocabulary import state_and_risk
 from skillprism.engine.views import FileList, RootRow, SkillRow, TreeView
 from skillprism.gui.icons import STATE_TEXT, state_icon
 
@@ -292,7 +293,8 @@ class SkillTreeModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return skill.name
-            text = STATE_TEXT.get(state, state)
+            # the state, and the risk beside it when it is a warning or worse (never mixed)
+            text = state_and_risk(STATE_TEXT.get(state, state), skill.risk)
             if state == "shadowed" and skill.shadowed_by:
                 return f"{text} by {home_relative(skill.shadowed_by)}"
             if state in ("skipped", "not-discovered") and skill.reason:
@@ -309,7 +311,7 @@ class SkillTreeModel(QAbstractItemModel):
                 QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
             )
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [skill.path, f"state: {STATE_TEXT.get(state, state)}"]
+            lines = [skill.path, f"state: {STATE_TEXT.get(state, state)}", f"risk: {skill.risk}"]
             if skill.shadowed_by:
                 lines.append(f"shadowed by the copy at {skill.shadowed_by}")
             if skill.reason:

@@ -25,6 +25,7 @@ from skillprism.core.compare import CELL_VALUES, Matrix
 from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.disclose import Tier1Result
 from skillprism.core.display import display_path
+from skillprism.core.settings import SettingsReport
 from skillprism.core.vocabulary import OUTCOMES
 from skillprism.render.svg import Segment, esc, stacked_bar
 
@@ -134,6 +135,7 @@ def _header(
     generated: str,
     paths: Sequence[str],
     project: str,
+    settings: SettingsReport | None = None,
 ) -> list[Heading | Para | Bullets | Table | Chart]:
     blocks: list[Heading | Para | Bullets | Table | Chart] = [
         Para(
@@ -162,6 +164,13 @@ def _header(
         blocks.append(Para("Paths scanned: each profile's own roots (listed under Precedence)."))
     if project:
         blocks.append(Para(f"Project folder: {display_path(project)}"))
+    # Which project settings applied and what they held back (the project may be the very
+    # folder under review): highlighted when they switched a check off or hid findings.
+    if settings is not None and settings.file:
+        cls = "sev-warning" if settings.relaxes else ""
+        blocks.extend(Para(display_path(line), cls) for line in settings.lines())
+    elif settings is not None:
+        blocks.append(Para("Project settings: none (no .skillprism.toml or [tool.skillprism])."))
     return blocks
 
 
@@ -662,10 +671,11 @@ def _content(
     project: str,
     max_items: int,
     max_matrix_rows: int | None,
+    settings: SettingsReport | None = None,
 ) -> tuple[list[Heading | Para | Bullets | Table | Chart], list[Section]]:
     if len(tier1_results) != len(catalogs):
         raise ValueError("one tier-1 result per catalog is needed")
-    header = _header(catalogs, generated, paths, project)
+    header = _header(catalogs, generated, paths, project, settings)
     sections = [
         _summary(catalogs),
         _problems(catalogs, max_items),
@@ -737,13 +747,23 @@ def report_html(
     project: str = "",
     max_items: int = MAX_ITEMS,
     max_matrix_rows: int | None = None,
+    settings: SettingsReport | None = None,
 ) -> str:
     """The report as one self-contained HTML page: inline CSS and SVG, no script, no remote
     resource. Machine-readable counts sit in `data-*` attributes: `data-profile` with
     `data-count` ("skills", "status.ok", "severity.error", ...), `data-budget` ("limit", "used",
-    "headroom", "tokens"), `data-outcome` or `data-matrix` (a matrix value)."""
+    "headroom", "tokens"), `data-outcome` or `data-matrix` (a matrix value). `settings`: the
+    project settings report, stated under the header."""
     header, sections = _content(
-        catalogs, matrix, tier1_results, generated, paths, project, max_items, max_matrix_rows
+        catalogs,
+        matrix,
+        tier1_results,
+        generated,
+        paths,
+        project,
+        max_items,
+        max_matrix_rows,
+        settings,
     )
     out = [
         "<!DOCTYPE html>",
@@ -856,11 +876,20 @@ def report_markdown(
     project: str = "",
     max_items: int = MAX_ITEMS,
     max_matrix_rows: int | None = None,
+    settings: SettingsReport | None = None,
 ) -> str:
     """The report as GitHub-flavoured Markdown: the same sections and numbers as `report_html`,
     tables and text instead of charts (each chart's numbers are a table)."""
     header, sections = _content(
-        catalogs, matrix, tier1_results, generated, paths, project, max_items, max_matrix_rows
+        catalogs,
+        matrix,
+        tier1_results,
+        generated,
+        paths,
+        project,
+        max_items,
+        max_matrix_rows,
+        settings,
     )
     out = [f"# {md_escape(title)}", ""]
     _md_blocks(header, out)

@@ -1,0 +1,58 @@
+"""TOML and JSON from files Skill Prism does not control: project settings, profiles named by a
+path, runtime settings files, plugin manifests, usage counts.
+
+Such a file may be anything: larger than memory, a FIFO, a link to a device, arrays nested
+100,000 deep (the standard parsers recurse and raise RecursionError), an integer of 100,000
+digits (ValueError outside TOMLDecodeError). Every one of those is a `StructuredError` here,
+whose message is one line saying what is wrong; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from typing import Any
+
+from skillprism.core.document import read_bytes_safely
+
+# Settings, profiles and manifests are a few kilobytes; this bounds what one can cost.
+MAX_STRUCTURED_BYTES = 4 * 1024 * 1024
+# A plugin manifest names its plugin in a few lines; a larger one is read as if absent.
+MANIFEST_MAX_BYTES = 64 * 1024
+_FORMATS = ("toml", "json")
+
+
+class StructuredError(ValueError):
+    """A file or text that cannot be read as TOML or JSON; the message is one line."""
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def parse_structured(text: str, fmt: str) -> Any:
+    """`text` parsed as `fmt` ("toml" or "json"); StructuredError for anything it cannot be."""
+    if fmt not in _FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
+    try:
+        return tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    except RecursionError:
+        raise StructuredError(
+            f"not valid {fmt.upper()}: arrays or tables are nested too deeply to read"
+        ) from None
+    except (ValueError, TypeError) as err:  # TOMLDecodeError and JSONDecodeError included
+        raise StructuredError(f"not valid {fmt.upper()}: {_one_line(err)}") from None
+
+
+def read_structured(path: str, fmt: str, *, cap: int = MAX_STRUCTURED_BYTES) -> Any:
+    """The file at `path` parsed as `fmt` ("toml" or "json"). Only a regular file of at most
+    `cap` bytes is read (a FIFO or device is never opened), as UTF-8 (a byte order mark is
+    skipped). StructuredError, naming no path (callers add it), for anything else."""
+    raw, _st, problem = read_bytes_safely(path, cap)
+    if problem is not None or raw is None:
+        raise StructuredError(problem.message if problem is not None else "cannot read the file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise StructuredError("not UTF-8 text") from None
+    return parse_structured(text, fmt)

@@ -225,3 +225,45 @@ def test_the_layout_runtime_is_the_most_specific_reader(tmp_path: Path) -> None:
     assert layout_runtime([str(tmp_path / "a")], reads)[0] == "gemini"
     assert layout_runtime([str(tmp_path)], reads) == ("", "")  # nobody reads both
     assert layout_runtime([str(tmp_path / "none")], reads) == ("", "")
+
+
+def test_the_projects_own_settings_are_said_and_a_reviewer_can_set_them_aside(
+    qtbot, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A folder's .skillprism.toml that hides findings is named in the window, never silently;
+    View → Ignore the Folder's Own Settings shows what it hid (issue 22, item 2)."""
+    project = tmp_path / "repo"
+    root = project / "skills"
+    d = _skill(root, "alpha")
+    (d / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Does alpha. Use when asked.\nbogus: 1\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    (project / ".skillprism.toml").write_text('ignore_codes = ["SP216"]\n', encoding="utf-8")
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(root)],
+        profile="agentskills",
+        project=str(project),
+        dark=False,
+        settings=settings,
+    )
+    w.live = False
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+            w.reload()
+        assert w.problems_model.rowCount() == 0
+        assert "relax" in w.settings_label.text()
+        assert ".skillprism.toml" in w.settings_label.toolTip()
+        assert "SP216" in w.settings_label.toolTip()
+        assert "own settings relax" in w.problems_panel.placeholder()
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
+            w.act_reviewer.setChecked(True)
+        codes = {w.problems_model.diagnostic(r).code for r in range(w.problems_model.rowCount())}
+        assert "SP216" in codes
+        assert "Reviewer's mode" in w.settings_label.text()
+        assert settings.value("project_settings", True, bool) is False
+    finally:
+        w.shutdown()

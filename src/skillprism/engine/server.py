@@ -328,6 +328,7 @@ class Engine:
                 workers=self.workers,
                 start_method="forkserver",  # this process has threads: never fork it
                 install_into=spec.install_into,
+                project_settings=spec.project_settings,
             )
             self.workspace, self.spec = workspace, spec
             with self._cv:
@@ -401,6 +402,7 @@ class Engine:
     ) -> LoadedView:
         assert self.workspace is not None
         catalog = self.workspace.catalog(spec.profile)
+        report = self.workspace.settings_report((spec.profile,))
         before = self.shown
         shown = _Shown()
         shown.catalog = catalog
@@ -425,6 +427,8 @@ class Engine:
             _moved(before.catalog, catalog, update),
             changed,
             catalog.security,
+            tuple(report.lines()),
+            report.relaxes,
             shown.skills,
             prepare.problem_rows(catalog),
         )

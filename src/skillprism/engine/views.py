@@ -31,10 +31,12 @@ class OpenSpec:
     paths: tuple[str, ...]
     profile: str
     install_into: str = ""
+    # False: the reviewer's mode, where the reviewed folder's own settings file is not applied
+    project_settings: bool = True
 
-    def workspace_key(self) -> tuple[str, tuple[str, ...], str]:
+    def workspace_key(self) -> tuple[str, tuple[str, ...], str, bool]:
         """Specs with the same key share one workspace (another runtime of the same folders)."""
-        return (self.project, self.paths, self.install_into)
+        return (self.project, self.paths, self.install_into, self.project_settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +172,10 @@ class LoadedView:
     moved: dict[str, str] = field(default_factory=dict)
     changed_paths: tuple[str, ...] = ()  # the files whose change set this refresh off
     security: bool = True  # whether the security pass ran
+    # Which settings file of the project applied, what it switched off and held back (one
+    # sentence each; empty when there is no settings file), and whether it relaxes the review.
+    settings: tuple[str, ...] = ()
+    settings_relax: bool = False
     skills: list[SkillRow] = field(default_factory=list)
     problems: list[ProblemRow] = field(default_factory=list)
 

@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
         self.install_into = ""  # "" as laid out; "personal" / "project": as installed there
+        self.project_settings = settings.value("project_settings", True, bool)
         self.engine = EngineClient(self)
         self.watch_mode = ("off", "")  # the engine's file watch: (mode, reason)
         self._filter_timer = QTimer(self, singleShot=True, interval=30)
@@ -278,12 +279,16 @@ class MainWindow(QMainWindow):
         self.counts_label = QLabel("No skills loaded")
         self.refresh_label = QLabel("")
         self.watch_label = QLabel("")
+        # which settings file of the project applied and what it switched off or held back
+        self.settings_label = QLabel("")
+        self.settings_label.setTextFormat(Qt.TextFormat.RichText)
         self.progress = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
         self.progress.setRange(0, 0)
         self.progress.hide()
         self.failure = FailureDetails(self)
         sb.addWidget(self.counts_label, 1)
         sb.addPermanentWidget(self.failure.button)
+        sb.addPermanentWidget(self.settings_label)
         sb.addPermanentWidget(self.progress)
         sb.addPermanentWidget(self.watch_label)
         sb.addPermanentWidget(self.refresh_label)
@@ -292,7 +297,18 @@ class MainWindow(QMainWindow):
 
     def spec(self) -> OpenSpec:
         """What the window shows, as the engine's workspace needs it."""
-        return OpenSpec(self.project, tuple(self.roots), self.profile, self.install_into)
+        return OpenSpec(
+            self.project, tuple(self.roots), self.profile, self.install_into, self.project_settings
+        )
+
+    def set_project_settings(self, apply: bool) -> None:
+        """Apply the reviewed project's own settings file (the default), or not (reviewer's
+        mode, as `--no-project-settings`); remembered for the next start."""
+        if apply == self.project_settings:
+            return
+        self.project_settings = apply
+        self.settings.setValue("project_settings", apply)
+        self._open()
 
     def reload(self) -> None:
         """Rescan from scratch (F5): nothing cached is trusted."""
@@ -564,6 +580,25 @@ class MainWindow(QMainWindow):
         )
         if result.warnings:
             self.statusBar().showMessage("; ".join(result.warnings), 10000)
+        self._show_settings(result)
+
+    def _show_settings(self, result: LoadedView) -> None:
+        """What the project's own settings did to the review, never silently: marked when they
+        switched a check off or held findings back."""
+        label = self.settings_label
+        self.problems_panel.relaxed = result.settings_relax and self.project_settings
+        if not result.settings:
+            label.setText("")
+            label.setToolTip("")
+            return
+        if not self.project_settings:
+            text = "Reviewer's mode: the folder's settings are not applied"
+        elif result.settings_relax:
+            text = "<b style='color:#b7791f'>Project settings relax this review</b>"
+        else:
+            text = "Project settings applied"
+        label.setText(text)
+        label.setToolTip("\n".join(result.settings))
 
     # --- selection and preview -----------------------------------------------------------------------
 

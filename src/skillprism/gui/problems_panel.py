@@ -31,6 +31,7 @@ class ProblemsPanel(QWidget):
         super().__init__(parent)
         self._loaded = loaded
         self._selected = ""
+        self.relaxed = False  # the project's settings switched a check off or held findings back
         self.model = ProblemsModel(self)
         self.proxy = ProblemsFilter(self)
         self.proxy.setSourceModel(self.model)
@@ -74,6 +75,11 @@ class ProblemsPanel(QWidget):
         if not self._loaded():
             return "Scanning…"
         if self.model.rowCount() == 0:
+            if self.relaxed:
+                return (
+                    "No problems shown, but the project's own settings relax this review "
+                    "(View → Ignore the Folder's Own Settings shows everything)."
+                )
             return "No problems: every skill here passes this runtime's checks."
         if self.only_selected.isChecked() and self._selected:
             return "The selected skill has no problems."

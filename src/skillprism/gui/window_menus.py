@@ -156,6 +156,16 @@ def build_actions(window: MainWindow) -> None:
         window.install_actions[mode] = action
         m_view.addAction(action)
     m_view.addSeparator()
+    window.act_reviewer = QAction("Ignore the Folder's Own &Settings (Reviewer's Mode)", window)
+    window.act_reviewer.setCheckable(True)
+    window.act_reviewer.setChecked(not window.project_settings)
+    window.act_reviewer.setStatusTip(
+        "Do not apply the reviewed folder's .skillprism.toml or [tool.skillprism]: it cannot "
+        "switch the security pass off or hide findings"
+    )
+    window.act_reviewer.toggled.connect(lambda on: window.set_project_settings(not on))
+    m_view.addAction(window.act_reviewer)
+    m_view.addSeparator()
     m_view.addAction(window.problems_dock.toggleViewAction())
     m_view.addAction(window.risks_dock.toggleViewAction())
     m_view.addAction(window.budget_dock.toggleViewAction())

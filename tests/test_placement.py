@@ -149,6 +149,17 @@ def test_cli_where_text_json_and_exit_codes(tree) -> None:
         str(skill), "--profile", "claude-code", "--project", str(project), cwd=project, home=home
     )
     assert out.returncode == 0, out.stderr
+    assert "ok Claude Code  finds it here (ok)" in out.stdout  # one line per runtime
+    out = _cli(
+        str(skill),
+        "--profile",
+        "claude-code",
+        "--project",
+        str(project),
+        "--details",
+        cwd=project,
+        home=home,
+    )
     assert "found here" in out.stdout and "<project>/.claude/skills/<name>/SKILL.md" in out.stdout
     out = _cli(
         str(skill),
@@ -170,3 +181,18 @@ def test_cli_where_text_json_and_exit_codes(tree) -> None:
     assert bad.returncode == 2 and "not a skill folder" in bad.stderr
     unknown = _cli(str(skill), "--profile", "no-such-runtime", cwd=project, home=home)
     assert unknown.returncode == 2
+
+
+def test_where_puts_real_runtimes_first_and_sums_up(tree) -> None:
+    """Issue: 656 lines for one skill, the systems modelled from a specification first."""
+    project, home = tree
+    skill = write_skill(project / ".claude" / "skills" / "demo", "demo")
+    out = _cli(str(skill), "--project", str(project), cwd=project, home=home)
+    lines = out.stdout.splitlines()
+    assert len(lines) < 40
+    runtimes = [line for line in lines if line.startswith(("  ok ", "  -- "))]
+    titles = [line[5:].split("  ")[0] for line in runtimes]
+    seeds = ("autopoiesis", "Pegasus", "Three-tier context provider", "Workspace skill pipeline V1")
+    assert all(t in titles for t in seeds)
+    assert min(titles.index(t) for t in seeds) > titles.index("Claude Code")
+    assert "finds it here" in runtimes[titles.index("Claude Code")]

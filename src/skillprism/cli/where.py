@@ -31,13 +31,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         metavar="NAME|PATH",
         help="runtime profile (repeatable; default: every profile)",
     )
+    where.add_argument(
+        "--details",
+        action="store_true",
+        help="every folder each runtime reads, with its pattern and rank (text; the default is "
+        "one line per runtime)",
+    )
     where.add_argument("--format", choices=("text", "json"), default="text")
     where.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import Workspace, WorkspaceError
-    from skillprism.core.placement import PlacementError, render_text
+    from skillprism.core.placement import PlacementError, ordered, render_summary, render_text
     from skillprism.core.profiles import available_profiles
     from skillprism.formats import emit, terminal_text
 
@@ -52,12 +58,16 @@ def run(args: argparse.Namespace) -> int:
             project_settings=args.project_settings,
         )
         report = workspace.where(args.skill_dir)
+        levels = {spec: workspace.profile(spec).runtime.level for spec in workspace.chosen}
+        levels = {workspace.profile(spec).name: level for spec, level in levels.items()}
     except (WorkspaceError, PlacementError) as err:
         return error(str(err))
+    report = ordered(report, levels)  # real runtimes first, best known first
     # JSON escapes every control character, text spells them out: a name or folder from the
     # skill never reaches the terminal raw.
     if args.format == "json":
         emit(json.dumps(report.to_dict(), indent=1, ensure_ascii=True) + "\n", sys.stdout)
     else:
-        emit(terminal_text(render_text(report)), sys.stdout)
+        render = render_text if args.details else render_summary
+        emit(terminal_text(render(report)), sys.stdout)
     return EXIT_OK if all(p.found for p in report.profiles) else EXIT_FINDINGS

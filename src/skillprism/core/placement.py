@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from skillprism.core.profiles import Profile
 from skillprism.core.resolve import DocumentCache, build_catalog, expand_template, repository_root
+from skillprism.core.vocabulary import LEVEL_ORDER
 
 PROJECT, PERSONAL = "project", "personal"
 
@@ -297,6 +298,41 @@ def where(
         home=home,
         profiles=tuple(results),
     )
+
+
+def ordered(report: WhereReport, levels: Mapping[str, str]) -> WhereReport:
+    """The report with real runtimes first, best known first (`levels`: profile -> level, in
+    core/vocabulary.py LEVEL_ORDER), the systems modelled from a specification last."""
+    rank = {level: i for i, level in enumerate(LEVEL_ORDER)}
+    profiles = sorted(
+        report.profiles,
+        key=lambda p: (rank.get(levels.get(p.profile, ""), len(rank)), p.title.lower()),
+    )
+    return replace(report, profiles=tuple(profiles))
+
+
+def render_summary(report: WhereReport) -> str:
+    """One line per runtime: whether it finds the skill here, else the folder of the project
+    it would need it in (or of the home, for a runtime without project folders; `where
+    --details` lists every folder)."""
+    lines = [f"skill:   {report.skill_file}"]
+    found = [p for p in report.profiles if p.found]
+    lines.append(
+        f"{len(found)} of {len(report.profiles)} runtimes find it where it is now "
+        "(--details lists every folder each one reads)"
+    )
+    lines.append("")
+    width = max((len(p.title) for p in report.profiles), default=0)
+    for p in report.profiles:
+        if p.found:
+            where = f"finds it here ({p.found_here})"
+        elif p.placements:
+            first = next((pl for pl in p.placements if pl.kind == PROJECT), p.placements[0])
+            where = f"not here; put it in {os.path.dirname(first.path)}"
+        else:
+            where = f"not here ({p.found_reason})"
+        lines.append(f"  {'ok ' if p.found else '-- '}{p.title:<{width}}  {where}")
+    return "\n".join(lines) + "\n"
 
 
 def render_text(report: WhereReport) -> str:

@@ -24,6 +24,7 @@ from skillprism.core.placement import WhereReport
 from skillprism.core.profiles import Profile
 from skillprism.core.resources import list_resources
 from skillprism.core.tier3 import ResourceResult
+from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.engine.prepare import STATE_TEXT, skill_label
 from skillprism.engine.views import COPY_SCHEME, RESOURCE_SCHEME
 
@@ -359,7 +360,12 @@ def where_blocks(
     (those that find the skill first), each with the words a filter is matched against."""
     muted = "#9aa4ae" if dark else "#59636e"
     blocks = []
-    ordered = sorted(report.profiles, key=lambda p: (not p.found, p.title.lower()))
+    # those that find it first, then real runtimes before the systems modelled from a spec
+    rank = {level: i for i, level in enumerate(LEVEL_ORDER)}
+    ordered = sorted(
+        report.profiles,
+        key=lambda p: (not p.found, rank.get(levels.get(p.profile, ""), 9), p.title.lower()),
+    )
     for p in ordered:
         level = levels.get(p.profile, "")
         hay = f"{p.title} {p.profile} {p.provenance} {level}".lower()

@@ -800,10 +800,29 @@ _MD_LINE_START = re.compile(r"^(\d+)([.)])|^([-=])")
 _MD_LINK = re.compile(r"(?<=[A-Za-z]):(?=//)|(?<![A-Za-z0-9])(www)\.", re.IGNORECASE)
 
 
+# A code span in a sentence or a finding (`skillprism check`, `Bash(git status:*)`): kept as one,
+# so the report reads as the text means it instead of showing escaped backquotes.
+_MD_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
 def md_escape(text: str, *, line_start: bool = False) -> str:
-    """`text` as literal Markdown: one line, nothing interpreted as markup, links or HTML.
-    `line_start`: the text opens a paragraph or list item, so a leading `-`, `=` or `1.` is
-    escaped too (it would start a list or underline a heading)."""
+    """`text` as literal Markdown: one line, nothing interpreted as markup, links or HTML, but
+    `code spans` shown as code (nothing inside a code span is interpreted either; a `|` in one
+    is escaped for tables). `line_start`: the text opens a paragraph or list item, so a leading
+    `-`, `=` or `1.` is escaped too (it would start a list or underline a heading)."""
+    if "`" in text:
+        pieces, pos = [], 0
+        for m in _MD_CODE.finditer(text):
+            pieces.append(_md_plain(text[pos : m.start()], line_start and not pieces))
+            pieces.append("`" + display_path(m.group(1)).replace("|", "\\|") + "`")
+            pos = m.end()
+        if pieces:
+            pieces.append(_md_plain(text[pos:], False))
+            return "".join(pieces)
+    return _md_plain(text, line_start)
+
+
+def _md_plain(text: str, line_start: bool) -> str:
     safe = display_path(text).translate(_MD_TABLE)
     if "://" in safe or "ww." in safe.lower():
         safe = _MD_LINK.sub(lambda m: (m.group(1) + "\\.") if m.group(1) else "\\:", safe)

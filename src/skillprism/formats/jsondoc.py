@@ -60,7 +60,11 @@ def catalog_json(cat: Catalog, held: HeldBack | None = None) -> dict[str, Any]:
                 "reason": s.reason,
                 "shadowed_by": s.shadowed_by,
                 "description": s.description,
-                "diagnostics": [diagnostic_json(d) for d in s.diagnostics],
+                # each finding names the file it is in: the skill file, or another file of the
+                # skill (a script, a reference), never left to be read as the skill file's line
+                "diagnostics": [
+                    {"path": d.path or s.path, **diagnostic_json(d)} for d in s.diagnostics
+                ],
             }
             for s in cat.skills
         ],

@@ -349,9 +349,12 @@ def test_prompt_json_shape(tmp_path: Path, capsys) -> None:  # type: ignore[no-u
 
 def test_no_skills_means_no_listing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "empty").mkdir()
-    assert main(["prompt", str(tmp_path / "empty")]) == 0
-    assert capsys.readouterr().out == ""
-    assert main(["prompt", "--style", "reference", str(tmp_path / "empty")]) == 0
+    # the runtime's text for no skills (nothing at all, or an empty frame), and on stderr why,
+    # with exit 1: an empty listing is never a silent pass
+    assert main(["prompt", str(tmp_path / "empty")]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and "the listing is empty: no skill file was found" in out.err
+    assert main(["prompt", "--style", "reference", str(tmp_path / "empty")]) == 1
     assert capsys.readouterr().out == "<available_skills>\n</available_skills>\n"
 
 

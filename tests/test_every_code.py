@@ -364,6 +364,7 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
     "SP508": resource({"big.md": "x" * 300_000}, "big.md"),
     "SP509": _fifo_resource,
     "SP510": _skill_url,
+    "SP317": check("agentskills", {"root/empty/README.md": "no skill here"}),
     "SP511": check("agentskills", {"root/s/SKILL.md": fm(body="Run `python scripts/fill.py`.\n")}),
     "SP601": check("agentskills", {"root/s/SKILL.md": fm(body="line\n" * 600)}),
     "SP602": check("agentskills", {"root/s/SKILL.md": fm(body="word " * 8000)}),

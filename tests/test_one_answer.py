@@ -152,3 +152,43 @@ def test_json_names_the_file_each_finding_is_in(tmp_path: Path) -> None:
     assert all(g["path"] for g in skill["diagnostics"])
     in_reference = [g for g in skill["diagnostics"] if g["path"].endswith("x.md")]
     assert in_reference and all(g["line"] == 3 for g in in_reference if g["line"])
+
+
+def test_nothing_checked_is_not_a_pass_and_says_what_to_try(tmp_path: Path) -> None:
+    """Issue: check in a project with only .claude/skills checked 0 skills and exited 0; prompt
+    on a repository printed nothing and exited 0."""
+    project = tmp_path / "proj"
+    d = project / ".claude" / "skills" / "alpha"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: Does alpha. Use when asked.\n---\nBody.\n", encoding="utf-8"
+    )
+    import os
+
+    env_home = tmp_path / "home"
+    env_home.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-m", "skillprism", "check"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(env_home)},
+    )
+    assert run.returncode == 1
+    assert "error SP317 nothing was checked" in run.stdout and "--profile claude-code" in run.stdout
+    repo = tmp_path / "repo"
+    deep = repo / "a" / "b" / "c" / "delta"
+    deep.mkdir(parents=True)
+    (deep / "SKILL.md").write_text(
+        "---\nname: delta\ndescription: Does delta. Use when asked.\n---\nBody.\n", encoding="utf-8"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "skillprism", "prompt", "--profile", "claude-code", "."],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(env_home)},
+    )
+    assert run.returncode == 1 and run.stdout == ""
+    assert "the listing is empty" in run.stderr and "1 not-discovered" in run.stderr
+    assert "--install-into project" in run.stderr

@@ -158,7 +158,10 @@ def test_ignore_paths_everything_is_counted(capsys: pytest.CaptureFixture[str], 
         '[project]\nname = "x"\n\n[tool.skillprism]\nignore_paths = ["**"]\n', encoding="utf-8"
     )
     rc, doc = check_json(capsys, repo)
+    # every skill file left out: "nothing was checked" (SP317) is held back by the same
+    # ignore_paths, so the run passes, but the output counts it with the files left out
     assert rc == 0 and doc["results"][0]["skills"] == []
+    assert doc["results"][0]["suppressed"]["findings"].get("SP317") == 1
     assert doc["settings"]["file"] == os.fspath(repo / "pyproject.toml")
     assert doc["results"][0]["suppressed"]["skill_files"] == 2
     _, out, _ = check(capsys, repo, "--quiet")

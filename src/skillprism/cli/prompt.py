@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections import Counter
+from typing import Any
 
 from skillprism.cli.common import (
+    EXIT_FINDINGS,
     EXIT_OK,
     UsageError,
     add_budget_args,
@@ -109,4 +113,22 @@ def run(args: argparse.Namespace) -> int:
         emit(text + ("\n" if text else ""), sys.stdout)
         for warning in result.warnings:
             tell(f"skillprism: {catalog.profile.name}: {warning}")
+    if not any(e.outcome not in ("omitted", "excluded") for e in result.entries):
+        tell(f"skillprism: {catalog.profile.name}: {empty_listing_reason(catalog, args)}")
+        return EXIT_FINDINGS
     return EXIT_OK
+
+
+def empty_listing_reason(catalog: Any, args: argparse.Namespace) -> str:
+    """Why the runtime lists no skill here, in a sentence, and what to try."""
+    from skillprism.core.layout import nothing_found_hint
+
+    counts = Counter(s.status for s in catalog.skills)
+    if not catalog.skills:
+        why = "the listing is empty: no skill file was found"
+    else:
+        states = ", ".join(f"{n} {state}" for state, n in counts.most_common())
+        why = f"the listing is empty: of {len(catalog.skills)} skill file(s), none is listed ({states})"
+    where = [os.path.abspath(p) for p in args.paths] or [os.path.abspath(args.project or ".")]
+    hint = nothing_found_hint(where, catalog.profile.name)
+    return why + (f"; {hint}" if hint else "")

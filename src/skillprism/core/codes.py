@@ -526,6 +526,16 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "Reviewing a repository as installed: the runtime has no skills folder of the kind chosen "
         "(personal or project), so these skills would not be installed there.",
     ),
+    (
+        "SP317",
+        "nothing-checked",
+        "error",
+        "Nothing was checked",
+        "No skill file is left to check: none was found where the runtime (or the PATHs) look, "
+        "or the project's settings left out every one. A check that checked nothing does not "
+        "pass; the hint says what to try (another runtime whose folders are there, or "
+        "`--install-into project` for a repository of skills).",
+    ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (
         "SP401",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from skillprism.core.catalog import RootInfo
 from skillprism.core.profiles import Profile
 from skillprism.core.resolve import expand_template, root_condition
-from skillprism.core.scan import SKILL_FILE_LOWER, FoundFile, search
+from skillprism.core.scan import DEFAULT_MAX_DIRS, SKILL_FILE_LOWER, FoundFile, search
 from skillprism.core.structured import MANIFEST_MAX_BYTES, StructuredError, read_structured
 
 PERSONAL, PROJECT = "personal", "project"
@@ -69,10 +69,15 @@ def _plugin_name(folder: str) -> str:
     return ""
 
 
-def find_units(folder: str, *, max_depth: int = MAX_DEPTH) -> list[Unit]:
-    """The installable units below `folder` (plugins, collections, bare skills), sorted by path."""
+def find_units(
+    folder: str, *, max_depth: int = MAX_DEPTH, max_dirs: int = DEFAULT_MAX_DIRS
+) -> list[Unit]:
+    """The installable units below `folder` (plugins, collections, bare skills), sorted by path;
+    `max_dirs` bounds the search (a quick look for a hint takes a small bound)."""
     folder = os.path.abspath(folder)
-    found = search(folder, max_depth=max_depth, ignore_dirs=(".git", "node_modules"))
+    found = search(
+        folder, max_depth=max_depth, max_dirs=max_dirs, ignore_dirs=(".git", "node_modules")
+    )
     files = sorted(
         os.path.join(folder, *f.parts)
         for f in found.files
@@ -112,14 +117,16 @@ def find_units(folder: str, *, max_depth: int = MAX_DEPTH) -> list[Unit]:
     ]
 
 
-def installable_units(folder: str, root_tails: Collection[tuple[str, ...]]) -> list[Unit]:
+def installable_units(
+    folder: str, root_tails: Collection[tuple[str, ...]], max_dirs: int = DEFAULT_MAX_DIRS
+) -> list[Unit]:
     """The units an installer would place from `folder`, when it is a repository of skills or
     plugins; [] when it is not one: a skills folder as it is (skills directly in it), or a
     project or home laid out with runtimes' own skill folders (units found only at paths that end
     in one of `root_tails`, e.g. ('.claude', 'skills'), besides skills directly in `folder`)."""
     if os.path.isfile(os.path.join(folder, "SKILL.md")):
         return []
-    units = find_units(folder)
+    units = find_units(folder, max_dirs=max_dirs)
 
     def laid_out(unit: Unit) -> bool:
         parts = tuple(os.path.normpath(unit.path).split(os.sep))
@@ -212,7 +219,10 @@ def install_plan(
 
 
 def layout_runtime(
-    folders: Sequence[str], reads: Mapping[str, frozenset[tuple[str, ...]]], max_depth: int = 4
+    folders: Sequence[str],
+    reads: Mapping[str, frozenset[tuple[str, ...]]],
+    max_depth: int = 4,
+    max_dirs: int = 2000,
 ) -> tuple[str, str]:
     """The runtime whose own skill folders `folders` are laid out with, and a folder that says
     so. `reads` maps each runtime to the trailing folders of the skill folders it reads in a
@@ -222,11 +232,15 @@ def layout_runtime(
     when none is found, none reads them all, or two are as close."""
     tails = {tail for found in reads.values() for tail in found}
     found: dict[tuple[str, ...], str] = {}
+    visited = 0
     for folder in folders:
         if not os.path.isdir(folder):
             continue
         base = folder.rstrip(os.sep).count(os.sep)
         for current, dirs, _files in os.walk(folder):
+            visited += 1
+            if visited > max_dirs:  # a quick look, not a search: a huge tree is not walked
+                break
             if current.count(os.sep) - base >= max_depth:
                 dirs[:] = []
             parts = tuple(current.split(os.sep))

@@ -411,7 +411,13 @@ def _build(
 
     held = Tally()  # what the settings hold back about no single skill
 
+    # why a set can be empty, said already (reported or held back): a search a bound stopped, a
+    # PATH that is not there or cannot be read, units the runtime cannot install
+    explained: list[str] = []
+
     def note(path: str, finding: Finding, severity: Severity | None = None) -> None:
+        if finding.rule in _EMPTY_EXPLAINED:
+            explained.append(path)
         with policy.counting() as tally:
             d = policy.diagnostic(finding, path, severity=severity)
         if d is not None:
@@ -546,10 +552,14 @@ def _build(
         _install(
             profile, install, roots, located, evaluator, note, project or os.getcwd(), home, env
         )
+    found = len(located)
     if policy.ignore_paths:
         with policy.counting() as tally:
             located = [loc for loc in located if not policy.leaves_out(loc.found.path)]
         held.add_all(tally)
+    if not located and not explained:
+        # Nothing checked is not a pass: a CI gate on an empty or misread folder must fail.
+        _nothing_checked(profile, paths if install is None else None, project, found, note)
     catalog = resolve_located(profile, roots, located, root_diags, evaluator, policy, home)
     if held.files or held.findings:
         catalog = replace(catalog, suppressed=Suppressed(held.take_all(), held.files))
@@ -1172,6 +1182,35 @@ class _Evaluator:
             self.cache.store_risks(path, stamp, ev.risks)
 
 
+_EMPTY_EXPLAINED = frozenset(
+    {"scan-truncated", "path-not-found", "folder-unreadable", "not-installable"}
+)
+
+
+def _nothing_checked(
+    profile: Profile,
+    paths: Sequence[str] | None,
+    project: str | None,
+    found: int,
+    note: Callable[[str, Finding], None],
+) -> None:
+    """The finding for a set in which no skill file is left to check, with what to try."""
+    from skillprism.core.layout import nothing_found_hint
+
+    folders = [os.path.abspath(p) for p in paths] if paths else [os.path.abspath(project or ".")]
+    if found:
+        message = (
+            f"nothing was checked: the project's settings left out every skill file found ({found})"
+        )
+        hint = "check ignore_paths in the project's settings (--no-project-settings shows them)"
+    else:
+        message = "nothing was checked: no skill file was found"
+        hint = nothing_found_hint(folders, profile.name) or (
+            "point at a folder that holds skill folders, or at a SKILL.md"
+        )
+    note(folders[0], Finding("nothing-checked", message, hint=hint))
+
+
 def _start_method_available(method: str) -> bool:
     import multiprocessing
 
@@ -1182,6 +1221,12 @@ def _layout_hint(profile: Profile, loc: Located) -> str:
     if loc.parts[-1] not in profile.file_names:
         return f"rename the file to {profile.file_names[0]}"
     if len(loc.parts) > 2:
+        if loc.root.explicit:  # a PATH given: most often a repository of skills to install
+            return (
+                f"move the skill folder directly into {loc.root.path}, or, for a repository of "
+                "skills, review it as installed (--install-into project; the window: View → As "
+                "Installed)"
+            )
         return f"move the skill folder directly into {loc.root.path}"
     return f"move it into its own folder: {loc.root.path}/<name>/{profile.file_names[0]}"
 

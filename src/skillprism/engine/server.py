@@ -36,6 +36,7 @@ from skillprism.app.workspace import Update, Workspace, WorkspaceError, write_at
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.cancel import Cancelled, cancellable
 from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.layout import installable_units, layout_runtime
 from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.engine import pages, prepare
 from skillprism.engine.filter_index import FilterIndex
@@ -627,46 +628,15 @@ class Engine:
         return [str(demo_skills_dir())]
 
     def _do_layout_runtime(self, folders: Sequence[str]) -> tuple[str, str]:
-        """The runtime whose own skill folders (`.claude/skills`, `.gemini/skills`, ...) the
-        folders are laid out with, and why, for a first start without a chosen runtime."""
-        from skillprism.core.installed import layout_runtime
-        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
-
-        reads: dict[str, frozenset[tuple[str, ...]]] = {}
-        for name in available_profiles():
-            try:
-                profile = load_profile(name)
-            except ProfileError:
-                continue
-            # the runtime's own dotted folders in a project or home (.claude/skills, ...)
-            reads[name] = frozenset(
-                t.suffix for t in profile.roots if t.suffix[:1] and t.suffix[0][:1] == "."
-            )
-        name, where = layout_runtime(folders, reads)
-        if not name:
-            return "", ""
-        title = load_profile(name).title
-        return name, f"the set is laid out with {title}'s own skill folders (e.g. {where})"
+        """The runtime whose own skill folders the folders are laid out with, and why, for a
+        first start without a chosen runtime."""
+        return layout_runtime(folders)
 
     def _do_units(self, folder: str) -> int:
-        """How many installable units (skills, collections, plugins) `folder` holds when it is a
-        repository to review as installed (0: a skills folder, or a project or home laid out with
-        runtimes' own skill folders, shown as it is)."""
-        from skillprism.core.installed import installable_units
-        from skillprism.core.profiles import ProfileError, available_profiles, load_profile
-
-        tails: set[tuple[str, ...]] = set()
-        for name in available_profiles():
-            try:
-                profile = load_profile(name)
-            except ProfileError:
-                continue
-            # a runtime's own folder in a project or home: .claude/skills, .agents/skills, ...
-            tails.update(t.suffix for t in profile.roots if t.suffix[:1] and t.suffix[0][:1] == ".")
-        try:
-            return len(installable_units(folder, tails))
-        except OSError:
-            return 0
+        """How many installable units `folder` holds when it is a repository to review as
+        installed (0: a skills folder, or a project or home laid out with runtimes' own skill
+        folders, shown as it is)."""
+        return len(installable_units(folder))
 
 
 def _check(job: _Job, engine: Engine) -> None:

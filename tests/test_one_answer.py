@@ -192,3 +192,34 @@ def test_nothing_checked_is_not_a_pass_and_says_what_to_try(tmp_path: Path) -> N
     assert run.returncode == 1 and run.stdout == ""
     assert "the listing is empty" in run.stderr and "1 not-discovered" in run.stderr
     assert "--install-into project" in run.stderr
+
+
+def test_an_edit_keeps_a_repository_shown_as_installed(tmp_path: Path) -> None:
+    """Issue: with View → As Installed, an edit to one SKILL.md turned that skill 'not
+    discovered: seven levels below a skills root' until F5."""
+    import json as _json
+
+    from skillprism.app.workspace import Workspace
+
+    repo, project = tmp_path / "repo", tmp_path / "project"
+    plugin = repo / "plugins" / "pdfkit"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(
+        _json.dumps({"name": "pdfkit"}), encoding="utf-8"
+    )
+    skill = plugin / "skills" / "pdf-fill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: pdf-fill\ndescription: Fills PDFs. Use when filling.\n---\nBody.\n",
+        encoding="utf-8",
+    )
+    project.mkdir()
+    ws = Workspace(str(project), [str(repo)], ["claude-code"], install_into="project")
+    before = {s.key: s.status for s in ws.catalog("claude-code").skills}
+    assert set(before.values()) == {"ok"}
+    with open(skill / "SKILL.md", "a", encoding="utf-8") as fh:
+        fh.write("One more line.\n")
+    ws.refresh([str(skill / "SKILL.md")])
+    after = {s.key: s.status for s in ws.catalog("claude-code").skills}
+    fresh = Workspace(str(project), [str(repo)], ["claude-code"], install_into="project")
+    assert after == before == {s.key: s.status for s in fresh.catalog("claude-code").skills}

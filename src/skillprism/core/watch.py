@@ -240,7 +240,10 @@ class LiveCatalog:
                 self._index, self._index_of = _Index(old), old
             index = self._index
             self._forget(changed, index)
-            if not changed:
+            # A repository reviewed as installed places each unit in a runtime's root: the
+            # incremental path locates files as laid out, so a change there rebuilds (from the
+            # cache: only the changed files are read again).
+            if not changed or self.install_into:
                 new = self._build()
                 self.last_refresh = "full"
             else:

@@ -29,11 +29,13 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n auto --cov --cov-report=
 	$(PY) tools/coverage_floor.py
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
 lint: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 

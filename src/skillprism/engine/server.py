@@ -293,7 +293,7 @@ class Engine:
     def _answer(self, job: _Job, payload: Any) -> None:
         """Send `payload`, its long lists in parts (STREAMED), then the answer itself."""
         streamed = STREAMED.get(job.kind, {})
-        if streamed and dataclasses.is_dataclass(payload):
+        if streamed and dataclasses.is_dataclass(payload) and not isinstance(payload, type):
             emptied: dict[str, list[Any]] = {}
             for name, size in streamed.items():
                 items = getattr(payload, name)
@@ -301,7 +301,7 @@ class Engine:
                     _check(job, self)
                     self._send((PART, job.id, name, part))
                 emptied[name] = []
-            payload = dataclasses.replace(payload, **emptied)  # type: ignore[type-var]
+            payload = dataclasses.replace(payload, **emptied)
         _check(job, self)
         self._send((ANSWER, job.id, job.kind, payload))
 

@@ -300,8 +300,12 @@ class EngineClient(QObject):
         elif tag == ANSWER:
             _tag, job, kind, payload = message
             if job == self._parts_id:
-                if self._parts and dataclasses.is_dataclass(payload):
-                    payload = dataclasses.replace(payload, **self._parts)  # type: ignore[type-var]
+                if (
+                    self._parts
+                    and dataclasses.is_dataclass(payload)
+                    and not isinstance(payload, type)
+                ):
+                    payload = dataclasses.replace(payload, **self._parts)
                 self._parts_id, self._parts = None, {}
             if self._settle(job, kind):
                 self.sig_answer.emit(kind, payload)

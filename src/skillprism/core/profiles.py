@@ -146,11 +146,7 @@ class RuntimeInfo:
         if self.level == "verified":
             return f"verified against {what} on {self.verified_on}"
         if self.level == "partial":
-            why = (
-                f": not verified because of {self.held_back_summary}"
-                if self.held_back_summary
-                else ""
-            )
+            why = f"; not verified: {self.held_back_summary}" if self.held_back_summary else ""
             return f"partly verified against {what} on {self.verified_on}{why}"
         if self.level == "specified":
             return f"modelled from the written specification of {what}; no code to run"

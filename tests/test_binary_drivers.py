@@ -113,14 +113,16 @@ def opencode() -> ModuleType:
     return _driver("opencode.py")
 
 
-def test_codex_finds_its_bundled_skills_where_a_user_has_them(codex, tmp_path):
+def test_codex_finds_its_bundled_skills_where_a_user_has_them(codex, tmp_path, monkeypatch):
     job = {"home": str(tmp_path / "h"), "project": str(tmp_path), "env": {}}
     assert codex.system_root(job) == str(tmp_path / "h" / ".codex" / "skills" / ".system")
     job["env"] = {"CODEX_HOME": str(tmp_path / "c")}
     assert codex.system_root(job) == str(tmp_path / "c" / "skills" / ".system")
     # the default configuration: no -c override of skills.bundled.enabled, no CODEX_HOME set
     assert not hasattr(codex, "config_args")
-    assert "CODEX_HOME" not in codex.codex_env({"home": str(tmp_path), "env": {}})
+    monkeypatch.setattr(codex, "binary_path", lambda runtime: tmp_path / "bin" / "codex")
+    env = codex.codex_env({"home": str(tmp_path), "env": {}})
+    assert "CODEX_HOME" not in env and env["PATH"].startswith(str(tmp_path / "codex-path"))
 
 
 def test_opencode_reports_each_switch_it_sets_as_a_setting(opencode):

@@ -575,11 +575,12 @@ def check_batch(
     if not rt.batch:
         return
     picks = [*[i for i, j in enumerate(jobs) if batch[i].get("skills")][:2], len(jobs) - 1]
-    # A runtime that lists one root in the file system's order (Gemini CLI's glob walk) may
-    # list a root's skills in another order when run again: compare those runs as sets.
+    # A runtime that lists one root in the file system's order, or as concurrent reads complete
+    # (Gemini CLI's glob), may list a root's skills in another order when run again: compare
+    # those runs as sets.
     from skillprism.core.profiles import load_profile
 
-    unordered = load_profile(rt.profile).in_root_order == "file-system"
+    unordered = rt.order_varies or load_profile(rt.profile).in_root_order == "file-system"
     for i in sorted(set(picks)):
         single = run_driver(dataclasses.replace(rt, batch=False), [jobs[i]], tmp)[0]
         if (_as_set(single) != _as_set(batch[i])) if unordered else (single != batch[i]):

@@ -58,6 +58,9 @@ class Runtime:
     facts_only: bool = False
     # What the lab cannot run of this runtime, said once (a facts-only runtime's loader).
     limit: str = ""
+    # The runtime's listing order can change from one run to the next (concurrent reads): the
+    # batch check compares a job's result alone and in the batch as sets.
+    order_varies: bool = False
     # The context window (tokens) of the runtime's default model, when its listing is budgeted by
     # it and the lab cannot choose another: Skill Prism's side is computed for the same window.
     context_window: int = 0
@@ -199,6 +202,8 @@ RUNTIMES: dict[str, Runtime] = {
                 "extension manager, not by gemini-cli-core's SkillManager",
             },
             job_env=(("SKILLPRISM_GEMINI_CLI_BUILTIN_SKILLS", "{pkg}/dist/src/skills/builtin"),),
+            # glob lists a root's files as the concurrent reads of their folders complete
+            order_varies=True,
             notes=(
                 "The workspace is trusted (discoverSkills(..., isTrusted=true)).",
                 "Built-in skills on, as by default (dist/src/skills/builtin of the package).",

@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run check-display test lint format bench package clean conformance conformance-quick conformance-bin
+.PHONY: run check-display test lint format bench package clean conformance conformance-quick conformance-bin conformance-latest
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,9 +54,11 @@ bench: $(STAMP)
 
 # The conformance lab: pinned runtimes (npm / PyPI, cached in conformance/.cache) against the
 # profiles on generated fixtures. LAB_ARGS passes options, e.g. LAB_ARGS="--runtime pi --strict".
+# A whole run records what it found in resources/lab-results.json, from which each profile's level
+# is derived (commit it with the profile changes it goes with).
 conformance: $(STAMP)
 	$(PY) conformance/install.py
-	$(PY) conformance/run.py $(LAB_ARGS)
+	$(PY) conformance/run.py --record $(LAB_ARGS)
 
 conformance-quick: $(STAMP)
 	$(PY) conformance/install.py --quick
@@ -68,6 +70,11 @@ BIN_RUNTIMES = --runtime codex --runtime opencode --runtime kilo-code --runtime 
 conformance-bin: $(STAMP)
 	$(PY) conformance/install.py $(BIN_RUNTIMES)
 	$(PY) conformance/run.py $(BIN_RUNTIMES) $(LAB_ARGS)
+
+# Every runtime's newest release on npm / PyPI (installed apart, in conformance/.cache/latest)
+# against today's profiles: which profiles drift from what the lab recorded for the pinned release.
+conformance-latest: $(STAMP)
+	$(PY) conformance/latest.py $(LAB_ARGS)
 
 # The frozen app (dist/skillprism/), the .deb and the .tar.gz, then the frozen app's self-test.
 package: $(PACKAGE_STAMP)

@@ -3,7 +3,7 @@
 Codex (`@openai/codex`), OpenCode (`opencode-ai`), Kilo Code (`@kilocode/cli`, an OpenCode fork)
 and Claude Code (`@anthropic-ai/claude-code`) ship as native executables inside npm packages.
 This module knows the pinned releases, where `install_bin.py` put them, how to run one fully
-isolated (temp HOME / XDG / CODEX_HOME, no network), and how to read the JavaScript that
+isolated (temp HOME, no network), and how to read the JavaScript that
 Bun-compiled executables (OpenCode, Kilo Code, Claude Code) embed, so a driver can extract one
 function at run time without the runtime's code ever being committed here.
 
@@ -22,8 +22,10 @@ import struct
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -81,6 +83,21 @@ PACKAGES: dict[str, Package] = {
 }
 
 
+def _releases_from_env() -> None:
+    """`SKILLPRISM_LAB_RELEASES=codex=0.170.0,...`: the lab runs another release than the pinned
+    one (make conformance-latest); the drivers report that release."""
+    for item in os.environ.get("SKILLPRISM_LAB_RELEASES", "").split(","):
+        name, _, version = item.strip().partition("=")
+        if name in PACKAGES and version:
+            pkg = PACKAGES[name]
+            PACKAGES[name] = Package(
+                pkg.runtime, f"{pkg.spec.rsplit('@', 1)[0]}@{version}", version, pkg.binary
+            )
+
+
+_releases_from_env()
+
+
 class LabError(RuntimeError):
     """The lab cannot do what was asked (missing install, no isolation, unexpected output)."""
 
@@ -132,10 +149,7 @@ def isolated_env(job: dict, extra: dict[str, str] | None = None) -> dict[str, st
         "LC_ALL": "C.UTF-8",
         "TERM": "dumb",
         "NO_COLOR": "1",
-        "XDG_CONFIG_HOME": os.path.join(home, ".config"),
-        "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
-        "XDG_CACHE_HOME": os.path.join(home, ".cache"),
-        "XDG_STATE_HOME": os.path.join(home, ".local", "state"),
+        # As a user has it: HOME only; each runtime finds ~/.config, ~/.codex, ... by default.
         "TMPDIR": os.path.join(home, ".tmp"),
         # git may be run by the runtimes (worktree detection); a fixture's .git/config must not
         # be able to run anything (core.fsmonitor, hooks), and no user/system git config is read.
@@ -150,8 +164,7 @@ def isolated_env(job: dict, extra: dict[str, str] | None = None) -> dict[str, st
     }
     env.update(extra or {})
     env.update({str(k): str(v) for k, v in (job.get("env") or {}).items()})
-    for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TMPDIR"):
-        Path(env[key]).mkdir(parents=True, exist_ok=True)
+    Path(env["TMPDIR"]).mkdir(parents=True, exist_ok=True)
     return env
 
 
@@ -216,6 +229,23 @@ def run_isolated(
         out.seek(0)
         proc.stdout = out.read().decode("utf-8", "replace")
     return proc
+
+
+def memo(binary: Path, name: str, compute: Callable[[], Any]) -> Any:
+    """`compute()` (a JSON value read out of `binary`), kept beside the binary in the lab cache
+    and keyed by its size and modification time: a driver that runs once per case reads a
+    150-250 MB executable once, not once per case."""
+    st = binary.stat()
+    path = binary.with_name(f"{binary.name}.skillprism-{name}-{st.st_size}-{int(st.st_mtime)}.json")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value), encoding="utf-8")
+    os.replace(tmp, path)  # several drivers may write it at once: the last whole file stays
+    return value
 
 
 def emit(obj: dict) -> None:

@@ -362,11 +362,11 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
             (header.group(1) if header else "")
             + "; then a blank line and the entries, all wrapped as "
             "'<system-reminder>\\n' + text + '\\n</system-reminder>'",
-            "A later listing in the same session says 'also available ... This list adds to the "
-            "skills listed earlier ...' (addsToEarlier); a 'shortened' attachment appends a note "
-            "on cut descriptions. Code mode uses another sentence. Not modelled.",
+            "The profile's header ends in one line break and its separator adds the second: the "
+            "blank line before the entries (the tier-1 runs below compare the whole text).",
         )
     )
+    facts += listing_forms(ex.image, arrow, rsrc, render.start())
     facts.append(
         Fact(
             "footer",
@@ -396,6 +396,74 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
         )
     )
     return facts, parts
+
+
+def listing_forms(image: BunImage, arrow: str, rsrc: str, at: int) -> list[Fact]:
+    """The renderer's other forms, and whether the default configuration ever uses them: the
+    'shortened' note (appended when the attachment says `shortened`), the later-listing form
+    ('also available ... adds to the skills listed earlier', when it says `addsToEarlier`) and
+    the code-mode sentence. Each is read off the one builder of skill_listing attachments."""
+    facts: list[Fact] = []
+    note = re.search(r"shortened===!0\?`\$\{[\w$.]+\}\n\n([^`]*)`", arrow)
+    later = re.search(r'addsToEarlier===!0\?\["also ","([^"]*)"\]', arrow)
+    build = re.search(r'return\[\{type:"skill_listing",content:[^\]]*\]\}', rsrc)
+    builder = build.group(0) if build else ""
+    facts.append(
+        Fact(
+            "'shortened' note",
+            (
+                "never written: the only skill_listing builder does not set shortened"
+                if builder and "shortened" not in builder
+                else "written when the builder sets shortened"
+                if builder
+                else None
+            ),
+            "no note (the listing as it is)",
+            "match"
+            if builder and "shortened" not in builder
+            else ("differs" if builder else "not-found"),
+            at + (arrow.find("shortened") if note else 0),
+            (note.group(1) if note else "the renderer has no 'shortened' note")
+            + f" | builder: {builder[:300]}",
+            "2.1.330's renderer appends 'This list is shortened to save room: ...' for an "
+            "attachment marked shortened, but its builder never marks one, so the note does not "
+            "reach the model.",
+        )
+    )
+    flag = None
+    gate = re.search(r"\.\.\.([\w$]+)&&![\w$]+&&\{addsToEarlier:!0\}", builder)
+    if gate and build:
+        # the gate is a local set from a flag function earlier in the builder: X=Tvt()
+        before = rsrc[max(0, build.start() - 4000) : build.start()]
+        local = re.findall(r"(?<![\w$.])" + re.escape(gate.group(1)) + r"=([\w$]+)\(\)", before)
+        name = local[-1] if local else gate.group(1)
+        fn = re.search(
+            r"function "
+            + re.escape(name)
+            + r'\(\)\{return [\w$]+\("(tengu_[\w]+)",(!0|!1)\)===!0\}',
+            rsrc,
+        )
+        if fn:
+            flag = (fn.group(1), fn.group(2) == "!0")
+    facts.append(
+        Fact(
+            "later listing ('also available ... adds to the skills listed earlier')",
+            (
+                f"only when feature flag {flag[0]} is on (default {'on' if flag[1] else 'off'}) and "
+                "the listing is not the session's first"
+                if flag
+                else "not recognised"
+            ),
+            "the session's first listing only",
+            "match" if flag and not flag[1] else ("differs" if flag else "not-found"),
+            at + (arrow.find("addsToEarlier") if later else 0),
+            (later.group(1) if later else "") + (f" | gate {gate.group(0)}" if gate else ""),
+            "Feature flags come from Anthropic's servers per account; with the defaults (what "
+            "the lab and a fresh offline install have) a listing later in a session names only "
+            "the skills added since, in the first listing's form.",
+        )
+    )
+    return facts
 
 
 def per_model_chars_per_token(image: BunImage, default: int, profile_value) -> Fact:

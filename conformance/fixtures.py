@@ -6,7 +6,7 @@ lays one case out for one runtime in a fresh temporary tree, using that runtime'
 `[[roots]]` with HOME and the project set to folders of the tree:
 
     <base>/home/              HOME (and the XDG folders below it)
-    <base>/repo/.git/         the repository root (a folder, so every runtime sees a repository)
+    <base>/repo/.git/         the repository root (an empty repository, as `git init` leaves it)
     <base>/repo/              the project, or <base>/repo/sub/proj for cases with nested=True
     <base>/outside/           targets of links that leave the roots
 
@@ -144,6 +144,12 @@ def _framing() -> list[Case]:
             g,
             "no closing ---",
         ),
+        one(
+            "fm-unclosed-eof",
+            b"---\nname: fm-unclosed-eof\ndescription: Never closed, nothing after.\n",
+            g,
+            "no closing ---, and nothing but YAML to the end of the file",
+        ),
         one("fm-closer-5", fm("name: fm-closer-5", ok, closer="-----"), g, "----- closes"),
         one("fm-closer-space", fm("name: fm-closer-space", ok, closer="--- "), g, "'--- ' closes"),
         one("fm-closer-text", fm("name: fm-closer-text", ok, closer="---x"), g, "'---x' closes"),
@@ -221,6 +227,11 @@ def _yaml() -> list[Case]:
         ("y-hash", ["description: Uses C# and F# # a comment"], "' #' starts a comment"),
         ("y-tab-indent", ["description: >", "\tfolded with a tab"], "tab indentation"),
         ("y-tab-after", ["description:\tTab after the colon."], "tab after the colon"),
+        (
+            "y-tab-indent-map",
+            ["description: A tab-indented key follows.", "metadata:", "\tauthor: lab"],
+            "a nested key indented with a tab",
+        ),
         ("y-dup-name", ["name: y-dup-other", "description: Duplicate name key."], "name twice"),
         ("y-dup-desc", ["description: First.", "description: Second."], "description twice"),
         ("y-anchor", ["x: &d Anchored text.", "description: *d"], "anchor and alias"),
@@ -369,6 +380,19 @@ def _discovery() -> list[Case]:
             g,
             (Entry("project", ".disc-hidden/SKILL.md", basic("disc-hidden")),),
             "hidden folder",
+        ),
+        Case(
+            "disc-hidden-every",
+            g,
+            (
+                Entry(
+                    "project*",
+                    ".disc-hidden-every/SKILL.md",
+                    basic("disc-hidden-every", "In {root}."),
+                ),
+            ),
+            "a hidden folder in every project root (a runtime may skip it in some roots only)",
+            clash=True,
         ),
         Case(
             "disc-hidden-parent",
@@ -651,15 +675,18 @@ def known_root_templates() -> list[str]:
         except Exception:
             continue
         for r in prof.roots:
-            seen.setdefault(r.path, None)
+            if not r.builtin:  # the runtime's own folder (its install, or written by it)
+                seen.setdefault(r.path, None)
     for t in extra:
         seen.setdefault(t, None)
     return [t for t in seen if _placeable(t)]
 
 
 def _placeable(template: str) -> bool:
+    """A root inside the tree: below the project or the home folder (an {env:} root only when its
+    default is)."""
     head = template.split("/", 1)[0]
-    return head in ("~", "{home}", "{project}") or head.startswith("{env:")
+    return head in ("~", "{home}", "{project}") or (head.startswith("{env:") and ":~" in head)
 
 
 def _slug(template: str) -> str:
@@ -978,7 +1005,12 @@ def _root_dirs(
     kind, _, where = selector.partition("@")
     every = kind.endswith("*")
     kind = kind.rstrip("*")
-    roots = [r for r in profile.roots if _classify(r.path) == kind and r.path not in unchecked]
+    # A built-in root is the runtime's own (its install, or written by it): no fixture goes there.
+    roots = [
+        r
+        for r in profile.roots
+        if _classify(r.path) == kind and r.path not in unchecked and not r.builtin
+    ]
     if where == "repo":
         with_walk = [r for r in roots if r.ancestors] or roots
         roots = with_walk[:1]
@@ -992,16 +1024,28 @@ def _root_dirs(
 
 
 def job_env(home: str, extra: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
-    """The environment both sides see: HOME and the XDG folders inside the tree."""
-    env = {
-        "HOME": home,
-        "XDG_CONFIG_HOME": os.path.join(home, ".config"),
-        "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
-        "XDG_CACHE_HOME": os.path.join(home, ".cache"),
-        "XDG_STATE_HOME": os.path.join(home, ".local", "state"),
-    }
+    """The environment both sides see: HOME inside the tree and nothing else a user does not
+    usually set (no XDG_* folders, no runtime home variables: each runtime finds its folders
+    below HOME as it does by default)."""
+    env = {"HOME": home}
     env.update(dict(extra))
     return env
+
+
+def git_repository(git_dir: str) -> None:
+    """An empty git repository written as files (no git command runs): what `git init` leaves
+    that `git rev-parse` needs (HEAD, objects, refs, a config). A runtime that finds the worktree
+    by asking git (Kilo Code) sees the repository a user has, not an empty `.git` folder."""
+    for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):
+        os.makedirs(os.path.join(git_dir, sub), exist_ok=True)
+    files = {
+        "HEAD": "ref: refs/heads/main\n",
+        "config": "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n",
+        "description": "Skill Prism lab fixture\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(git_dir, name), "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 def materialize(case: Case, profile: Profile, base: str, unchecked: Iterable[str] = ()) -> Tree:
@@ -1010,8 +1054,9 @@ def materialize(case: Case, profile: Profile, base: str, unchecked: Iterable[str
     home = os.path.join(base, "home")
     repo = os.path.join(base, "repo")
     project = os.path.join(repo, "sub", "proj") if case.nested else repo
-    for d in (home, os.path.join(repo, ".git"), project, os.path.join(base, "outside")):
+    for d in (home, project, os.path.join(base, "outside")):
         os.makedirs(d, exist_ok=True)
+    git_repository(os.path.join(repo, ".git"))
     tree = Tree(case, base, home, project, job_env(home, case.env))
     links: list[tuple[str, str, str]] = []
     for entry in case.entries:
@@ -1021,6 +1066,10 @@ def materialize(case: Case, profile: Profile, base: str, unchecked: Iterable[str
             continue
         for index, (label, folder) in enumerate(dirs):
             path = os.path.join(folder, *entry.rel.split("/"))
+            if not os.path.abspath(path).startswith(base + os.sep):
+                # never write outside the fixture tree (a root set by the environment)
+                tree.skipped.append(f"{entry.root}:{entry.rel} (outside the tree: {path})")
+                continue
             os.makedirs(os.path.dirname(path), exist_ok=True)
             if entry.link is not None:
                 target = entry.link

@@ -9,13 +9,17 @@ tier-1 texts byte-identical, each out of its total, and then every divergence
 (case, file, field, the runtime's value, Skill Prism's value).
 
 Exit status: 0 when it ran (2 on a usage or driver failure); with --strict, 1 when a divergence
-is not listed (with a reason) in conformance/known-divergences.toml.
+is not listed (with a reason) in conformance/known-divergences.toml, when an entry there names no
+`field` or `kind`, or when an entry no longer matches anything the run could have shown (stale).
+With --record, a run of every case writes what it found to resources/lab-results.json, from which
+each profile's level is derived (core/lab_results.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import fnmatch
 import json
 import os
@@ -38,7 +42,12 @@ from conformance import fixtures
 from conformance.runtimes import BINARY_RUNTIMES, LAB, Runtime, selected
 
 KNOWN_FILE = LAB / "known-divergences.toml"
-FIELDS = ("loaded", "name", "description", "clash", "tier1", "facts")
+RESULTS_FILE = LAB.parent / "resources" / "lab-results.json"
+FIELDS = ("loaded", "name", "description", "clash", "tier1", "builtin", "facts")
+# Divergence fields a known-divergences entry may name: the compared fields, plus `setting` (a
+# setting the driver had to change from the runtime's default, reported by the driver itself).
+ENTRY_FIELDS = (*FIELDS, "fact", "setting")
+SETUP_CASE = "setup"  # the case name of the settings a driver reports
 DRIVER_TIMEOUT = 900  # seconds for one driver process (a batch of every case)
 VARIES_CODE = "SP315"  # clash-winner-varies: the profile names no certain winner
 
@@ -64,8 +73,11 @@ class SpView:
     tier1: str
 
 
-def skillprism_side(profile: Any, tree: fixtures.Tree, style: str = "") -> SpView:
-    """Skill Prism's catalog and tier-1 text for one tree, as `skillprism prompt` computes them."""
+def skillprism_side(
+    profile: Any, tree: fixtures.Tree, style: str = "", context_window: int = 0
+) -> SpView:
+    """Skill Prism's catalog and tier-1 text for one tree, as `skillprism prompt` computes them
+    (for `context_window` tokens when the runtime budgets by its default model's window)."""
     from skillprism.core.disclose import BudgetSettings, Tier1Model
     from skillprism.core.resolve import build_catalog
     from skillprism.core.runtime_settings import apply_runtime_settings
@@ -79,7 +91,7 @@ def skillprism_side(profile: Any, tree: fixtures.Tree, style: str = "") -> SpVie
         spec = spec.with_style(style)
     settings, _problems = apply_runtime_settings(
         profile.disclosure.settings,
-        BudgetSettings(),
+        BudgetSettings(context_window=context_window) if context_window else BudgetSettings(),
         project=tree.project,
         home=tree.home,
         env=tree.env,
@@ -114,9 +126,11 @@ class Divergence:
     runtime_value: str
     skillprism_value: str
     known: str = ""  # the reason from known-divergences.toml, when listed
+    kind: str = ""  # that entry's kind (core/lab_results.KINDS)
+    entry: int = -1  # index of the entry that explains it
 
     def line(self) -> str:
-        mark = " (known)" if self.known else ""
+        mark = f" (known: {self.kind})" if self.known else ""
         return (
             f"[{self.case}] {self.file}: {self.field}{mark}\n"
             f"      runtime:    {self.runtime_value}\n"
@@ -302,6 +316,73 @@ def compare_case(
     return CaseResult(case_id, tally, divs, outside)
 
 
+def compare_setup(
+    runtime: str, results: Sequence[Mapping[str, Any]], builtins: Sequence[Any]
+) -> CaseResult:
+    """What a runtime reports once for every case: its built-in skills (each against the
+    profile's `[[tier1.builtin]]`: name and description) and the settings its driver had to change
+    from the runtime's default (each a divergence of its own, to be explained in
+    known-divergences.toml)."""
+    tally = Tally()
+    divs: list[Divergence] = []
+    seen: dict[str, dict] = {}
+    lists = []
+    for result in results:
+        reported = result.get("builtin")
+        if reported is None:
+            continue
+        lists.append(sorted((str(b.get("name")), str(b.get("description"))) for b in reported))
+        for b in reported:
+            seen.setdefault(str(b.get("name")), dict(b))
+    if lists and any(x != lists[0] for x in lists):
+        divs.append(
+            Divergence(
+                runtime,
+                SETUP_CASE,
+                "built-in skills",
+                "builtin",
+                "differ from case to case",
+                "one list",
+            )
+        )
+    if lists:
+        profile_side = {b.name: b.description for b in builtins}
+        for name in sorted(set(seen) | set(profile_side)):
+            tally.total["builtin"] += 1
+            rt_desc = seen[name].get("description") if name in seen else None
+            sp_desc = profile_side.get(name)
+            if rt_desc == sp_desc:
+                tally.agree["builtin"] += 1
+                continue
+            divs.append(
+                Divergence(
+                    runtime,
+                    SETUP_CASE,
+                    f"built-in {name}",
+                    "builtin",
+                    show(rt_desc) if name in seen else "not built in",
+                    show(sp_desc) if name in profile_side else "not in the profile",
+                )
+            )
+    settings: dict[str, dict] = {}
+    for result in results:
+        for item in result.get("settings") or []:
+            settings.setdefault(str(item.get("setting")), dict(item))
+    for name, item in sorted(settings.items()):
+        divs.append(
+            Divergence(
+                runtime,
+                SETUP_CASE,
+                name,
+                "setting",
+                show(item.get("value", "")),
+                "the runtime's default"
+                + (f" (driver: {item['reason']})" if item.get("reason") else ""),
+            )
+        )
+    return CaseResult(SETUP_CASE, tally, divs, [])
+
+
 def compare_facts(runtime: str, result: Mapping[str, Any]) -> CaseResult:
     """A runtime that cannot list fixtures (Claude Code) reports facts read from its binary, each
     already set against the profile's value: `match`, or a divergence naming the byte offset."""
@@ -344,24 +425,83 @@ def load_known(path: Path = KNOWN_FILE) -> list[dict[str, Any]]:
     return entries
 
 
+def check_known(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Problems with the entries themselves: each must name the `field` it explains (an entry
+    without one would waive every difference in its cases) and its `kind`."""
+    from skillprism.core.lab_results import KINDS
+
+    problems = []
+    for i, e in enumerate(entries):
+        where = f"entry {i + 1} ({e.get('runtime', '*')}, case {e.get('case', '*')})"
+        unknown = set(e) - {"runtime", "case", "field", "file", "reason", "kind"}
+        if not isinstance(e.get("runtime", "*"), str) or not isinstance(e.get("file", "*"), str):
+            problems.append(f"{where}: runtime and file are one glob each")
+        if unknown:
+            problems.append(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        if not e.get("field"):
+            problems.append(f"{where}: no `field`: say which field it explains")
+        else:
+            for glob in _globs(e["field"]):
+                if not any(fnmatch.fnmatchcase(f, glob) for f in ENTRY_FIELDS):
+                    problems.append(
+                        f"{where}: field {glob!r} matches none of {', '.join(ENTRY_FIELDS)}"
+                    )
+        kind = e.get("kind")
+        if kind not in KINDS or kind == "unlisted":
+            choices = ", ".join(k for k in KINDS if k != "unlisted")
+            problems.append(f"{where}: kind {kind!r} is not one of {choices}")
+    return problems
+
+
 def _globs(value: str | Sequence[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
+
+
+def field_text(entry: Mapping[str, Any]) -> str:
+    """An entry's `field` (a glob or a list of them) as one line: `loaded, tier1`."""
+    return ", ".join(_globs(entry.get("field", "*")))
 
 
 def mark_known(divs: Iterable[Divergence], known: Sequence[Mapping[str, Any]]) -> list[Divergence]:
     out = []
     for d in divs:
-        reason = ""
-        for k in known:
+        reason, kind, entry = "", "", -1
+        for i, k in enumerate(known):
             if (
                 fnmatch.fnmatchcase(d.runtime, k.get("runtime", "*"))
                 and any(fnmatch.fnmatchcase(d.case, c) for c in _globs(k.get("case", "*")))
-                and fnmatch.fnmatchcase(d.field, k.get("field", "*"))
+                and any(fnmatch.fnmatchcase(d.field, f) for f in _globs(k.get("field", "*")))
                 and fnmatch.fnmatchcase(d.file, k.get("file", "*"))
             ):
-                reason = k["reason"]
+                reason, kind, entry = k["reason"], k.get("kind", ""), i
                 break
-        out.append(Divergence(**{**asdict(d), "known": reason}))
+        out.append(Divergence(**{**asdict(d), "known": reason, "kind": kind, "entry": entry}))
+    return out
+
+
+def stale_known(
+    known: Sequence[Mapping[str, Any]],
+    reports: Sequence[RuntimeReport],
+) -> list[str]:
+    """Entries that matched no divergence although the run could have shown one: their runtime
+    ran without a driver failure and at least one of their cases ran for it. An entry for
+    nondeterministic behaviour is never stale (the runtime may simply agree this time)."""
+    used = {d.entry for r in reports for d in r.divergences if d.entry >= 0}
+    out = []
+    for i, k in enumerate(known):
+        if i in used or k.get("kind") == "nondeterminism":
+            continue
+        for r in reports:
+            if r.error or not fnmatch.fnmatchcase(r.runtime, k.get("runtime", "*")):
+                continue
+            globs = _globs(k.get("case", "*"))
+            if any(fnmatch.fnmatchcase(c, g) for c in r.case_ids for g in globs):
+                out.append(
+                    f"entry {i + 1} ({k.get('runtime', '*')}, case {k.get('case', '*')}, "
+                    f"field {field_text(k)}): matches nothing in {r.runtime}'s run: "
+                    f"remove it or narrow it ({k['reason'][:80]})"
+                )
+                break
     return out
 
 
@@ -435,13 +575,14 @@ def check_batch(
     if not rt.batch:
         return
     picks = [*[i for i, j in enumerate(jobs) if batch[i].get("skills")][:2], len(jobs) - 1]
-    # A runtime that lists one root in the file system's order (Gemini CLI's glob walk) may
-    # list a root's skills in another order when run again: compare those runs as sets.
+    # A runtime that lists one root in the file system's order, or as concurrent reads complete
+    # (Gemini CLI's glob), may list a root's skills in another order when run again: compare
+    # those runs as sets.
     from skillprism.core.profiles import load_profile
 
-    unordered = load_profile(rt.profile).in_root_order == "file-system"
+    unordered = rt.order_varies or load_profile(rt.profile).in_root_order == "file-system"
     for i in sorted(set(picks)):
-        single = run_driver(Runtime(**{**asdict_rt(rt), "batch": False}), [jobs[i]], tmp)[0]
+        single = run_driver(dataclasses.replace(rt, batch=False), [jobs[i]], tmp)[0]
         if (_as_set(single) != _as_set(batch[i])) if unordered else (single != batch[i]):
             raise DriverError(f"{rt.name}: job {i} gives a different result alone than in a batch")
 
@@ -462,10 +603,6 @@ def _as_set(result: Mapping[str, Any]) -> str:
     return json.dumps(norm(result), sort_keys=True)
 
 
-def asdict_rt(rt: Runtime) -> dict:
-    return {f: getattr(rt, f) for f in rt.__dataclass_fields__}
-
-
 # --- the run ------------------------------------------------------------------------------------
 
 
@@ -483,6 +620,8 @@ class RuntimeReport:
     seconds: float = 0.0
     error: str = ""
     facts: list[dict] = field(default_factory=list)  # facts-only runtimes (Claude Code)
+    case_ids: list[str] = field(default_factory=list)  # every case it ran (SETUP_CASE included)
+    facts_only: bool = False
 
 
 def select_cases(
@@ -514,12 +653,18 @@ def run_runtime(
     for case in cases:
         base = os.path.join(root, case.id)
         os.makedirs(base)
-        trees.append(fixtures.materialize(case, profile, base, rt.unchecked_roots))
+        tree = fixtures.materialize(case, profile, base, rt.unchecked_roots)
+        tree.env.update(rt.extra_job_env())
+        trees.append(tree)
     jobs = [t.job() for t in trees]
     results = run_driver(rt, jobs, tmp)
     check_batch(rt, jobs, results, tmp)
+    setup = compare_setup(rt.name, results, profile.disclosure.tier1.builtin)
+    report.tally.add(setup.tally)
+    report.divergences += setup.divergences
+    report.case_ids = [SETUP_CASE, *(t.case.id for t in trees)]
     for tree, result in zip(trees, results, strict=True):
-        sp = skillprism_side(profile, tree, rt.style)
+        sp = skillprism_side(profile, tree, rt.style, rt.context_window)
         cr = compare_case(
             rt.name, tree.case.id, tree.base, tree.candidates, result, sp, clashes=rt.clashes
         )
@@ -554,6 +699,8 @@ def _run_facts(
         raise DriverError(f"{rt.name}: the driver reported no facts: {result.get('warnings')}")
     cr = compare_facts(rt.name, result)
     report.facts = list(result["facts"])
+    report.facts_only = True
+    report.case_ids = ["facts"]
     report.tally.add(cr.tally)
     report.divergences = mark_known(cr.divergences, known)
     report.seconds = time.monotonic() - started
@@ -614,13 +761,101 @@ def print_report(r: RuntimeReport, out=sys.stdout) -> None:
             f"   fixture entries with no matching root in the profile: {len(r.skipped_entries)}",
             file=out,
         )
+    if t.total["builtin"]:
+        print(
+            f"   built-in      {pct(t.agree['builtin'], t.total['builtin'])} built-in skills",
+            file=out,
+        )
     known = sum(1 for d in r.divergences if d.known)
     print(f"   divergences: {len(r.divergences)} ({known} known)", file=out)
     for d in r.divergences:
         print("    " + d.line(), file=out)
 
 
-def summary_table(reports: Sequence[RuntimeReport]) -> str:
+def record_of(r: RuntimeReport, rt: Runtime, known: Sequence[Mapping[str, Any]], day: str) -> dict:
+    """One runtime's entry of resources/lab-results.json: what it agreed on, and its divergences
+    grouped by the known-divergences entry that explains them (kind, field, reason, cases)."""
+    groups: dict[tuple[int, str], dict] = {}
+    for d in r.divergences:
+        key = (d.entry, "" if d.entry >= 0 else d.field)
+        g = groups.get(key)
+        if g is None:
+            entry = known[d.entry] if d.entry >= 0 else {}
+            g = groups[key] = {
+                "kind": d.kind if d.entry >= 0 else "unlisted",
+                "field": field_text(entry) if entry else d.field,
+                "reason": d.known,
+                "cases": [],
+                "count": 0,
+            }
+        if d.case not in g["cases"]:
+            g["cases"].append(d.case)
+        g["count"] += 1
+    for g in groups.values():
+        g["cases"].sort()
+    return {
+        "runtime": r.runtime,
+        "release": r.release,
+        "profile": r.profile,
+        "ran_on": day,
+        "cases": r.cases if not r.facts_only else 0,
+        "files": r.files,
+        "facts_only": r.facts_only,
+        "limit": rt.limit,
+        "agree": r.tally.agree,
+        "total": r.tally.total,
+        "tier1_not_obtainable": r.tally.tier1_missing,
+        "error": r.error or None,
+        "divergences": sorted(
+            groups.values(), key=lambda g: (g["kind"], g["field"], g["cases"][0], g["reason"])
+        ),
+    }
+
+
+def record_results(
+    reports: Sequence[RuntimeReport],
+    known: Sequence[Mapping[str, Any]],
+    path: Path = RESULTS_FILE,
+    day: str | None = None,
+) -> None:
+    """Write each report into `path`, replacing that runtime's previous entry and keeping the
+    others (a run of the binary runtimes leaves the rest as they were)."""
+    import datetime
+
+    from conformance.runtimes import RUNTIMES
+
+    day = day or datetime.date.today().isoformat()
+    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    by_runtime = {e["runtime"]: e for e in old.get("runtimes", [])}
+    for r in reports:
+        by_runtime[r.runtime] = record_of(r, RUNTIMES[r.runtime], known, day)
+    order = list(RUNTIMES)
+    doc = {
+        "schema": 1,
+        "note": "Written by conformance/run.py --record (make conformance); each profile's level "
+        "is derived from it (src/skillprism/core/lab_results.py). Do not edit by hand.",
+        "runtimes": sorted(
+            by_runtime.values(),
+            key=lambda e: order.index(e["runtime"]) if e["runtime"] in order else len(order),
+        ),
+    }
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def level_of(r: RuntimeReport, known: Sequence[Mapping[str, Any]]) -> str:
+    """The level this run gives the profile (the rule of core/lab_results.derive_level)."""
+    from conformance.runtimes import RUNTIMES
+    from skillprism.core.lab_results import derive_level, parse_results
+
+    if r.runtime not in RUNTIMES:
+        return "-"
+    record = record_of(r, RUNTIMES[r.runtime], known, "today")
+    return derive_level(
+        parse_results({"schema": 1, "runtimes": [record]})[r.profile], r.release
+    ).level
+
+
+def summary_table(reports: Sequence[RuntimeReport], known: Sequence[Mapping[str, Any]] = ()) -> str:
     rows = [
         (
             "runtime",
@@ -630,7 +865,9 @@ def summary_table(reports: Sequence[RuntimeReport]) -> str:
             "description",
             "clash winner",
             "tier-1 identical",
+            "built-in",
             "facts",
+            "level",
         )
     ]
     for r in reports:
@@ -640,9 +877,12 @@ def summary_table(reports: Sequence[RuntimeReport]) -> str:
                 r.runtime,
                 r.release,
                 *(
-                    pct(t.agree[f], t.total[f]) if t.total[f] or f != "facts" else "-"
+                    pct(t.agree[f], t.total[f])
+                    if t.total[f] or f not in ("facts", "builtin")
+                    else "-"
                     for f in FIELDS
                 ),
+                level_of(r, known),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -673,8 +913,39 @@ def main(argv: list[str] | None = None) -> int:
         "--strict", action="store_true", help="exit 1 on a divergence not in known-divergences.toml"
     )
     parser.add_argument("--keep", action="store_true", help="keep the fixture trees (path printed)")
+    parser.add_argument(
+        "--known",
+        type=Path,
+        default=KNOWN_FILE,
+        help="the known divergences (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=RESULTS_FILE,
+        help="where --record writes (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--require-all",
+        action="store_true",
+        help="exit 2 when a selected runtime is not installed (CI: nothing is skipped silently)",
+    )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="write the results to resources/lab-results.json (every case: no --quick, --case, "
+        "--random)",
+    )
     args = parser.parse_args(argv)
+    if args.record and (args.quick or args.case or args.random):
+        parser.error("--record needs a run of every case (no --quick, --case or --random)")
 
+    known = load_known(args.known)
+    problems = check_known(known)
+    for problem in problems:
+        print(f"{args.known.name}: {problem}", file=sys.stderr)
+    if problems and args.strict:
+        return 1  # the file itself is wrong: no run can be judged against it
     wanted = selected(args.runtime)
     if args.quick and not args.runtime:
         # The CI subset: the runtimes shipped as native binaries (350-400 MB each, minutes per
@@ -694,9 +965,8 @@ def main(argv: list[str] | None = None) -> int:
             f"not installed (run `python conformance/install.py`): {', '.join(missing)}",
             file=sys.stderr,
         )
-    if args.runtime and missing:
+    if missing and (args.runtime or args.require_all):
         return 2
-    known = load_known()
     cases = select_cases(args.quick, args.seed, args.random, args.case or ())
     work = tempfile.mkdtemp(prefix="skillprism-lab-")
     reports: list[RuntimeReport] = []
@@ -739,13 +1009,22 @@ def main(argv: list[str] | None = None) -> int:
                 }
                 for r in reports
             ],
+            "known_problems": problems,
+            "stale": stale_known(known, reports),
         }
         print(json.dumps(doc, indent=1, ensure_ascii=False))
     else:
-        print("\n" + summary_table(reports))
+        print("\n" + summary_table(reports, known))
+    stale = stale_known(known, reports)
+    for line in stale:
+        print(f"{args.known.name}: stale: {line}", file=sys.stderr)
+    if args.record and reports:
+        record_results(reports, known, args.results)
+        print(f"recorded in {args.results}", file=sys.stderr)
     if failed:
         return 2
-    if args.strict and any(not d.known for r in reports for d in r.divergences):
+    unlisted = any(not d.known for r in reports for d in r.divergences)
+    if args.strict and (unlisted or problems or stale):
         return 1
     return 0
 

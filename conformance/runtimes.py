@@ -56,6 +56,20 @@ class Runtime:
     # The runtime cannot list a fixture (Claude Code lists skills only in a model session): its
     # driver runs once and reports `facts` read from the binary, each compared with the profile.
     facts_only: bool = False
+    # What the lab cannot run of this runtime, said once (a facts-only runtime's loader).
+    limit: str = ""
+    # The runtime's listing order can change from one run to the next (concurrent reads): the
+    # batch check compares a job's result alone and in the batch as sets.
+    order_varies: bool = False
+    # The context window (tokens) of the runtime's default model, when its listing is budgeted by
+    # it and the lab cannot choose another: Skill Prism's side is computed for the same window.
+    context_window: int = 0
+    # npm pins that take another pin's version when the lab moves to the newest releases
+    # (make conformance-latest): package -> the package whose version it takes.
+    same_version: tuple[tuple[str, str], ...] = ()
+    # Environment both sides of every job get, `{pkg}` standing for package_dir: where the
+    # runtime keeps its built-in skills in this install, for the profile's built-in root.
+    job_env: tuple[tuple[str, str], ...] = ()
     workers: int = 0  # parallel driver processes for a non-batch runtime (0 = by CPU count)
 
     @property
@@ -97,6 +111,9 @@ class Runtime:
             return [str(bun_path(self)), "--no-install", driver]
         return [python_for(self), "-I", driver]
 
+    def extra_job_env(self) -> dict[str, str]:
+        return {k: v.replace("{pkg}", str(self.package_dir)) for k, v in self.job_env}
+
     def process_env(self) -> dict[str, str]:
         """Variables the driver needs besides the job's own (HOME, XDG_*, ... are the job's)."""
         env = {"SKILLPRISM_LAB_PKG": str(self.package_dir)}
@@ -109,6 +126,7 @@ class Runtime:
             # conformance/binlab.py finds the install through the cache folder; unshare and git
             # (which the runtimes call) come from the system PATH.
             env["SKILLPRISM_LAB_CACHE"] = str(cache_dir())
+            env["SKILLPRISM_LAB_RELEASES"] = f"{self.name}={self.release}"
         return env
 
 
@@ -183,11 +201,12 @@ RUNTIMES: dict[str, Runtime] = {
                 "~/.gemini/extensions/*/skills": "extension skills are loaded by the @google/gemini-cli "
                 "extension manager, not by gemini-cli-core's SkillManager",
             },
+            job_env=(("SKILLPRISM_GEMINI_CLI_BUILTIN_SKILLS", "{pkg}/dist/src/skills/builtin"),),
+            # glob lists a root's files as the concurrent reads of their folders complete
+            order_varies=True,
             notes=(
                 "The workspace is trusted (discoverSkills(..., isTrusted=true)).",
-                "Built-in skills (dist/src/skills/builtin) are disabled by name through the "
-                "runtime's own setDisabledSkills (settings skills.disabled), because Skill Prism "
-                "does not model them.",
+                "Built-in skills on, as by default (dist/src/skills/builtin of the package).",
             ),
         ),
         Runtime(
@@ -213,6 +232,7 @@ RUNTIMES: dict[str, Runtime] = {
                 "@oven/bun-linux-x64": "1.4.2",
             },
             package="@oh-my-pi/pi-coding-agent",
+            same_version=(("@oh-my-pi/pi-natives-linux-x64", "@oh-my-pi/pi-coding-agent"),),
             # bun 1.4.2: the newest bun when 18.2.3 was published (2026-09-20); it asks bun >= 1.3.14.
             batch=False,  # pi-utils freezes the home folder when it is imported
             npm_omit_optional=True,
@@ -225,6 +245,7 @@ RUNTIMES: dict[str, Runtime] = {
             kind="node",
             npm={"@qwen-code/qwen-code": "0.24.4"},
             package="@qwen-code/qwen-code",
+            job_env=(("SKILLPRISM_QWEN_CODE_BUNDLED_SKILLS", "{pkg}/bundled"),),
         ),
         Runtime(
             name="cline",
@@ -298,6 +319,12 @@ RUNTIMES: dict[str, Runtime] = {
             pypi_replace={"certifi==2026.10.19": "certifi==2026.10.19.post1"},
             package="vibe",
             python="3.12",
+            job_env=(
+                (
+                    "SKILLPRISM_MISTRAL_VIBE_BUILTIN_SKILLS",
+                    "{pkg}/site/vibe/plugins/builtins/vibe/skills",
+                ),
+            ),
             notes=(
                 "discover_session_skills (SkillManager, project_core_skills) with the working "
                 "folder trusted for the session; tier 1 = the '## Available Skills' section and "
@@ -331,6 +358,9 @@ RUNTIMES: dict[str, Runtime] = {
             package="@openai/codex",
             binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
             batch=False,
+            # debug prompt-input budgets for the default model of the binary's own catalogue
+            # (gpt-6.1-sol in 0.169.0: "context_window": 272000).
+            context_window=272_000,
             notes=(
                 "codex app-server skills/list and codex debug prompt-input, offline, with the "
                 "bundled system skills switched off (skills.bundled.enabled=false).",
@@ -377,6 +407,9 @@ RUNTIMES: dict[str, Runtime] = {
             binary="node_modules/@anthropic-ai/claude-code-linux-x64/claude",
             batch=False,
             facts_only=True,
+            limit="Claude Code lists skills only inside a model session (network, login): the lab "
+            "reads its listing and budget code out of the binary and runs it, but cannot run its "
+            "discovery, parsing and clash resolution on the fixtures",
             notes=(
                 "Claude Code lists skills only inside a model session: the driver reads the "
                 "listing and budget code from the binary and runs it on synthetic skills "

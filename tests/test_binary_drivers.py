@@ -101,3 +101,69 @@ def test_droid_reads_utf16_and_utf8_modules(droid):
     image = SimpleNamespace(blob=utf16 + utf8)
     assert droid.module_text(image, 0, len(utf16)) == "// @bun\nvar x='\u2026';"
     assert droid.module_text(image, len(utf16), len(utf8)) == "// @bun\nvar y=1;"
+
+
+@pytest.fixture(scope="module")
+def codex() -> ModuleType:
+    return _driver("codex.py")
+
+
+@pytest.fixture(scope="module")
+def opencode() -> ModuleType:
+    return _driver("opencode.py")
+
+
+def test_codex_finds_its_bundled_skills_where_a_user_has_them(codex, tmp_path, monkeypatch):
+    job = {"home": str(tmp_path / "h"), "project": str(tmp_path), "env": {}}
+    assert codex.system_root(job) == str(tmp_path / "h" / ".codex" / "skills" / ".system")
+    job["env"] = {"CODEX_HOME": str(tmp_path / "c")}
+    assert codex.system_root(job) == str(tmp_path / "c" / "skills" / ".system")
+    # the default configuration: no -c override of skills.bundled.enabled, no CODEX_HOME set
+    assert not hasattr(codex, "config_args")
+    monkeypatch.setattr(codex, "binary_path", lambda runtime: tmp_path / "bin" / "codex")
+    env = codex.codex_env({"home": str(tmp_path), "env": {}})
+    assert "CODEX_HOME" not in env and env["PATH"].startswith(str(tmp_path / "codex-path"))
+
+
+def test_opencode_reports_each_switch_it_sets_as_a_setting(opencode):
+    settings = opencode.lab_settings(opencode.ENV)
+    assert [s["setting"] for s in settings] == ["--pure", "network features off"]
+    assert all(s["reason"] for s in settings)
+    assert "OPENCODE_DISABLE_AUTOUPDATE" in settings[1]["value"]
+
+
+def test_memo_reads_a_binary_once(tmp_path):
+    sys.path.insert(0, str(LAB))
+    try:
+        import binlab
+    finally:
+        sys.path.remove(str(LAB))
+    binary = tmp_path / "runtime"
+    binary.write_bytes(b"\0" * 16)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"code": "x"}
+
+    assert binlab.memo(binary, "t", compute) == {"code": "x"}
+    assert binlab.memo(binary, "t", compute) == {"code": "x"}
+    assert len(calls) == 1
+    binary.write_bytes(b"\0" * 17)  # another build: read again
+    binlab.memo(binary, "t", compute)
+    assert len(calls) == 2
+
+
+def test_a_newer_release_is_reported_by_the_drivers(monkeypatch):
+    sys.path.insert(0, str(LAB))
+    try:
+        import binlab
+    finally:
+        sys.path.remove(str(LAB))
+    pinned = binlab.PACKAGES["codex"]
+    monkeypatch.setenv("SKILLPRISM_LAB_RELEASES", "codex=9.9.9,nonsense")
+    monkeypatch.setitem(binlab.PACKAGES, "codex", pinned)
+    binlab._releases_from_env()
+    assert binlab.PACKAGES["codex"].release == "9.9.9"
+    assert binlab.PACKAGES["codex"].spec == "@openai/codex@9.9.9"
+    assert binlab.PACKAGES["codex"].binary == pinned.binary

@@ -82,7 +82,8 @@ def test_materialize_uses_the_profiles_roots(tmp_path, pi_profile):
         "cwd": tree.project,
         "env": tree.env,
     }
-    assert tree.env["HOME"] == tree.home and tree.env["XDG_CONFIG_HOME"].startswith(tree.home)
+    # as a user has it: HOME, and no XDG or runtime home variables
+    assert tree.env == {"HOME": tree.home}
     assert {c.case for c in tree.candidates} == {"probe"} and len(tree.candidates) == 4
 
 
@@ -236,9 +237,60 @@ def test_known_divergences_match_by_glob(tmp_path):
 
 
 def test_shipped_known_divergences_file_parses():
-    for entry in run.load_known():
-        assert entry["reason"] and set(entry) <= {"runtime", "case", "field", "file", "reason"}
+    known = run.load_known()
+    assert run.check_known(known) == []
+    for entry in known:
+        assert entry["reason"] and entry["field"] and entry["kind"]
         assert entry.get("runtime", "*") == "*" or entry["runtime"] in RUNTIMES
+
+
+def test_known_entries_need_a_field_and_a_kind():
+    entries = [
+        {"runtime": "pi", "case": "x", "field": "tier1", "kind": "schema-gap", "reason": "r"},
+        {"runtime": "pi", "case": "y", "kind": "interface", "reason": "no field"},
+        {"runtime": "pi", "case": "z", "field": "loaded", "reason": "no kind"},
+        {"runtime": "pi", "case": "w", "field": "nothing", "kind": "lab", "reason": "bad field"},
+        {"runtime": "pi", "case": "v", "field": "loaded", "kind": "unlisted", "reason": "r"},
+    ]
+    problems = run.check_known(entries)
+    assert len(problems) == 4
+    assert "entry 2" in problems[0] and "no `field`" in problems[0]
+    assert "entry 3" in problems[1] and "kind None" in problems[1]
+    assert "entry 4" in problems[2] and "'nothing'" in problems[2]
+    assert "entry 5" in problems[3] and "'unlisted'" in problems[3]
+
+
+def test_strict_fails_on_an_entry_without_field(tmp_path, capsys):
+    known = tmp_path / "known.toml"
+    known.write_text(
+        '[[divergence]]\nruntime = "pi"\ncase = "fm-*"\nkind = "lab"\nreason = "no field"\n'
+    )
+    # the file itself is judged first: no runtime needs to be installed for this
+    assert run.main(["--strict", "--known", str(known), "--runtime", "pi"]) == 1
+    assert "no `field`" in capsys.readouterr().err
+
+
+def test_a_stale_entry_is_one_whose_cases_ran_without_matching():
+    known = [
+        {"runtime": "pi", "case": "fm-bom", "field": "loaded", "kind": "lab", "reason": "used"},
+        {"runtime": "pi", "case": "fm-cr", "field": "loaded", "kind": "lab", "reason": "stale"},
+        {"runtime": "pi", "case": "not-run", "field": "loaded", "kind": "lab", "reason": "off"},
+        {
+            "runtime": "pi",
+            "case": "fm-cr",
+            "field": "tier1",
+            "kind": "nondeterminism",
+            "reason": "n",
+        },
+        {"runtime": "gemini-cli", "case": "*", "field": "*", "kind": "lab", "reason": "not run"},
+    ]
+    r = run.RuntimeReport("pi", "0.73.1", "pi", case_ids=["setup", "fm-bom", "fm-cr"])
+    r.divergences = run.mark_known([run.Divergence("pi", "fm-bom", "f", "loaded", "a", "b")], known)
+    stale = run.stale_known(known, [r])
+    assert len(stale) == 1 and "entry 2" in stale[0] and "stale" in stale[0]
+    # a runtime whose driver failed shows nothing, so none of its entries is stale
+    r.error = "driver failed"
+    assert run.stale_known(known, [r]) == []
 
 
 def test_skillprism_side_matches_the_prompt_command(tmp_path, pi_profile):
@@ -291,7 +343,113 @@ def test_summary_table_lists_each_runtime():
     r = run.RuntimeReport("pi", "0.73.1", "pi")
     r.tally.agree["loaded"], r.tally.total["loaded"] = 3, 4
     table = run.summary_table([r])
-    assert "pi" in table and "3/4 (75.0 %)" in table
+    assert "pi" in table and "3/4 (75.0 %)" in table and "verified" in table
+
+
+def test_setup_compares_builtins_and_reports_settings():
+    from skillprism.core.disclosure_spec import BuiltinSkill
+
+    results = [
+        {
+            "builtin": [{"name": "a", "description": "A."}, {"name": "b", "description": "B!"}],
+            "settings": [{"setting": "--pure", "value": "on", "reason": "plugins are code"}],
+        }
+    ] * 2
+    profile = (BuiltinSkill("a", "A."), BuiltinSkill("b", "B."), BuiltinSkill("c", "C."))
+    cr = run.compare_setup("x", results, profile)
+    assert (cr.tally.agree["builtin"], cr.tally.total["builtin"]) == (1, 3)
+    fields = [(d.file, d.field) for d in cr.divergences]
+    assert fields == [("built-in b", "builtin"), ("built-in c", "builtin"), ("--pure", "setting")]
+    assert cr.divergences[1].runtime_value == "not built in"
+    # a driver that reports no built-in skills is not compared
+    assert run.compare_setup("x", [{}], profile).tally.total["builtin"] == 0
+
+
+# --- the recorded results and the level they give ----------------------------------------------
+
+FAKE_DRIVER = """
+import json, os, sys
+jobs = json.load(sys.stdin)
+out = []
+for job in (jobs if isinstance(jobs, list) else [jobs]):
+    skills = []
+    root = os.path.join(job["project"], ".pi", "skills")
+    for folder in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        text = open(os.path.join(root, folder, "SKILL.md"), encoding="utf-8").read()
+        desc = [l[13:] for l in text.splitlines() if l.startswith("description: ")]
+        skills.append({"path": os.path.join(root, folder, "SKILL.md"), "name": folder,
+                       "description": desc[0] if desc else None})
+    out.append({"runtime": "fake", "release": "1.0", "skills": skills, "rejected": [],
+                "warnings": [], "tier1": None})
+print(json.dumps(out if isinstance(jobs, list) else out[0]))
+"""
+
+
+@pytest.fixture
+def fake_runtime(tmp_path, monkeypatch):
+    """A runtime whose driver loads every folder of .pi/skills (named by the folder), compared
+    with the pi profile: it agrees on fm-basic and not on a skill whose name differs."""
+    import dataclasses
+
+    from conformance import runtimes
+
+    driver = tmp_path / "fake_driver.py"
+    driver.write_text(FAKE_DRIVER, encoding="utf-8")
+
+    @dataclasses.dataclass(frozen=True)
+    class Fake(runtimes.Runtime):
+        def installed(self) -> bool:
+            return True
+
+        def command(self) -> list[str]:
+            return [sys.executable, str(driver)]
+
+    fake = Fake(name="fake", release="0.73.1", profile="pi", driver="fake", kind="python")
+    monkeypatch.setitem(runtimes.RUNTIMES, "fake", fake)
+    return fake
+
+
+def test_strict_fails_on_a_stale_entry_and_record_writes_the_level(tmp_path, fake_runtime, capsys):
+    from skillprism.core.lab_results import derive_level, parse_results
+
+    known = tmp_path / "known.toml"
+    results = tmp_path / "results.json"
+    entry = '[[divergence]]\nruntime = "fake"\ncase = "fm-basic"\nfield = "loaded"\nkind = "{}"\nreason = "r"\n'
+    args = ["--runtime", "fake", "--case", "fm-basic", "--strict", "--known", str(known)]
+    known.write_text(entry.format("schema-gap"))
+    assert run.main(args) == 1  # fm-basic agrees: the entry matches nothing
+    assert "stale" in capsys.readouterr().err
+    known.write_text(entry.format("nondeterminism"))
+    assert run.main(args) == 0  # it may simply agree this time
+    known.write_text("")
+    assert run.main(args) == 0
+    # a case the fake gets wrong: the name is the folder's, not the frontmatter's
+    args = ["--runtime", "fake", "--case", "n-mismatch", "--strict", "--known", str(known)]
+    assert run.main(args) == 1
+    known.write_text(
+        '[[divergence]]\nruntime = "fake"\ncase = "n-mismatch"\nfield = "name"\n'
+        'kind = "schema-gap"\nreason = "the fake names skills by folder"\n'
+    )
+    assert run.main(args) == 0
+    with pytest.raises(SystemExit):  # a record needs every case
+        run.main([*args, "--record", "--results", str(results)])
+    record = run.record_of(
+        run.RuntimeReport(
+            "fake",
+            "0.73.1",
+            "pi",
+            divergences=run.mark_known(
+                [run.Divergence("fake", "n-mismatch", "x", "name", "a", "b")],
+                run.load_known(known),
+            ),
+        ),
+        fake_runtime,
+        run.load_known(known),
+        "2026-11-27",
+    )
+    run_record = parse_results({"schema": 1, "runtimes": [record]})["pi"]
+    derived = derive_level(run_record, "0.73.1")
+    assert derived.level == "partial" and "the fake names skills by folder" in derived.held_back[0]
 
 
 # --- with a runtime installed -------------------------------------------------------------------
@@ -345,3 +503,60 @@ def _which(cmd: str) -> bool:
     from shutil import which
 
     return which(cmd) is not None
+
+
+# --- make conformance-latest ---------------------------------------------------------------------
+
+
+def test_latest_moves_every_pin_and_follows_the_ones_tied_to_another(monkeypatch):
+    from conformance import latest
+
+    newest = {
+        "@oh-my-pi/pi-coding-agent": "19.0.0",
+        "@oh-my-pi/pi-natives-linux-x64": "19.0.5",  # not asked: it follows the coding agent
+        "@oven/bun-linux-x64": "1.5.0",
+    }
+    monkeypatch.setattr(latest, "_npm_latest", lambda pkg: newest[pkg])
+    rt = latest.newest_runtime(RUNTIMES["oh-my-pi"])
+    assert rt.release == "19.0.0"
+    assert rt.npm == {
+        "@oh-my-pi/pi-coding-agent": "19.0.0",
+        "@oh-my-pi/pi-natives-linux-x64": "19.0.0",
+        "@oven/bun-linux-x64": "1.5.0",
+    }
+    monkeypatch.setattr(latest, "_pypi_latest", lambda rt, name: "0.2.0")
+    assert latest.newest_runtime(RUNTIMES["skills-ref"]).release == "0.2.0"
+
+
+def test_latest_names_what_drifts_from_the_recorded_run():
+    from conformance import latest
+
+    group = {"kind": "schema-gap", "field": "tier1", "reason": "r", "cases": ["a"], "count": 1}
+    pinned = {
+        "agree": {"loaded": 10},
+        "total": {"loaded": 10},
+        "divergences": [group],
+        "error": None,
+    }
+    same = dict(pinned)
+    assert latest.compare(pinned, same, "partial") == []
+    newer = {
+        "agree": {"loaded": 9},
+        "total": {"loaded": 10},
+        "divergences": [
+            {**group, "cases": ["a", "b"]},
+            {"kind": "unlisted", "field": "name", "reason": "", "cases": ["c"], "count": 1},
+        ],
+        "error": None,
+    }
+    lines = latest.compare(pinned, newer, "partial")
+    assert "loaded: 9/10 agree (pinned release: 10/10)" in lines
+    assert any(
+        line.startswith("changed [schema-gap] tier1") and "now also b" in line for line in lines
+    )
+    assert any(line.startswith("new [unlisted] name in c") for line in lines)
+    assert latest.compare(None, newer, "partial")[0].startswith("no recorded results")
+    table = latest.summary(
+        [latest.Drift("pi", "0.73.1", "0.74.0", "drift", ["x"], "partial", "verified")]
+    )
+    assert "pi" in table and "0.74.0" in table and "DRIFT" in table

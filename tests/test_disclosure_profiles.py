@@ -43,8 +43,19 @@ def skill(root: Path, name: str, description: str, extra: str = "") -> Path:
     return d / "SKILL.md"
 
 
-def model(profile: str, *dirs: Path) -> Tier1Model:
-    return Tier1Model(build_catalog(load_profile(profile), [str(d) for d in dirs]))
+def without_builtins(profile):  # type: ignore[no-untyped-def]
+    """The profile as if the runtime had no built-in skills: the format and budget tests below
+    look at the listing of the skills they write (the built-in ones have tests of their own)."""
+    from dataclasses import replace
+
+    t1 = replace(profile.disclosure.tier1, builtin=())
+    return replace(profile, disclosure=replace(profile.disclosure, tier1=t1))
+
+
+def model(profile: str, *dirs: Path, builtins: bool = False) -> Tier1Model:
+    prof = load_profile(profile)
+    prof = prof if builtins else without_builtins(prof)
+    return Tier1Model(build_catalog(prof, [str(d) for d in dirs]))
 
 
 def two_skills(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -223,7 +234,7 @@ def test_codex_scope_order_system_admin_repo_user(tmp_path: Path) -> None:
     skill(project / ".agents" / "skills", "r-skill", "Repo.")
     skill(codex_home / "skills" / ".system", "s-skill", "System.")
     catalog = build_catalog(
-        load_profile("codex"),
+        without_builtins(load_profile("codex")),
         project=str(project),
         home=str(home),
         env={"CODEX_HOME": str(codex_home)},
@@ -237,34 +248,66 @@ def test_codex_scope_order_system_admin_repo_user(tmp_path: Path) -> None:
     assert names[:3] == ["- s-skill", "- r-skill", "- u-skill"]
 
 
-def test_codex_trims_then_omits_with_its_warning(tmp_path: Path) -> None:
+def test_codex_hands_out_description_characters_round_robin(tmp_path: Path) -> None:
+    """Codex 0.169.0 (render.rs): every line and its line break costs ceil(bytes / 4) tokens;
+    over the budget, description characters go one at a time to each skill in turn while the
+    tokens they add fit, cut with no '...'; when even the bare lines do not fit, each bare line
+    is listed while it still fits."""
     root = tmp_path / "skills"
-    paths = [skill(root, n, "z" * 200) for n in ("aa", "bb", "cc")]
+    for n in ("aa", "bb", "cc"):
+        skill(root, n, "z" * 200)
     m = model("codex", root)
     assert m.limit(BudgetSettings(context_window=200_000))[0] == 16_000  # 2% x 4 chars/token
     assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
-    full = m.compute(BudgetSettings(budget_chars=100_000))
-    # Codex budgets only the skill lines (count_frame = false), not its fixed frame.
-    frame = len(codex_head(root)) + len("</skills_instructions>")
-    lines = sum(e.chars for e in full.entries) + 2  # three skill lines and the two newlines between
-    # Trimming: every description cut to one length, every skill still listed.
-    r = m.compute(BudgetSettings(budget_chars=lines - 300))
+    full = m.compute(BudgetSettings(context_window=200_000))
+    assert [e.outcome for e in full.entries] == ["full"] * 3
+    bare = [f"- {n}: (file: r0/{n}/SKILL.md)" for n in ("aa", "bb", "cc")]
+
+    def tokens(line: str) -> int:
+        return -(-(len(line.encode()) + 1) // 4)
+
+    minimum = sum(tokens(line) for line in bare)
+    # room for 30 more tokens: each description gets ~10 tokens' worth, about 40 characters
+    r = m.compute(BudgetSettings(context_window=(minimum + 30) * 50))  # 2% of it
+    kept = [e.kept_chars for e in r.entries]
     assert [e.outcome for e in r.entries] == ["shortened"] * 3
-    assert {e.kept_chars for e in r.entries} == {100}
-    # Codex 0.169.0 ends a cut description with '...' (cut_suffix), within the kept length
-    assert f"- aa: {'z' * 97}... (file: r0/aa/SKILL.md)" in r.text
-    assert paths[0].is_file()
-    # Omission: even description-less lines do not all fit; the last ones go.
-    one = len("- aa:  (file: r0/aa/SKILL.md)") + 1
-    r = m.compute(BudgetSettings(budget_chars=2 * one - 1))
-    assert [e.outcome for e in r.entries] == ["shortened", "shortened", "omitted"]
-    assert "- cc" not in r.text and r.used_chars <= frame + 2 * one + 2
-    assert any("header and footer do not count" in a for a in r.assumptions)
+    assert max(kept) - min(kept) <= 4 and sum(kept) > 100  # shared out, not one common cut
+    assert "... (file:" not in r.text and "- aa: zzz" in r.text
+    for e, line in zip(r.entries, r.text.splitlines()[-4:-1], strict=True):
+        assert line == f"- {e.name}: {'z' * e.kept_chars} (file: r0/{e.name}/SKILL.md)"
+    # room for the bare lines alone: only the characters that add no token (the rest of a line's
+    # last 4-byte token) are given
+    r = m.compute(BudgetSettings(context_window=minimum * 50))
+    assert all(e.kept_chars <= 2 for e in r.entries)
+    assert all(e.outcome == ("name-only" if e.kept_chars == 0 else "shortened") for e in r.entries)
+    # not even those: each bare line listed while it still fits, the rest left out
+    r = m.compute(BudgetSettings(context_window=(tokens(bare[0]) + tokens(bare[1])) * 50))
+    assert [e.outcome for e in r.entries] == ["name-only", "name-only", "omitted"]
+    assert "- cc" not in r.text
     assert r.warnings == (
         "Exceeded skills context budget of 2%. All skill descriptions were removed and 1 "
         "additional skills were not included in the model-visible skills list.",
     )
     assert "Exceeded skills context budget of 2%." in DOC
+    # a fixed character budget counts characters (Codex's budget without a context window)
+    r = m.compute(BudgetSettings(budget_chars=sum(len(x) + 1 for x in bare)))
+    assert [e.outcome for e in r.entries] == ["name-only"] * 3 and bare[0] in r.text
+
+
+def test_codex_entry_cap_then_budget_cut(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "long", "y" * 1500)
+    m = model("codex", root)
+    full = m.compute(BudgetSettings(context_window=200_000))
+    assert f"- long: {'y' * 1021}... (file:" in full.text  # the 1,024-character cap
+    bare = "- long: (file: r0/long/SKILL.md)"
+    room = -(-(len(bare) + 1) // 4) + 100  # 100 tokens for the description
+    r = m.compute(BudgetSettings(context_window=room * 50))
+    (e,) = r.entries
+    base = len(bare) + 1
+    most = max(k for k in range(1100) if -(-(base + k + 1) // 4) - -(-base // 4) <= 100)
+    assert e.outcome == "shortened" and e.kept_chars == most
+    assert f"- long: {'y' * e.kept_chars} (file:" in r.text
 
 
 def test_codex_config_toml_disables_a_skill(tmp_path: Path) -> None:
@@ -361,14 +404,15 @@ def test_gemini_cli_listing_is_exact(tmp_path: Path) -> None:
         "detailed instructions, call the `activate_skill` tool with the skill's name."
     )
     assert intro in DOC
+    # one root's folders in descending order (glob 12 over node's sorted readdir, 0.61.0)
     assert r.text == (
         "# Available Agent Skills\n\n" + intro + "\n\n<available_skills>\n"
-        "  <skill>\n    <name>alpha</name>\n"
-        "    <description>Extract text from PDF files.</description>\n"
-        f"    <location>{a}</location>\n  </skill>\n"
         "  <skill>\n    <name>beta</name>\n"
         "    <description>Review code changes.</description>\n"
         f"    <location>{b}</location>\n  </skill>\n"
+        "  <skill>\n    <name>alpha</name>\n"
+        "    <description>Extract text from PDF files.</description>\n"
+        f"    <location>{a}</location>\n  </skill>\n"
         "</available_skills>"
     )
 
@@ -400,7 +444,7 @@ def test_opencode_listing_is_exact_and_sorted_by_name(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     b = skill(root, "beta", "Review code changes.")
     a = skill(root, "alpha", "Extract text from PDF files.")
-    r = model("opencode", root).compute()
+    r = model("opencode", root, builtins=True).compute()
     head = (
         "Skills provide specialized instructions and workflows for specific tasks.\n"
         "Use the skill tool to load a skill when a task matches its description.\n"
@@ -506,7 +550,7 @@ EMPTY = {
 @pytest.mark.parametrize("profile", SHIPPED)
 def test_zero_skills_gives_the_documented_empty_output(tmp_path: Path, profile: str) -> None:
     (tmp_path / "empty").mkdir()
-    r = model(profile, tmp_path / "empty").compute()
+    r = model(profile, tmp_path / "empty", builtins=profile == "opencode").compute()
     if EMPTY[profile] is None:
         assert "<name>customize-opencode</name>" in r.text
     else:
@@ -522,3 +566,70 @@ def test_prompt_command_renders_every_profile(tmp_path: Path, profile: str, caps
     assert main(["prompt", "--profile", profile, str(root)]) == 0
     out = capsys.readouterr().out
     assert "alpha" in out and "beta" in out
+
+
+# --- built-in skills take part in the listing and its budget --------------------------------------
+
+
+def test_codex_lists_its_bundled_skills_first_from_their_own_root(tmp_path: Path) -> None:
+    """Codex 0.169.0 unpacks its bundled skills into $CODEX_HOME/skills/.system when it starts
+    and lists them first (scope system), under a roots-table entry of their own that comes before
+    the repository's .agents: the listing is the same whether or not the folder exists yet."""
+    home, project = tmp_path / "home", tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    skill(project / ".agents" / "skills", "mine", "Mine.")
+    profile = load_profile("codex")
+
+    def listing() -> str:
+        catalog = build_catalog(profile, project=str(project), home=str(home), env={})
+        return Tier1Model(catalog).compute().text
+
+    fresh = listing()
+    system = home / ".codex" / "skills" / ".system"
+    assert f"- `r0` = `{system}`" in fresh and f"- `r1` = `{project}/.agents/skills`" in fresh
+    names = [
+        line.split(":")[0][2:]
+        for line in fresh.splitlines()
+        if line.startswith("- ") and "`" not in line
+    ]
+    assert names == ["imagegen", "openai-docs", "skill-creator", "skill-installer", "mine"]
+    assert "(file: r0/imagegen/SKILL.md)" in fresh and "review-agent" not in fresh
+    # after Codex ran: its own copies are on disk and read from there, once each
+    for b in profile.disclosure.tier1.builtin:
+        skill(system, b.name, b.description)
+    assert listing() == fresh
+
+
+def test_builtin_skills_count_against_the_budget(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "mine", "z" * 300)
+    bare = model("codex", root).compute(BudgetSettings(budget_chars=400))
+    full = model("codex", root, builtins=True).compute(BudgetSettings(budget_chars=400))
+    assert [e.outcome for e in bare.entries] == ["full"]
+    outcomes = {e.name: e.outcome for e in full.entries}
+    assert outcomes["mine"] != "full" and outcomes["imagegen"] != "full"
+    assert "review-agent" not in outcomes  # Codex does not list it (its agents/openai.yaml)
+
+
+def test_a_skill_of_the_same_name_overrides_a_gemini_builtin(tmp_path: Path) -> None:
+    """Gemini CLI loads its built-in skills first (lowest precedence, last wins): a user skill
+    named like one replaces it in the listing; the others stay, listed first."""
+    home, project = tmp_path / "home", tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    mine = skill(home / ".gemini" / "skills", "skill-creator", "My own skill creator.")
+    catalog = build_catalog(
+        load_profile("gemini-cli"), project=str(project), home=str(home), env={}
+    )
+    text = Tier1Model(catalog).compute().text
+    assert text.count("<name>skill-creator</name>") == 1
+    assert "My own skill creator." in text and f"<location>{mine}</location>" in text
+    assert text.index("<name>antigravity-support</name>") < text.index("<name>skill-creator</name>")
+
+
+def test_factory_droid_folds_white_space_and_names_an_empty_description(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "ws", '"Two  spaces\\tand  a tab."')
+    skill(root, "blank", '"   "')
+    text = model("factory-droid", root).compute().text
+    assert "ws: Two spaces and a tab." in text
+    assert "blank: No description provided" in text

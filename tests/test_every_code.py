@@ -296,7 +296,7 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
     "SP314": _off_root,
     "SP316": _not_installable,
     "SP315": check(
-        "gemini-cli", {"root/a/SKILL.md": fm(name="s"), "root/b/SKILL.md": fm(name="s")}
+        "mistral-vibe", {"root/a/SKILL.md": fm(name="s"), "root/b/SKILL.md": fm(name="s")}
     ),
     "SP203": check("agentskills", {"root/" + "a" * 70 + "/SKILL.md": fm(name="a" * 70)}),
     "SP204": check("agentskills", {"root/S/SKILL.md": fm(name="S")}),

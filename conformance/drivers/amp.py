@@ -5,7 +5,7 @@ Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
 
 `amp skill list --json` is Amp's own skill service (`OIt`: every root, the recursive walk, the
 frontmatter checks, first-wins by name) without a model session. It is run offline in a fresh
-network namespace, HOME / XDG_* in the job's temp home, cwd = the job's cwd, with a placeholder
+network namespace, HOME the job's temp home, cwd = the job's cwd, with a placeholder
 `AMP_API_KEY` (without a key the command starts an interactive login) and `AMP_URL` pointing at
 a closed local port: the server calls it makes (global skills, global plugins) fail at once, and
 the local scan does not depend on them. stdout is `{"skills": [name, description, baseDir,
@@ -179,10 +179,14 @@ def main() -> int:
             )
         skills = []
         builtin = [
-            str(s.get("name")) for s in answer.get("skills") or [] if s.get("source") == "builtin"
+            {
+                "path": str(s.get("baseDir", "")),
+                "name": s.get("name"),
+                "description": s.get("description"),
+            }
+            for s in answer.get("skills") or []
+            if s.get("source") == "builtin"
         ]
-        if builtin:
-            warnings.append(f"built-in skills (no SKILL.md) left out: {', '.join(builtin)}")
         for sk in answer.get("skills") or []:
             if sk.get("source") == "builtin":
                 continue
@@ -207,9 +211,19 @@ def main() -> int:
                 "runtime": RUNTIME,
                 "release": PACKAGES[RUNTIME].release,
                 "skills": skills,
+                "builtin": builtin,
                 "rejected": rejected,
                 "warnings": warnings,
                 "tier1": None,
+                # Offline, `amp skill list` needs an API key (else it starts a login) and a server
+                # URL; neither changes the local scan. Plugins (code) make the driver refuse a job.
+                "settings": [
+                    {
+                        "setting": "AMP_API_KEY, AMP_URL",
+                        "value": "a placeholder key, a closed local port",
+                        "reason": "without a key the command starts an interactive login",
+                    }
+                ],
             }
         )
         return 0

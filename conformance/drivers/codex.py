@@ -3,8 +3,9 @@
 
 Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
 
-Two runs of the pinned `codex` binary, both offline in a fresh network namespace, with HOME,
-XDG_* and CODEX_HOME in the job's temp home and the job's cwd as working folder:
+Two runs of the pinned `codex` binary in its default configuration, both offline in a fresh
+network namespace, with HOME the job's temp home (CODEX_HOME unset, so ~/.codex) and the job's
+cwd as working folder:
 
 1. `codex app-server --listen stdio://`, JSON-RPC `initialize` then
    `skills/list {cwds: [cwd], forceReload: true}`: the loader's own result, every loaded skill
@@ -12,9 +13,9 @@ XDG_* and CODEX_HOME in the job's temp home and the job's cwd as working folder:
 2. `codex debug prompt-input`: the model-visible input list; the developer message holding
    `<skills_instructions>` is the exact tier-1 text.
 
-Both runs pass `-c skills.bundled.enabled=false` so the bundled system skills (imagegen,
-openai-docs, skill-creator, ...) are not unpacked into CODEX_HOME and do not appear; set
-`SKILLPRISM_LAB_CODEX_BUNDLED=1` in the driver's own environment to keep them.
+As a user has it, Codex unpacks its bundled system skills (imagegen, openai-docs, skill-creator,
+...) into `$CODEX_HOME/skills/.system` when it starts and lists them with the rest; the driver
+reports them as `builtin` (the profile's `[[tier1.builtin]]`), not as fixture skills.
 """
 
 from __future__ import annotations
@@ -46,20 +47,19 @@ RUNTIME = "codex"
 TIMEOUT = 90
 
 
-def config_args() -> list[str]:
-    if os.environ.get("SKILLPRISM_LAB_CODEX_BUNDLED") == "1":
-        return []
-    return ["-c", "skills.bundled.enabled=false"]
-
-
 def codex_env(job: dict) -> dict[str, str]:
-    env = {"CODEX_HOME": os.path.join(str(Path(job["home"]).resolve()), ".codex")}
     # rg ships beside the binary (codex-path/); Codex looks for it on PATH.
     rg_dir = binary_path(RUNTIME).parent.parent / "codex-path"
-    env["PATH"] = f"{rg_dir}:/usr/local/bin:/usr/bin:/bin"
+    env = {"PATH": f"{rg_dir}:/usr/local/bin:/usr/bin:/bin"}
     env.update({k: str(v) for k, v in (job.get("env") or {}).items()})
-    Path(env["CODEX_HOME"]).mkdir(parents=True, exist_ok=True)
     return env
+
+
+def system_root(job: dict) -> str:
+    """Where Codex unpacks its bundled skills: $CODEX_HOME/skills/.system (~/.codex by default)."""
+    home = str(Path(job["home"]).resolve())
+    codex_home = (job.get("env") or {}).get("CODEX_HOME") or os.path.join(home, ".codex")
+    return os.path.join(codex_home, "skills", ".system")
 
 
 def skills_list(job: dict, warnings: list[str]) -> dict:
@@ -67,7 +67,7 @@ def skills_list(job: dict, warnings: list[str]) -> dict:
     codex = str(binary_path(RUNTIME))
     env = isolated_env(job, codex_env(job))
     proc = subprocess.Popen(
-        [*no_network_prefix(), codex, *config_args(), "app-server", "--listen", "stdio://"],
+        [*no_network_prefix(), codex, "app-server", "--listen", "stdio://"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -133,7 +133,7 @@ def skills_list(job: dict, warnings: list[str]) -> dict:
 def prompt_input(job: dict) -> tuple[list, str]:
     codex = str(binary_path(RUNTIME))
     proc = run_isolated(
-        [codex, *config_args(), "debug", "prompt-input"],
+        [codex, "debug", "prompt-input"],
         job,
         env_extra=codex_env(job),
         timeout=TIMEOUT,
@@ -165,12 +165,12 @@ def main() -> int:
         warnings: list[str] = []
         listing = skills_list(job, warnings)
         entries = listing.get("data") or []
-        skills, rejected = [], []
+        skills, rejected, builtin = [], [], []
+        system = system_root(job) + os.sep
         for entry in entries:
             for sk in entry.get("skills") or []:
-                skills.append(
-                    {"path": sk["path"], "name": sk["name"], "description": sk["description"]}
-                )
+                item = {"path": sk["path"], "name": sk["name"], "description": sk["description"]}
+                (builtin if sk["path"].startswith(system) else skills).append(item)
                 if sk.get("enabled") is False:
                     warnings.append(f"{sk['path']}: loaded but disabled in config")
             for err in entry.get("errors") or []:
@@ -185,6 +185,7 @@ def main() -> int:
                 "runtime": RUNTIME,
                 "release": PACKAGES[RUNTIME].release,
                 "skills": skills,
+                "builtin": builtin,
                 "rejected": rejected,
                 "warnings": warnings,
                 "tier1": tier1_text(items),

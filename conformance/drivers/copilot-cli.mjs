@@ -8,8 +8,9 @@
 // to do that), then loads runtime.node and calls, as cli-main.js does:
 //   skillsLoad(projectRoot, [], [], configDir, home, envSkillDirs, [], cwd, [], true,
 //              builtinDir, cwd, includePersonalAgents, false, false)
-// with projectRoot = the job's project, configDir = $COPILOT_HOME or ~/.copilot, and an EMPTY
-// builtin folder (no profile models Copilot's three built-in skills). Its result gives the
+// with projectRoot = the job's project, configDir = $COPILOT_HOME or ~/.copilot, and the built-in
+// folder the CLI itself passes (skillsResolveBuiltinDir(<cli-main.js folder>, true), as jH() in
+// cli-main.js): the built-in skills are on, as by default, and reported as `builtin`. Its result gives the
 // skills in the runtime's order after its own clash resolution and the runtime's own error
 // texts ("<path>: <message>") as `rejected`. Tier 1 is not exposed by the addon: `tier1` is null.
 //
@@ -81,11 +82,10 @@ async function runJob(job, m, builtin) {
     false,
     false,
   );
-  const skills = (r.skills ?? []).map((s) => ({
-    path: s.filePath,
-    name: s.name,
-    description: s.description,
-  }));
+  const inBuiltin = (s) => s.filePath && s.filePath.startsWith(builtin + path.sep);
+  const entry = (s) => ({ path: s.filePath, name: s.name, description: s.description });
+  const skills = (r.skills ?? []).filter((s) => !inBuiltin(s)).map(entry);
+  const builtins = (r.skills ?? []).filter(inBuiltin).map(entry);
   const rejected = (r.errors ?? []).map((e) => {
     const text = String(e);
     const cut = text.indexOf(": ");
@@ -94,7 +94,15 @@ async function runJob(job, m, builtin) {
       : { path: "", reason: text };
   });
   const warnings = (r.warnings ?? []).map((w) => String(w));
-  return { runtime: "copilot-cli", release, skills, rejected, warnings, tier1: null };
+  return {
+    runtime: "copilot-cli",
+    release,
+    skills,
+    builtin: builtins,
+    rejected,
+    warnings,
+    tier1: null,
+  };
 }
 
 const writeOut = (text) => new Promise((resolve) => process.stdout.write(text, () => resolve()));
@@ -104,8 +112,7 @@ async function main() {
   const jobs = Array.isArray(input) ? input : [input];
   const addon = extract();
   const m = createRequire(import.meta.url)(addon);
-  const builtin = path.join(EXTRACTED, "no-builtin-skills");
-  fs.mkdirSync(builtin, { recursive: true });
+  const builtin = m.skillsResolveBuiltinDir(path.join(EXTRACTED, "package"), true);
   const results = [];
   for (const job of jobs) results.push(await runJob(job, m, builtin));
   await writeOut(JSON.stringify(Array.isArray(input) ? results : results[0]) + "\n");

@@ -13,9 +13,9 @@ command that lists skills without a model session, so the driver runs Droid's ow
    pointed at that folder, and the bundler's `import.meta.require` of text assets (the built-in
    skills' SKILL.md) turned into a file read. Nothing else is changed; nothing is committed.
 2. A generated script, run by the Droid binary itself as Bun (`BUN_BE_BUN=1`) offline in a fresh
-   network namespace with HOME / XDG_* in the job's temp home and cwd = the job's cwd, calls
-   Droid's CLI bootstrap (`bootstrapLightweight({skipAuth: true})`), switches the built-in skills
-   off as `--disable-builtin-skills` does, then the skill resolver (`II`: every settings level,
+   network namespace with HOME the job's temp home and cwd = the job's cwd, calls Droid's CLI
+   bootstrap (`bootstrapLightweight({skipAuth: true})`, reported as a setting), with the
+   built-in skills on as by default (reported as `builtin`), then the skill resolver (`II`: every settings level,
    its skill folders, clash resolution by bucket, validation) and the listing (`ck` = the valid,
    enabled, model-invocable skills, `pk` = the `<system-reminder>` text the session injects,
    for a context window of 200,000 tokens, Skill Prism's default: floor(200,000 x 4 x 0.015)).
@@ -167,7 +167,6 @@ try {{
   const boot = await import({json.dumps(found["bootstrap"])});
   await boot.bootstrapLightweight({{skipAuth: true}});
   const session = await import({json.dumps(found["session"])});
-  session.p().setDisableBuiltinSkills(true);  // as --disable-builtin-skills
   const resolver = await import({json.dumps(found["resolver"])});
   const all = await resolver.{found["resolve"]}({{excludeDynamic: true}});
   res.records = all.records.map((r) => ({{
@@ -210,13 +209,16 @@ def main() -> int:
     try:
         job = read_job()
         res = run(job)
-        skills, rejected, warnings = [], [], []
+        skills, rejected, warnings, builtin = [], [], [], []
         for rec in res["records"]:
             status = rec["status"]
+            item = {"path": rec["path"], "name": rec["name"], "description": rec["description"]}
+            if rec.get("bucket") == "builtin" or rec.get("source") == "builtin":
+                if status == "enabled":
+                    builtin.append(item)
+                continue
             if status == "enabled":
-                skills.append(
-                    {"path": rec["path"], "name": rec["name"], "description": rec["description"]}
-                )
+                skills.append(item)
             elif status == "shadowed":
                 by = rec.get("shadowedBy") or {}
                 warnings.append(
@@ -232,9 +234,19 @@ def main() -> int:
                 "runtime": RUNTIME,
                 "release": PACKAGES[RUNTIME].release,
                 "skills": skills,
+                "builtin": builtin,
                 "rejected": rejected,
                 "warnings": warnings,
                 "tier1": res.get("tier1"),
+                # Droid lists skills only in a model session: the lab runs its start-up without
+                # a login (no organisation skills) and its listing for a 200,000-token window.
+                "settings": [
+                    {
+                        "setting": "bootstrapLightweight({skipAuth: true})",
+                        "value": "no login",
+                        "reason": "the skill resolver runs without a model session",
+                    }
+                ],
             }
         )
         return 0

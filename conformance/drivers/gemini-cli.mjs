@@ -3,8 +3,8 @@
 // Runs the runtime's own code: SkillManager.discoverSkills (dist/src/skills/skillManager.js, which
 // calls loadSkillsFromDir / loadSkillFromFile in skillLoader.js) for a trusted workspace, then
 // renderAgentSkills (dist/src/prompts/snippets.js, the modern-model prompt) on getSkills().
-// Built-in skills are switched off with the manager's own setDisabledSkills (settings
-// `skills.disabled`): Skill Prism does not model them; their names go to `warnings`.
+// As a user has it: built-in skills on (the profile lists them, [[tier1.builtin]]); they are
+// reported as `builtin`, not as fixture skills, and stay in the listing.
 //
 // Protocol: one JSON job on stdin -> one JSON result on stdout; a JSON array of jobs -> an array
 // of results. Nothing from a fixture is executed: the runtime only reads files.
@@ -48,22 +48,18 @@ async function runJob(job, mods) {
   try {
     const manager = new SkillManager();
     await manager.discoverSkills(new Storage(job.project), [], true);
-    const builtins = manager
-      .getAllSkills()
-      .filter((s) => s.isBuiltin)
-      .map((s) => s.name);
-    manager.setDisabledSkills(builtins);
     const skills = manager.getSkills();
     const tier1 = snippets.renderAgentSkills(
       skills.map((s) => ({ name: s.name, description: s.description, location: s.location })),
     );
     const warnings = [...feedback];
-    if (builtins.length) warnings.push(`lab: built-in skills disabled: ${builtins.join(", ")}`);
     for (const line of logged) warnings.push(`log: ${line.split("\n")[0]}`);
+    const entry = (s) => ({ path: s.location, name: s.name, description: s.description });
     return {
       runtime: "gemini-cli",
       release,
-      skills: skills.map((s) => ({ path: s.location, name: s.name, description: s.description })),
+      skills: skills.filter((s) => !s.isBuiltin).map(entry),
+      builtin: manager.getAllSkills().filter((s) => s.isBuiltin).map(entry),
       rejected: [], // loadSkillFromFile returns null without saying why
       warnings,
       tier1,

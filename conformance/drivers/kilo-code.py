@@ -7,7 +7,7 @@ Kilo's CLI keeps OpenCode's skill service, so this driver does what drivers/open
 with Kilo's names:
 
 1. `kilo debug skill --pure --print-logs --log-level DEBUG`, offline in a fresh network namespace,
-   HOME / XDG_* in the job's temp home, cwd = the job's cwd, KILO_PURE=1 (no plugin, configured
+   HOME the job's temp home, cwd = the job's cwd, KILO_PURE=1 (no plugin, configured
    or found in a fixture's .kilo folder, is loaded). stdout is the JSON list of loaded skills
    (Skill.all(): name, description, location, content); the log on stderr gives the `duplicate
    skill name` warnings and `failed to load skill` errors.
@@ -16,8 +16,8 @@ with Kilo's names:
    driver's extractor (the code is the same shape), and run on the skills of step 1 with the Kilo
    binary's own Bun engine (BUN_BE_BUN=1; node if that fails).
 
-The built-in skill `kilo-config` (location `builtin`) is part of tier 1 but is left out of
-`skills` (it has no SKILL.md); a warning says so.
+The built-in skill `kilo-config` (location `builtin`) is part of tier 1 and is reported as
+`builtin` (it has no SKILL.md); the switches set are reported as `settings`.
 """
 
 from __future__ import annotations

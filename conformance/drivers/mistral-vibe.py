@@ -3,8 +3,13 @@
 Runs the runtime's own code, composed as a Vibe session composes it (`vibe/app_server/_runtime.py`
 derives every session's skills this way):
 
+* plugins, as a session resolves them: `vibe.app_server._plugins.resolve_session_plugins(
+  harness_files)` (the packaged built-in `vibe` plugin and any installed one; no MCP catalog and
+  no connector registry, so no tool materializes). Its skills (`vibe:skill-creator`, ...) are the
+  default configuration's built-in skills, reported as `builtin`;
 * discovery and parsing: `vibe.app_server._skills.discover_session_skills(config, harness_files=...,
-  plugin_skills={}, plugin_contexts=(), skill_tool_available=True)`, which builds
+  plugin_skills=<the plugins' skills>, plugin_contexts=core_plugins(plugins),
+  skill_tool_available=True)`, which builds
   `vibe.core.skills.manager.SkillManager(config, include_builtins=False)` (search paths from
   `HarnessFilesManager`: the trusted working folder's `.vibe/skills` and `.agents/skills`, then
   `$VIBE_HOME/skills` and `~/.agents/skills`; one level, `SKILL.md`; `parse_skill_markdown`, the
@@ -14,7 +19,8 @@ derives every session's skills this way):
   config is `VibeConfigSchema` with its defaults (no skill_paths, no enabled/disabled filters, no
   registry skills);
 * tier 1: the native harness (`mistralai_vibe_local_harness._native.HarnessSession`) configured as
-  the Host's `_core_config` with the projected skill definitions; one user message makes it emit
+  the Host's `_core_config` with the projected skill definitions and plugin contexts (the plugin
+  skills are listed through them); one user message makes it emit
   its first model call, and the system message of that call holds the listing. The harness writes
   the listing in two parts: the `## Available Skills` section among its guidance sections and the
   `<available-skills>` block at the end of the message. The driver reports the two joined by one
@@ -92,7 +98,7 @@ class _Collect(logging.Handler):
             self.records.append(record)
 
 
-def _tier1(definitions: list) -> str:
+def _tier1(definitions: list, plugins: list) -> str:
     """The listing the native harness writes into the system message for these skills."""
     from mistralai_vibe_local_harness._native import HarnessSession
     from mistralai_vibe_local_harness.protocol import (
@@ -110,7 +116,10 @@ def _tier1(definitions: list) -> str:
     from mistralai_vibe_local_harness.vibe._host import _core_config
 
     config = _core_config("skillprism-lab").model_copy(
-        update={"capabilities": RustHarnessCapabilitySet(skills=list(definitions))}
+        update={
+            "capabilities": RustHarnessCapabilitySet(skills=list(definitions)),
+            "plugins": list(plugins),
+        }
     )
     session = HarnessSession.create(config.model_dump_json(exclude_none=True), "[]")
     event = RustHarnessInput(
@@ -175,11 +184,21 @@ def run_job(job: dict, collect: _Collect) -> dict:
     harness_files = replace(harness_files, trust_store=trust)
     config = VibeConfigSchema.model_validate({})
 
+    import asyncio
+
+    from vibe.app_server._plugins import (
+        core_plugins,
+        packaged_builtin_plugin_roots,
+        resolve_session_plugins,
+    )
+
+    plugins = asyncio.run(resolve_session_plugins(harness_files))
+    builtin_roots = [str(p) + os.sep for p in packaged_builtin_plugin_roots()]
     issues, projection = discover_session_skills(
         lambda: config,
         harness_files=harness_files,
-        plugin_skills={},
-        plugin_contexts=(),
+        plugin_skills=plugins.materialized.resolution.skills,
+        plugin_contexts=core_plugins(plugins),
         skill_tool_available=True,
     )
     rejected = [{"path": issue.file, "reason": issue.message} for issue in issues]
@@ -192,19 +211,22 @@ def run_job(job: dict, collect: _Collect) -> dict:
         elif not message.startswith("Failed to parse skill at "):  # already an issue
             warnings.append(f"log: {message}")
     listed = {d.path for d in projection.definitions}
-    skills = []
+    listed |= {s.path for c in projection.plugin_contexts for s in c.capabilities.skills}
+    skills, builtin = [], []
     for info in projection.catalogue:
         path = str(info.skill_path)
-        skills.append({"path": path, "name": info.name, "description": info.description})
+        item = {"path": path, "name": info.name, "description": info.description}
+        (builtin if path.startswith(tuple(builtin_roots)) else skills).append(item)
         if path not in listed:
             warnings.append(f"not in <available-skills> (model invocation off): {path}")
     return {
         "runtime": "mistral-vibe",
         "release": version("mistral-vibe"),
         "skills": skills,
+        "builtin": builtin,
         "rejected": rejected,
         "warnings": warnings,
-        "tier1": _tier1(list(projection.definitions)),
+        "tier1": _tier1(list(projection.definitions), list(projection.plugin_contexts)),
     }
 
 

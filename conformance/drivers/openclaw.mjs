@@ -162,6 +162,20 @@ async function runJob(job, mods, n) {
     rejected,
     warnings,
     tier1,
+    // What the lab changes from OpenClaw's defaults (each a divergence of its own, explained in
+    // conformance/known-divergences.toml).
+    settings: [
+      {
+        setting: "bundledSkillsDir",
+        value: "an empty folder",
+        reason: "52 bundled skills, each listed only when its requirements hold on the machine",
+      },
+      {
+        setting: "plugins.enabled",
+        value: "false",
+        reason: "plugins are code; their skills are gated like the bundled ones",
+      },
+    ],
   };
 }
 

@@ -4,7 +4,7 @@
 Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
 
 1. `opencode debug skill --pure --print-logs --log-level DEBUG`, offline in a fresh network
-   namespace, HOME / XDG_* in the job's temp home, cwd = the job's cwd, OPENCODE_PURE=1 (no
+   namespace, HOME the job's temp home, cwd = the job's cwd, OPENCODE_PURE=1 (no
    plugin, whether configured or found in a fixture's .opencode/plugin, is loaded). stdout is
    the JSON list of loaded skills (Skill.all(): name, description, location, content); the log
    on stderr gives the `duplicate skill name` warnings and `failed to load skill` errors.
@@ -12,8 +12,10 @@ Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
    of the binary's embedded module graph at run time (never committed) and run on the skills of
    step 1 with the OpenCode binary's own Bun engine (BUN_BE_BUN=1; node if that fails).
 
-The built-in skill `customize-opencode` (location `<built-in>`) is part of tier 1 but is left
-out of `skills` (it has no SKILL.md); a warning says so.
+The built-in skill `customize-opencode` (location `<built-in>`) is part of tier 1 and is reported
+as `builtin` (it has no SKILL.md), not among `skills`. The switches the lab sets are reported as
+`settings`: `--pure` keeps external plugins (code) from loading, the others keep the CLI from the
+network it has no access to anyway.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from binlab import (
     emit,
     fail,
     function_source,
+    memo,
     read_job,
     run_isolated,
     run_js,
@@ -52,6 +55,27 @@ ENV = {
 }
 
 _JS_BUILTINS = {"String", "Array", "Object", "JSON", "Number", "Math", "Error", "Set", "Map"}
+
+
+def lab_settings(env: dict[str, str]) -> list[dict[str, str]]:
+    """The switches the lab sets, each reported as a setting of its own (not the default)."""
+    out = [
+        {
+            "setting": "--pure",
+            "value": "on (" + ", ".join(k for k in env if k.endswith("_PURE")) + ")",
+            "reason": "external plugins are code; debug skill would load a configured one",
+        }
+    ]
+    offline = sorted(k for k in env if not k.endswith("_PURE"))
+    if offline:
+        out.append(
+            {
+                "setting": "network features off",
+                "value": ", ".join(offline),
+                "reason": "the lab runs offline (no network namespace interface)",
+            }
+        )
+    return out
 
 
 def debug_skill(
@@ -133,7 +157,7 @@ def extract_tier1_code(image: BunImage) -> tuple[str, dict]:
 def render_tier1(binary: Path, label: str, skills: list[dict], warnings: list[str]) -> str | None:
     """Tier 1 by the listing code cut out of `binary` (OpenCode's, or a fork's such as Kilo Code's),
     run on that binary's own Bun (node when it will not run a script); `label` names it."""
-    code, info = extract_tier1_code(BunImage(binary))
+    code, info = memo(binary, "tier1", lambda: list(extract_tier1_code(BunImage(binary))))
     script = (
         code
         + "\nconst skills = "
@@ -186,14 +210,14 @@ def drive(
                 rec.get("level") in ("WARN", "ERROR") and "skill" in msg
             ):
                 warnings.append(line.strip())
-        skills = []
+        skills, builtin = [], []
         for sk in loaded:
-            if sk.get("location") == builtin_location:
-                warnings.append(f"built-in skill '{sk['name']}' (no SKILL.md) left out of skills")
-                continue
-            skills.append(
-                {"path": sk["location"], "name": sk["name"], "description": sk.get("description")}
-            )
+            item = {
+                "path": sk["location"],
+                "name": sk["name"],
+                "description": sk.get("description"),
+            }
+            (builtin if sk.get("location") == builtin_location else skills).append(item)
         try:
             text = render_tier1(binary_path(runtime), label, loaded, warnings)
         except (LabError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
@@ -204,6 +228,8 @@ def drive(
                 "runtime": runtime,
                 "release": PACKAGES[runtime].release,
                 "skills": skills,
+                "builtin": builtin,
+                "settings": lab_settings(env),
                 "rejected": rejected,
                 "warnings": warnings,
                 "tier1": text,

@@ -82,6 +82,15 @@ async function runJob(job, mods) {
     rejected,
     warnings,
     tier1,
+    // What the lab changes from pi's defaults: extensions (TypeScript pi runs) stay off. The
+    // others (prompt templates, themes, context files) do not touch skills.
+    settings: [
+      {
+        setting: "noExtensions",
+        value: "true",
+        reason: "extensions are code that loading them runs; the fixtures hold none",
+      },
+    ],
   };
 }
 

@@ -6,9 +6,10 @@
 // then `buildAvailableSkillsReminder(config)` (packages/core/src/core/environmentContext.ts) for
 // the exact tier-1 text. Parse failures come from `getParseErrors()` (the runtime's own messages).
 //
-// The stub: project root = the job's project, no bare/safe mode, no extensions, no custom skill
-// dirs, and the bundled level disabled (getDisabledSkillLevels), because no profile models Qwen's
-// bundled skills. Every skill is enabled (isSkillEnabled), no model-invocable MCP commands.
+// The stub, as a user has it: project root = the job's project, no bare/safe mode, no
+// extensions, no custom skill dirs, no skill level disabled (the bundled skills of the package's
+// bundled/ folder are on; reported as `builtin`). Every skill is enabled (isSkillEnabled), no
+// model-invocable MCP commands.
 //
 // Protocol: one JSON job on stdin -> one JSON result on stdout; an array of jobs -> an array.
 // Nothing from a fixture is executed: the runtime only reads files.
@@ -56,7 +57,7 @@ function makeConfig(job, holder) {
     getProjectRoot: () => job.project,
     getBareMode: () => false,
     isSafeMode: () => false,
-    getDisabledSkillLevels: () => new Set(["bundled"]),
+    getDisabledSkillLevels: () => new Set(),
     getActiveExtensions: () => [],
     getCustomSkillDirs: () => [],
     isTrustedFolder: () => true,
@@ -90,7 +91,12 @@ async function runJob(job, mods) {
   return {
     runtime: "qwen-code",
     release,
-    skills: skills.map((s) => ({ path: s.filePath, name: s.name, description: s.description })),
+    skills: skills
+      .filter((s) => s.level !== "bundled")
+      .map((s) => ({ path: s.filePath, name: s.name, description: s.description })),
+    builtin: skills
+      .filter((s) => s.level === "bundled")
+      .map((s) => ({ path: s.filePath, name: s.name, description: s.description })),
     rejected,
     warnings,
     tier1,

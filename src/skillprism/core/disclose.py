@@ -21,6 +21,7 @@ from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
 from skillprism.core.ordering import casefold_key, locale_key
+from skillprism.core.profiles import clash_key
 from skillprism.core.textwidth import display_width
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
@@ -201,14 +202,17 @@ def tidy_lines(text: str) -> str:
     return "\n".join(out)
 
 
-def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
-    """A built-in skill as a catalog entry of its own (no file on disk)."""
-    root = RootInfo(path=b.location, scope=b.scope, layout="", rank=-1, exists=False)
+def _builtin_entry(b: BuiltinSkill, root: RootInfo | None = None, path: str = "") -> SkillEntry:
+    """A built-in skill as a catalog entry of its own: without a root, no file on disk; with
+    one, the SKILL.md the runtime keeps (or will write) there."""
+    if root is None:
+        root = RootInfo(path=b.location, scope=b.scope, layout="", rank=-1, exists=False)
+    path = path or b.location
     return SkillEntry(
         key=f"builtin:{b.name}",
-        path=b.location,
-        real_path=b.location,
-        directory="",
+        path=path,
+        real_path=path,
+        directory=os.path.dirname(path) if root.rank >= 0 else "",
         root=root,
         name=b.name,
         qualified_name=b.name,
@@ -216,8 +220,65 @@ def _builtin_entry(b: BuiltinSkill) -> SkillEntry:
         status="ok",
         reason="built into the runtime",
         diagnostics=(),
-        frontmatter={},
+        frontmatter={"name": b.name, "description": b.description, **b.frontmatter},
     )
+
+
+def _builtin_root(catalog: Catalog, template: str) -> RootInfo:
+    """The catalog's root for the `[[roots]]` path `template`, or that root as the runtime would
+    have it when the catalog was built from folders named on the command line."""
+    profile = catalog.profile
+    index = next(i for i, r in enumerate(profile.roots) if r.path == template)
+    for root in catalog.roots:
+        if root.template == index:
+            return root
+    from skillprism.core.resolve import expand_template
+
+    n = len(profile.roots)
+    rank = (n - 1 - index if profile.tie_rule == "last-wins" else index) * 1000
+    home = catalog.home or os.path.expanduser("~")
+    path = expand_template(template, home, home, os.environ)
+    return RootInfo(path, profile.roots[index].scope, "", rank, exists=False, template=index)
+
+
+def _builtins(
+    catalog: Catalog, builtins: tuple[BuiltinSkill, ...]
+) -> tuple[list[SkillEntry], dict[str, str]]:
+    """The built-in skills to list, and the catalog's skills kept out of the listing because of
+    them (key -> why): a built-in's own file on disk (listed as the built-in skill instead), or a
+    skill that a built-in outranks under the profile's tie rule."""
+    out: list[SkillEntry] = []
+    hidden: dict[str, str] = {}
+    profile = catalog.profile
+    by_path = {s.path: s for s in catalog.skills}
+    loaded: dict[str, list[SkillEntry]] = {}
+    for s in catalog.skills:
+        if s.loaded:
+            loaded.setdefault(clash_key(profile, s.qualified_name or s.name), []).append(s)
+    for b in builtins:
+        if not b.root:
+            if b.listed:
+                out.append(_builtin_entry(b))
+            continue
+        root = _builtin_root(catalog, b.root)
+        path = os.path.join(root.path, *b.location.split("/"))
+        disk = by_path.get(path)
+        if disk is not None:
+            # The runtime's own copy, as it unpacked or ships it: listed as the profile says
+            # (its name may be namespaced, its fields read its own way), not as a file of yours.
+            hidden[disk.key] = f"{profile.title}'s built-in skill '{b.name}'"
+            if not disk.loaded:
+                continue  # a skill of yours shadows it
+        if not b.listed:
+            continue
+        rivals = [s for s in loaded.get(clash_key(profile, b.name), []) if s.root.rank != root.rank]
+        if rivals and profile.tie_rule != "keep-both":
+            if any(s.root.rank < root.rank for s in rivals):
+                continue  # a skill of the same name outranks the built-in one
+            for s in rivals:
+                hidden[s.key] = f"shadowed by {profile.title}'s built-in skill '{b.name}'"
+        out.append(_builtin_entry(b, root, path))
+    return out, hidden
 
 
 def skill_category(skill: SkillEntry) -> str:
@@ -287,8 +348,8 @@ class Tier1Model:
         self._render_cache: dict[tuple[str, int], str] = {}
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
         self.items: list[_Prepared] = []
-        skills = [*catalog.skills, *(_builtin_entry(b) for b in self.spec.builtin)]
-        for skill in skills:
+        builtin, hidden = _builtins(catalog, self.spec.builtin)
+        for skill in [*catalog.skills, *builtin]:
             # only what the runtime loads, and of a name only the copy that wins it (an error
             # state comes before shadowed, so a losing copy with an error is still a loser)
             if not skill.loaded or skill.shadowed_by:
@@ -298,9 +359,15 @@ class Tier1Model:
             for name in self.spec.description_fields:
                 text = skill.description if name == "description" else _field_text(fm.get(name))
                 if text:
-                    fold = self.spec.line_breaks == "fold" and "\n" in text
-                    parts.append(" ".join(text.split()) if fold else text)
+                    fold = self.spec.line_breaks == "collapse" or (
+                        self.spec.line_breaks == "fold" and "\n" in text
+                    )
+                    text = " ".join(text.split()) if fold else text
+                    if text:
+                        parts.append(text)
             description = self.spec.description_joiner.join(parts)
+            if not description and self.spec.empty_description:
+                description = self.spec.empty_description
             # Kept from the model by activation rules, or left out of the listing by its own.
             exact = self.spec.exclude_match == "exact"
             excluded = flag_set(fm, self.model_off, exact) or flag_set(
@@ -309,6 +376,7 @@ class Tier1Model:
             present = skill.description is not None and self.spec.list_empty_description
             if not excluded and self.spec.require_description and not description and not present:
                 excluded = "no description"
+            excluded = excluded or hidden.get(skill.key, "")
             self.items.append(
                 _Prepared(
                     skill,
@@ -447,7 +515,15 @@ class Tier1Model:
     def _cut_text(self, description: str, keep: int) -> str:
         """`description` cut to `keep` characters, the profile's cut suffix ("…", "...") ending
         the cut within them."""
-        suffix = self.spec.budget.cut_suffix
+        b = self.spec.budget
+        suffix = b.cut_suffix
+        if b.model == "round-robin":
+            # Codex: the entry cap cuts the description (with its suffix) when it is loaded; the
+            # budget then takes characters of that text, with no suffix of its own.
+            cap = b.entry_cap_chars
+            if cap and len(description) > cap:
+                description = description[: max(0, cap - len(suffix))] + suffix[: max(0, cap)]
+            return description[:keep]
         if not suffix:
             return description[:keep]
         return description[: max(0, keep - len(suffix))] + suffix[: max(0, keep)]
@@ -573,7 +649,11 @@ class Tier1Model:
         if listed or (b.count_frame and self._frame_pieces):
             total -= sep
         warnings: list[str] = []
-        if limit is not None and total > limit:
+        if b.model == "round-robin" and limit is not None:
+            # Codex costs each line in tokens (its bytes / 4, rounded up): whether the listing
+            # fits is decided line by line, not by the character total.
+            self._round_robin(listed, state, reason, keep, settings, warnings)
+        elif limit is not None and total > limit:
             self._fit(listed, state, reason, keep, limit, total, settings, warnings)
 
         rows: list[tuple[str, str, int, str]] = []
@@ -616,6 +696,118 @@ class Tier1Model:
             settings_applied=settings.applied,
             warnings=tuple(warnings),
         )
+
+    def _round_robin(
+        self,
+        listed: list[int],
+        state: list[str],
+        reason: list[str],
+        keep: list[int],
+        settings: BudgetSettings,
+        warnings: list[str],
+    ) -> None:
+        """Codex's budget (`model = "round-robin"`): each skill line plus its line break costs
+        ceil(UTF-8 bytes / 4) tokens against `context_window x context_fraction` tokens (or its
+        characters against `fallback_chars` when the window is unknown). Every line full when
+        they all fit; else, when the lines without descriptions fit, description characters are
+        handed out one at a time in listing order, a skill taking its next one while the tokens
+        it adds still fit (a description cut so ends without a suffix); else the description-less
+        lines are listed in order while each still fits."""
+        b = self.spec.budget
+        items = self.items
+        fraction = (
+            settings.budget_fraction if settings.budget_fraction is not None else b.context_fraction
+        )
+        tokens = (
+            settings.budget_chars is None
+            and b.unit == "tokens"
+            and settings.context_window > 0
+            and fraction > 0
+        )
+        if tokens:
+            limit = max(1, int(settings.context_window * fraction))
+        elif settings.budget_chars is not None:
+            limit = settings.budget_chars
+        else:
+            limit = b.fallback_chars
+
+        def cost(n_chars: int, n_bytes: int) -> int:
+            return -(-n_bytes // 4) if tokens else n_chars
+
+        def line_cost(text: str) -> int:
+            return cost(len(text) + 1, len(text.encode("utf-8")) + 1)
+
+        rows = [i for i in listed if state[i] != "name-only"]
+        fixed = [i for i in listed if state[i] == "name-only"]
+        full = sum(line_cost(self._cut(items[i], keep[i])) for i in rows)
+        full += sum(line_cost(items[i].name_text) for i in fixed)
+        if full <= limit:
+            return
+        minimum = sum(line_cost(items[i].name_text) for i in listed)
+        if minimum <= limit:
+            remaining = limit - minimum
+            extra: dict[int, list[int]] = {}
+            for i in rows:
+                item = items[i]
+                base_chars = len(item.name_text) + 1
+                base_bytes = len(item.name_text.encode("utf-8")) + 1
+                base = cost(base_chars, base_bytes)
+                costs, pb = [0], 0
+                for n, ch in enumerate(item.description[: keep[i]], 1):
+                    pb += len(ch.encode("utf-8"))
+                    costs.append(cost(base_chars + n + 1, base_bytes + pb + 1) - base)
+                extra[i] = costs
+            given = dict.fromkeys(rows, 0)
+            changed = True
+            while changed:
+                changed = False
+                for i in rows:
+                    n = given[i]
+                    if n >= len(extra[i]) - 1:
+                        continue
+                    delta = extra[i][n + 1] - extra[i][n]
+                    if delta <= remaining:
+                        given[i] = n + 1
+                        remaining -= delta
+                        changed = True
+            cut = 0
+            for i in rows:
+                if given[i] < keep[i]:
+                    cut += keep[i] - given[i]
+                    if given[i] == 0:
+                        state[i], reason[i] = "name-only", "description left out to fit the budget"
+                    else:
+                        state[i] = "shortened"
+                        reason[i] = f"description cut to {given[i]:,} characters to fit the budget"
+                    keep[i] = given[i]
+            if cut:
+                warnings.append(
+                    f"descriptions shortened by {cut:,} characters in all to fit the budget "
+                    f"of {limit:,} {'tokens' if tokens else 'characters'}"
+                )
+            return
+        used = 0
+        shown = 0
+        for i in listed:
+            c = line_cost(items[i].name_text)
+            if used + c <= limit:
+                used += c
+                shown += 1
+                if state[i] != "name-only":
+                    state[i], reason[i] = "name-only", "description left out to fit the budget"
+                    keep[i] = 0
+            else:
+                state[i], reason[i] = "omitted", "left out: the listing is over its budget"
+        if b.warning and shown < len(listed):
+            warnings.append(
+                b.warning.format(
+                    chars=0,
+                    shown=shown,
+                    total=len(listed),
+                    dropped=len(listed) - shown,
+                    limit=limit,
+                )
+            )
 
     def _fit(
         self,
@@ -666,7 +858,13 @@ class Tier1Model:
             # only if the characters it adds still fit: a later, shorter one can fit after a
             # longer one did not.
             usage, pins = settings.usage, settings.pins
-            fixed = {i for i in listed if state[i] == "name-only" or items[i].name in pins}
+            fixed = {
+                i
+                for i in listed
+                if state[i] == "name-only"
+                or items[i].name in pins
+                or (b.builtin_full and items[i].skill.key.startswith("builtin:"))
+            }
             rest = [i for i in listed if i not in fixed]
             if not rest:
                 return total

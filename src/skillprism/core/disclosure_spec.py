@@ -17,12 +17,13 @@ ESCAPE_FIELDS = ("name", "description", "location", "path")
 EMPTY = ("omit", "frame", "text")
 ORDERS = ("catalog", "name", "name-casefold", "name-locale", "scope", "load", "category")
 SCOPE_THEN = ("catalog", "name")
-LINE_BREAKS = ("fold", "keep")
+LINE_BREAKS = ("fold", "keep", "collapse")
 BUDGET_MODELS = (
     "none",
     "drop-descriptions",
     "keep-by-priority",
     "trim-then-omit",
+    "round-robin",
     "exclude-overflow",
 )
 LIMIT_UNITS = ("chars", "tokens")
@@ -49,17 +50,30 @@ class BudgetSpec:
     tie_order: str = "last-listed dropped first"
     count_frame: bool = True  # whether the listing's fixed header/footer count against the limit
     cut_suffix: str = ""  # appended to a description cut at entry_cap_chars (within the cap)
+    # keep-by-priority: the runtime's built-in skills always keep their description (Factory
+    # Droid's builtin location, Claude Code's bundled skills), as a pinned skill does.
+    builtin_full: bool = False
     measure: str = "chars"  # how an entry's size is counted against the limit (MEASURES)
 
 
 @dataclass(frozen=True, slots=True)
 class BuiltinSkill:
-    """A skill the runtime always lists without a SKILL.md on disk (OpenCode's own)."""
+    """A skill the runtime always has, whatever is on disk (OpenCode's own, Codex's bundled ones).
+
+    Without `root` it has no file: `location` is what the listing shows. With `root` (a
+    `[[roots]]` path of the profile, the folder the runtime keeps its own skills in) `location`
+    is the SKILL.md's path inside that root: the skill is listed there, with that root's scope
+    and alias, whether or not the folder exists yet (Codex unpacks its bundled skills at start).
+    `listed = false`: the runtime has it but keeps it out of the listing. `frontmatter`: its other
+    fields that the listing reads (`when_to_use`, `disable-model-invocation`, ...)."""
 
     name: str
     description: str
     location: str = "<built-in>"
     scope: str = "built-in"
+    root: str = ""
+    listed: bool = True
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +107,9 @@ class Tier1Spec:
     budget: BudgetSpec = field(default_factory=BudgetSpec)
     styles: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     escape_fields: tuple[str, ...] = ("name", "description")
+    # What the listing shows for a description left empty (after line_breaks): "" = the name-only
+    # entry; Factory Droid writes 'No description provided'.
+    empty_description: str = ""
     line_breaks: str = "fold"  # fold: line breaks in a description become spaces; keep
     tidy: bool = False  # the prompt formatter's pass: line ends trimmed, blank-line runs dropped
     scope_then: str = "catalog"  # order inside one scope when order = "scope"
@@ -291,25 +308,39 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         tie_order=b.get("tie_order", str, db.tie_order),
         count_frame=b.get("count_frame", bool, db.count_frame),
         cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
+        builtin_full=b.get("builtin_full", bool, db.builtin_full),
         measure=b.get("measure", str, db.measure, MEASURES),
     )
     b.check_unknown()
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
-    if budget.measure != "chars" and budget.model == "trim-then-omit":
+    if budget.measure != "chars" and budget.model in ("trim-then-omit", "round-robin"):
         # trimming finds one common description length, which only a count of characters gives
-        raise b.fail("measure", 'trim-then-omit counts characters; use measure = "chars"')
+        raise b.fail("measure", f'{budget.model} counts characters; use measure = "chars"')
     escape_fields = t1.strings("escape_fields", d1.escape_fields)
     for i, f in enumerate(escape_fields):
         if f not in ESCAPE_FIELDS:
             raise t1.fail(f"escape_fields[{i}]", f"expected one of {', '.join(ESCAPE_FIELDS)}")
     builtin = []
     for i, raw in enumerate(t1.get("builtin", list, [])):
-        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
-            raise t1.fail(f"builtin[{i}]", "expected a table of strings (name, description, ...)")
-        extra = set(raw) - {"name", "description", "location", "scope"}
-        if extra or not raw.get("name"):
-            raise t1.fail(f"builtin[{i}]", "needs name and description; may set location, scope")
+        kinds = {"listed": bool, "frontmatter": dict}
+        if not isinstance(raw, dict) or not all(
+            isinstance(v, kinds.get(k, str)) for k, v in raw.items()
+        ):
+            raise t1.fail(
+                f"builtin[{i}]",
+                "expected a table of strings (name, description, ...), listed a bool, "
+                "frontmatter a table",
+            )
+        extra = set(raw) - {"name", "description", "location", "scope", "root", "listed"}
+        extra -= {"frontmatter"}
+        if extra or not raw.get("name") or "description" not in raw:
+            raise t1.fail(
+                f"builtin[{i}]",
+                "needs name and description; may set location, scope, root, listed, frontmatter",
+            )
+        if raw.get("root") and not raw.get("location"):
+            raise t1.fail(f"builtin[{i}]", "with root, location is the SKILL.md's path inside it")
         builtin.append(BuiltinSkill(**raw))
     root_alias = t1.get("root_alias", str, d1.root_alias)
     if root_alias and "{index}" not in root_alias:
@@ -341,6 +372,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         styles=styles,
         escape_fields=escape_fields,
         line_breaks=t1.get("line_breaks", str, d1.line_breaks, LINE_BREAKS),
+        empty_description=t1.get("empty_description", str, d1.empty_description),
         tidy=t1.get("tidy", bool, d1.tidy),
         scope_then=t1.get("scope_then", str, d1.scope_then, SCOPE_THEN),
         builtin=tuple(builtin),

@@ -102,9 +102,25 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     findings the usual split reports, worded for this framing."""
     lines = text.split("\n")
     first = 0
+    if framing.bare_cr == "text" and doc.line_ending == "\r":
+        doc.findings.append(
+            Finding(
+                "no-frontmatter",
+                "the lines end with a bare CR, which the runtime's frontmatter pattern does not "
+                "take for a line end, so it sees no frontmatter",
+                1,
+                1,
+                "save the file with LF line ends",
+            )
+        )
+        doc.body, doc.body_first_line = text, 1
+        return
     if framing.before_opener == "blank-lines":
         while first < len(lines) and not lines[first].strip():
             first += 1
+    elif framing.before_opener == "anything":
+        # the text is split at the first opening line, whatever comes before it (Continue)
+        first = next((i for i, line in enumerate(lines) if _opens(line, framing.opener)), 0)
     if first >= len(lines) or not _opens(lines[first], framing.opener):
         what = {
             "exact": "a line of exactly '---'",
@@ -115,11 +131,18 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
             "trimmed-dashes": "a line of three or more '-' (spaces around it allowed)",
             "line": "a '---' line",
         }[framing.opener]
-        where = "" if framing.before_opener == "blank-lines" else " (nothing may come before it)"
+        where = {
+            "blank-lines": "",
+            "nothing": " (nothing may come before it)",
+            "anything": " anywhere",
+        }[framing.before_opener]
         doc.findings.append(
             Finding(
                 "no-frontmatter",
-                f"the file does not start with {what}{where}, so the runtime sees no frontmatter",
+                f"the file does not start with {what}{where}, so the runtime sees no frontmatter"
+                if framing.before_opener != "anything"
+                else f"the file has no {what[2:] if what.startswith('a ') else what}, so the "
+                "runtime sees no frontmatter",
                 first + 1 if first < len(lines) else 1,
                 1,
                 "start the file with '---', name: and description: lines, '---'",
@@ -127,7 +150,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
         )
         doc.body, doc.body_first_line = text, 1
         return
-    if first:
+    if first and framing.before_opener == "blank-lines":
         doc.leading_blank_lines = first
         doc.findings.append(
             Finding(
@@ -150,30 +173,37 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     while close < len(lines) and not _closes(lines[close], framing.closer):
         close += 1
     if close >= len(lines):
+        to_end = framing.unclosed == "to-end"
         doc.findings.append(
             Finding(
                 "frontmatter-unclosed",
-                "the frontmatter has no closing '---' line",
+                "the frontmatter has no closing '---' line"
+                + ("; the runtime reads the rest of the file as frontmatter" if to_end else ""),
                 first + 1,
                 1,
                 "add a line with only '---' after the last key",
             )
         )
         doc.body, doc.body_first_line = "", len(lines)
-        return
-    closer = lines[close]
-    if closer != "---":
-        rule = "delimiter-trailing-space" if closer.rstrip() == "---" else "delimiter-lenient"
-        doc.findings.append(
-            _delimiter_finding(rule, closer, close + 1, "closes", framing.closer == "dashes")
-        )
+        if not to_end:
+            return
+    else:
+        closer = lines[close]
+        if closer != "---":
+            rule = "delimiter-trailing-space" if closer.rstrip() == "---" else "delimiter-lenient"
+            doc.findings.append(
+                _delimiter_finding(rule, closer, close + 1, "closes", framing.closer == "dashes")
+            )
     # A prefix opener reads from the fifth character on, as `text.slice(4)` does: the rest of a
     # longer opener line ('----', '--- x') is the frontmatter's first line.
     head = [opener[4:]] if framing.opener.startswith("prefix") and len(opener) > 4 else []
     fm = "\n".join([*head, *lines[first + 1 : close]])
+    if framing.keep_last_line_break and close < len(lines):
+        fm += "\n"
     doc.frontmatter_first_line = first + (1 if head else 2)
-    doc.body = "\n".join(lines[close + 1 :])
-    doc.body_first_line = close + 2
+    if close < len(lines):
+        doc.body = "\n".join(lines[close + 1 :])
+        doc.body_first_line = close + 2
     if len(fm) > MAX_FRONTMATTER_CHARS:
         doc.findings.append(
             Finding(

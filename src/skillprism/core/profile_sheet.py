@@ -17,6 +17,8 @@ LEVEL_WORDS = {
     "documented": "documented only: the runtime's code was not run",
     "specified": "modelled from a written specification",
 }
+# The level above each one: what `held_back` keeps the profile from.
+NEXT_LEVEL = {"partial": "verified", "documented": "partial", "specified": "documented"}
 # An assumption that names a known difference from the runtime starts with one of these ("Schema
 # gap:" is dropped from the sheet's list; "Known difference (lab: case)" stays, naming its case).
 GAP_PREFIX = "Schema gap:"
@@ -39,6 +41,9 @@ def profile_sheet(profile: Profile) -> dict[str, Any]:
         "release": rt.release,
         "package": rt.package,
         "level": rt.level,
+        "level_source": rt.level_source,
+        "next_level": NEXT_LEVEL.get(rt.level, ""),
+        "held_back": list(rt.held_back),
         "verified_on": rt.verified_on,
         "verified_by": rt.verified_by,
         "parts": {part: rt.parts[part] for part in PARTS if part in rt.parts},
@@ -68,10 +73,13 @@ def profile_sheet_markdown(profile: Profile) -> str:
     """The sheet as a Markdown page."""
     sheet = profile_sheet(profile)
     lines = [f"# {sheet['title']}", "", sheet["summary"], ""]
+    level = LEVEL_WORDS.get(sheet["level"], sheet["level"])
+    if sheet["level_source"] == "lab":
+        level += " (derived from the lab's recorded results)"
     facts = [
         ("Release", sheet["release"] or "not stated"),
         ("Package", sheet["package"] or "–"),
-        ("Level", LEVEL_WORDS.get(sheet["level"], sheet["level"])),
+        ("Level", level),
     ]
     if sheet["verified_on"]:
         facts.append(("Verified on", sheet["verified_on"]))
@@ -79,6 +87,9 @@ def profile_sheet_markdown(profile: Profile) -> str:
         facts.append(("Verified by", sheet["verified_by"]))
     facts.append(("Profile file", sheet["path"]))
     lines += [f"- **{label}:** {value}" for label, value in facts]
+    if sheet["next_level"] and sheet["held_back"]:
+        lines += ["", f"## What keeps it from {sheet['next_level']}", ""]
+        lines += [f"- {why}" for why in sheet["held_back"]]
     if sheet["parts"]:
         lines += ["", "## How each part is known", "", "| part | established by |", "|---|---|"]
         lines += [f"| {part} | {_cell(how)} |" for part, how in sheet["parts"].items()]

@@ -16,6 +16,7 @@ from typing import Any
 from skillprism.core.codes import ACTIONS, RULES
 from skillprism.core.disclosure_spec import DisclosureSpec, check_template, parse_disclosure
 from skillprism.core.structured import StructuredError, read_structured
+from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
 
 SCHEMA = 1
@@ -41,19 +42,26 @@ YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
 # Frontmatter framing: how the opening and closing `---` lines are recognised (docs/profiles.md).
 OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3", "dashes", "trimmed-dashes")
 CLOSERS = ("line", "trimmed", "prefix", "dashes")
-BEFORE_OPENER = ("blank-lines", "nothing")
+BEFORE_OPENER = ("blank-lines", "nothing", "anything")
+BARE_CR = ("line-end", "text")
 NUL_BYTES = ("binary", "text")
+UNCLOSED = ("no-frontmatter", "to-end")
 DUPLICATE_KEYS = ("last-wins", "error")
 FALLBACK_WHEN = ("error", "not-strings")
 FALLBACK_KEYS = ("top-level", "any-indent")
 FALLBACK_QUOTES = ("strip", "keep")
 FALLBACK_REPEAT = ("first", "last")
-FALLBACK_VALUES = ("text", "yaml-scalar")
-YAML_REPAIRS = ("tabs-to-spaces", "quote-colon-values", "quote-any-colon-values")
+FALLBACK_VALUES = ("text", "yaml-scalar", "js-lines")
+YAML_REPAIRS = (
+    "tabs-to-spaces",
+    "tab-indents-js-yaml3",
+    "quote-colon-values",
+    "quote-any-colon-values",
+)
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
 VALUE_FIELDS = ("name", "description")
-IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "name", "file-system")
+IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
 WINNERS = ("by-rule", "varies")
 NAME_KEYS = ("exact", "lowercase")
 
@@ -94,9 +102,16 @@ class RootTemplate:
     # The runtime reads this root only while none of these environment variables is set (Copilot
     # CLI reads ~/.agents/skills only without $COPILOT_HOME).
     unless_env: tuple[str, ...] = ()
+    # The folder the runtime keeps its own (built-in, bundled) skills in: written by the runtime
+    # itself or part of its install, never a place for the user's skills. `[[tier1.builtin]]`
+    # entries with `root` set to this path are listed from it.
+    builtin: bool = False
+    # Entries starting with '.' below this root are skipped (None: `[discovery] skip_hidden`).
+    skip_hidden: bool | None = None
 
 
-LEVELS = ("verified", "partial", "documented", "specified")
+LEVELS = LEVEL_ORDER  # one order of levels, most trusted first (core/vocabulary.py)
+LAB_LEVELS = ("verified", "partial")  # only the lab's results give these (core/lab_results.py)
 PARTS = ("discovery", "precedence", "frontmatter", "tier1", "tier2", "tier3")
 
 
@@ -104,10 +119,15 @@ PARTS = ("discovery", "precedence", "frontmatter", "tier1", "tier2", "tier3")
 class RuntimeInfo:
     """Which runtime release a profile models and how its facts were established.
 
-    `level`: `verified` = the conformance lab runs this release's own code and agrees on every
-    fixture; `partial` = the lab runs it and the differences left are listed; `documented` = no
-    code could be run, facts come from the cited sources; `specified` = a system described by a
-    written specification (the seeds), with no code to run."""
+    `level`: `verified` = the conformance lab runs this release's own code on every fixture and
+    every difference left is inherent nondeterminism or a named limit of the runtime's interface;
+    `partial` = the lab runs it and other differences are left (listed in `held_back`);
+    `documented` = no code could be run, facts come from the cited sources; `specified` = a
+    system described by a written specification (the seeds), with no code to run.
+
+    For a shipped profile the lab runs, `level`, `verified_on` and `held_back` are derived from
+    the lab's recorded results (core/lab_results.py, `level_source = "lab"`); a profile file can
+    only state `documented` or `specified` itself."""
 
     release: str = ""
     package: str = ""
@@ -115,19 +135,26 @@ class RuntimeInfo:
     verified_on: str = ""
     verified_by: str = ""
     parts: Mapping[str, str] = field(default_factory=dict)
+    level_source: str = "profile"  # "lab": derived from resources/lab-results.json
+    # What keeps the profile from the next level (empty at the top), one reason per entry.
+    held_back: tuple[str, ...] = ()
+    held_back_summary: str = ""  # the same in a few words, for one-line displays
 
     def provenance(self, title: str) -> str:
-        """One line for every place a runtime is named: what was verified against what, when."""
+        """One line for every place a runtime is named: what was verified against what, when,
+        and what keeps it from the next level."""
         what = f"{title} {self.release}".strip()
         if self.level == "verified":
             return f"verified against {what} on {self.verified_on}"
         if self.level == "partial":
-            return (
-                f"partly verified against {what} on {self.verified_on} (known differences listed)"
-            )
+            why = f"; not verified: {self.held_back_summary}" if self.held_back_summary else ""
+            return f"partly verified against {what} on {self.verified_on}{why}"
         if self.level == "specified":
             return f"modelled from the written specification of {what}; no code to run"
-        return f"documented, not verified: {what} (its code was not run)"
+        why = (
+            f" ({self.held_back_summary})" if self.held_back_summary else " (its code was not run)"
+        )
+        return f"documented, not verified: {what}{why}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +165,15 @@ class Framing:
     closer: str = "line"  # line: a '---' line (+ spaces); prefix: the first line starting '---'
     before_opener: str = "blank-lines"  # what may precede the opener: blank lines, or nothing
     nul_bytes: str = "binary"  # a NUL byte makes the file binary, or it is read as text
+    # No closing line: no frontmatter at all, or the frontmatter runs to the end of the file and
+    # the body is empty (gray-matter: OpenCode, Kilo Code).
+    unclosed: str = "no-frontmatter"
+    # The frontmatter text keeps the line break before the closing line (Continue, Mistral Vibe
+    # split the text there): a `|+` block ending the frontmatter keeps one more.
+    keep_last_line_break: bool = False
+    # A bare CR: a line end, or just a character (Cline's pattern needs a line feed, so a file of
+    # bare CR line ends has no frontmatter).
+    bare_cr: str = "line-end"
 
     @property
     def default(self) -> bool:
@@ -217,6 +253,9 @@ class Profile:
     stop_at_skill: bool = False
     ignore_files: tuple[str, ...] = ()
     follow_file_symlinks: bool = True  # a skill file that is a symlink is read
+    # recursive layout: a skill file directly in a root is read too (Factory Droid looks only in
+    # the folders below a root)
+    root_file: bool = True
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
     # Which names clash: equal names, or names equal in lower case (Cline keys its records so).
@@ -353,6 +392,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     in_root_order = disc.get("in_root_order", str, "path", IN_ROOT_ORDERS)
     stop_at_skill = disc.get("stop_at_skill", bool, False)
     follow_file_symlinks = disc.get("follow_file_symlinks", bool, True)
+    root_file = disc.get("root_file", bool, True)
     ignore_files = disc.strings("ignore_files")
     disc.check_unknown()
 
@@ -383,6 +423,8 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 rules=_parse_rules(r.get("rules", dict, {}), where, f"roots[{i}].rules"),
                 enabled_by=r.get("enabled_by", str, ""),
                 unless_env=_env_names(r, "unless_env"),
+                builtin=r.get("builtin", bool, False),
+                skip_hidden=r.get("skip_hidden", bool, None) if "skip_hidden" in raw else None,
             )
         )
         r.check_unknown()
@@ -424,6 +466,9 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         closer=fm.get("closer", str, "line", CLOSERS),
         before_opener=fm.get("before_opener", str, "blank-lines", BEFORE_OPENER),
         nul_bytes=fm.get("nul_bytes", str, "binary", NUL_BYTES),
+        unclosed=fm.get("unclosed", str, "no-frontmatter", UNCLOSED),
+        keep_last_line_break=fm.get("keep_last_line_break", bool, False),
+        bare_cr=fm.get("bare_cr", str, "line-end", BARE_CR),
     )
     trim = fm.strings("trim", VALUE_FIELDS)
     for i, f in enumerate(trim):
@@ -474,6 +519,12 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
 
     rules = _parse_rules(top.get("rules", dict, {}), where, "rules")
     disclosure = parse_disclosure(top)
+    root_paths = {r.path for r in roots}
+    for i, b in enumerate(disclosure.tier1.builtin):
+        if b.root and b.root not in root_paths:
+            raise ProfileError(
+                f"{where}: key 'tier1.builtin[{i}].root': {b.root!r} is not the path of a [[roots]] table"
+            )
     runtime = _parse_runtime(top.table("runtime"))
     top.used.update({"fields", "rules", "roots"})
     top.check_unknown()
@@ -497,6 +548,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         stop_at_skill=stop_at_skill,
         ignore_files=ignore_files,
         follow_file_symlinks=follow_file_symlinks,
+        root_file=root_file,
         winner=winner,
         name_key=name_key,
         framing=framing,
@@ -549,25 +601,62 @@ def _parse_rules(table: Mapping[str, Any], where: str, prefix: str) -> dict[str,
 
 def _parse_runtime(t: _Reader) -> RuntimeInfo:
     level = t.get("level", str, "documented", LEVELS)
+    if level in LAB_LEVELS:
+        raise t.fail(
+            "level",
+            f"{level!r} is derived from the conformance lab's results (resources/lab-results.json), "
+            "not written; a profile file states 'documented' or 'specified'",
+        )
     verified_on = t.get("verified_on", str, "")
     if verified_on and not _DATE.fullmatch(verified_on):
         raise t.fail("verified_on", f"expected a date YYYY-MM-DD, got {verified_on!r}")
-    if level in ("verified", "partial") and not verified_on:
-        raise t.fail("verified_on", f"is required when level is {level!r}")
     parts = t.table("parts")
     part_values = {k: parts.get(k, str) for k in PARTS if k in parts.data}
     parts.used.update(part_values)
     parts.check_unknown()
+    package = t.get("package", str, "")
     info = RuntimeInfo(
         release=t.get("release", str, ""),
-        package=t.get("package", str, ""),
+        package=package,
         level=level,
         verified_on=verified_on,
         verified_by=t.get("verified_by", str, ""),
         parts=part_values,
+        held_back=(_not_run_reason(level, package),),
+        held_back_summary="its code is not run by the lab" if level == "documented" else "",
     )
     t.check_unknown()
     return info
+
+
+def _not_run_reason(level: str, package: str) -> str:
+    if level == "specified":
+        return "a written specification: there is no released runtime whose code could be run"
+    if not package:
+        return "the conformance lab does not run this runtime: no package of its code can be run"
+    return f"the conformance lab has no driver for {package} yet"
+
+
+def with_lab_level(profile: Profile) -> Profile:
+    """`profile` with the level the conformance lab's recorded results give it (itself when the
+    lab does not run it). Only for shipped profiles: a user's file is not what the lab ran."""
+    from dataclasses import replace
+
+    from skillprism.core.lab_results import level_for
+
+    found = level_for(profile.name, profile.runtime.release)
+    if found is None:
+        return profile
+    record, derived = found
+    runtime = replace(
+        profile.runtime,
+        level=derived.level,
+        verified_on=record.ran_on if derived.level in LAB_LEVELS else profile.runtime.verified_on,
+        level_source="lab",
+        held_back=derived.held_back,
+        held_back_summary=derived.summary,
+    )
+    return replace(profile, runtime=runtime)
 
 
 def load_profile_file(path: Path) -> Profile:
@@ -575,7 +664,10 @@ def load_profile_file(path: Path) -> Profile:
         data = read_structured(str(path), "toml")
     except StructuredError as err:
         raise ProfileError(f"{path}: cannot read the profile: {err}") from None
-    return parse_profile(data, str(path))
+    profile = parse_profile(data, str(path))
+    if path.parent.resolve() == shipped_profiles_dir().resolve():
+        profile = with_lab_level(profile)
+    return profile
 
 
 def profile_files() -> dict[str, Path]:

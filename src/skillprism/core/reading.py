@@ -45,7 +45,7 @@ def _fallback(profile: Profile, text: str) -> dict[str, Any]:
     r = profile.reading
     return fallback_fields(
         text,
-        None if r.fallback_values == "yaml-scalar" else ("name", "description"),
+        None if r.fallback_values in ("yaml-scalar", "js-lines") else ("name", "description"),
         any_indent=r.fallback_keys == "any-indent",
         keep_quotes=r.fallback_quotes == "keep",
         continuation=r.fallback_continuation,
@@ -89,6 +89,27 @@ def _restore_nul(value: Any) -> Any:
     return value
 
 
+def js_yaml3_tab_indents(text: str) -> str:
+    """`text` as js-yaml 3 (gray-matter's reader) indents it: a line's indentation is the spaces
+    before its first tab, and the rest of its leading white space is skipped. So a tab-indented
+    line lands at that column (usually 0) instead of failing as YAML says it must. The first line
+    with content keeps its tab (there js-yaml 3 places the block after it and fails on the next
+    line, as libyaml fails on the tab)."""
+    out = []
+    first = True
+    for line in text.split("\n"):
+        stripped = line.lstrip(" \t")
+        if first:
+            out.append(line)
+            first = not stripped or stripped.startswith("#")
+            continue
+        lead = line[: len(line) - len(stripped)]
+        if "\t" in lead:
+            line = " " * (len(lead) - len(lead.lstrip(" "))) + stripped
+        out.append(line)
+    return "\n".join(out)
+
+
 def _refused_duplicates(yml: YamlResult) -> bool:
     return any(i.rule == "duplicate-key" for i in yml.issues)
 
@@ -104,6 +125,8 @@ def frontmatter_data(
     text = doc.frontmatter_text
     if "tabs-to-spaces" in r.repair and "\t" in text:
         text = text.replace("\t", "  ")
+    if "tab-indents-js-yaml3" in r.repair and "\t" in text:
+        text = js_yaml3_tab_indents(text)
     nul = profile.framing.nul_bytes == "text" and "\x00" in text and _NUL_STAND_IN not in text
     if nul:
         # A runtime that reads NUL as text gets it through its YAML reader; PyYAML refuses the

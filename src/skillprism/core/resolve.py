@@ -214,17 +214,22 @@ def _suggested_root(roots: Sequence[RootInfo], project: str, home: str) -> str:
 
 
 def layout_verdict(
-    profile: Profile, layout: str, parts: Sequence[str], md_files: bool = False
+    profile: Profile,
+    layout: str,
+    parts: Sequence[str],
+    md_files: bool = False,
+    skip_hidden: bool | None = None,
 ) -> str:
     """Why `profile` would not discover a skill file at `parts` below a root ('' = it would).
-    `md_files`: the root also reads other `*.md` files directly in it (`[[roots]] md_files`)."""
+    `md_files`: the root also reads other `*.md` files directly in it (`[[roots]] md_files`);
+    `skip_hidden`: the root's own setting (`[[roots]] skip_hidden`; None: the profile's)."""
     file_name = parts[-1]
     if md_files and len(parts) == 1 and file_name.endswith(".md"):
         return ""
     if file_name not in profile.file_names:
         return f"named '{file_name}': {profile.title} only reads {' or '.join(profile.file_names)}"
     levels = len(parts) - 1  # folders between the root and the file
-    if profile.skip_hidden:
+    if profile.skip_hidden if skip_hidden is None else skip_hidden:
         hidden = next((p for p in parts[:-1] if p.startswith(".")), None)
         if hidden:
             return (
@@ -250,6 +255,11 @@ def layout_verdict(
                 f"{_count(levels)} levels below a skills root: {profile.title} reads only "
                 f"<root>/{profile.file_names[0]} and <root>/<name>/{profile.file_names[0]}"
             )
+    elif levels == 0 and not profile.root_file:
+        return (
+            f"directly in a skills root: {profile.title} looks for "
+            f"{profile.file_names[0]} only in the folders below a root"
+        )
     elif levels > profile.max_depth:
         return (
             f"{_count(levels)} levels below a skills root: {profile.title} searches "
@@ -651,7 +661,13 @@ def _resolve_located(
     # A root that would discover the file beats one that would not (Codex skips `.system` below
     # `$CODEX_HOME/skills` but scans it as a root of its own).
     def verdict(loc: Located) -> str:
-        return layout_verdict(profile, loc.root.layout, loc.parts, _md_files(profile, loc.root))
+        return layout_verdict(
+            profile,
+            loc.root.layout,
+            loc.parts,
+            _md_files(profile, loc.root),
+            _root_skip_hidden(profile, loc.root),
+        )
 
     unique: dict[str, Located] = {}
     for loc in located:
@@ -755,6 +771,11 @@ def _resolve_located(
         drafts.sort(key=lambda d: (d["root"].rank, d["name"].lower(), d["name"], d["path"]))
     elif profile.in_root_order == "path-string":
         drafts.sort(key=lambda d: (d["root"].rank, d["path"]))
+    elif profile.in_root_order == "path-desc":
+        # a SKILL.md in the root itself first, then the skill folders in descending byte order of
+        # their path inside the root (glob 12 on node's sorted readdir: Gemini CLI)
+        drafts.sort(key=lambda d: _in_root_parts(d), reverse=True)
+        drafts.sort(key=lambda d: (d["root"].rank, bool(_in_root_parts(d))))
     elif profile.in_root_order == "path-locale":
         # by the skill folder's path inside the root, compared as JavaScript's localeCompare does
         drafts.sort(
@@ -1237,6 +1258,11 @@ def _passes_filters(profile: Profile, name: str) -> bool:
     return not profile.include or any(fnmatch.fnmatchcase(name, pat) for pat in profile.include)
 
 
+def _in_root_parts(draft: dict) -> tuple[str, ...]:
+    rel = os.path.relpath(os.path.dirname(draft["path"]), draft["root"].path)
+    return () if rel == "." else tuple(rel.split(os.sep))
+
+
 def _apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> None:
     loadable = [d for d in drafts if d["status"] not in ("not-discovered", "skipped") and d["name"]]
     if profile.dedup_real_path:
@@ -1359,6 +1385,12 @@ def _note_varying_winner(
                 d["path"],
             ),
         )
+
+
+def _root_skip_hidden(profile: Profile, root: RootInfo) -> bool | None:
+    if 0 <= root.template < len(profile.roots):
+        return profile.roots[root.template].skip_hidden
+    return None
 
 
 def _md_files(profile: Profile, root: RootInfo) -> bool:

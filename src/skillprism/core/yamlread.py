@@ -720,7 +720,8 @@ def fallback_fields(
     `fallback_*`): keys at any indent, quotes kept, indented continuation lines joined with
     spaces (description only), the first or the last of a repeated key, and each value read as
     one YAML scalar (`yaml-scalar`: numbers and booleans typed, a list kept, anything else the
-    raw text)."""
+    raw text) or as a JavaScript line parser reads it (`js-lines`: JSON lists and maps, true and
+    false, the rest as text)."""
     out: dict[str, Any] = {}
     lines = text.split("\n")
     pattern = _FALLBACK_ANY_INDENT if any_indent else _FALLBACK_LINE
@@ -742,8 +743,29 @@ def fallback_fields(
             value = value[1:-1]
         if key in out and repeat == "first":
             continue
-        out[key] = _scalar_value(value, typing) if values == "yaml-scalar" else value
+        if values == "yaml-scalar":
+            out[key] = _scalar_value(value, typing)
+        elif values == "js-lines":
+            out[key] = _js_line_value(value)
+        else:
+            out[key] = value
     return out
+
+
+def _js_line_value(raw: str) -> Any:
+    """One value as Factory Droid's line parser reads it: `[...]` / `{...}` as JSON when that
+    parses, `true` / `false` as booleans, anything else the text."""
+    if raw.startswith(("[", "{")):
+        import json
+
+        try:
+            return json.loads(raw)
+        except (
+            ValueError,
+            RecursionError,
+        ):  # deep nesting: JavaScript would parse it, we keep text
+            pass
+    return {"true": True, "false": False}.get(raw, raw)
 
 
 def _scalar_value(raw: str, typing: str) -> Any:

@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         levels = {workspace.profile(spec).name: level for spec, level in levels.items()}
     except (WorkspaceError, PlacementError) as err:
         return error(str(err))
-    report = ordered(report, levels)  # real runtimes first, best known first
+    if not args.profile:  # every runtime: real runtimes first, best known first
+        report = ordered(report, levels)  # (profiles named with --profile keep their order)
     # JSON escapes every control character, text spells them out: a name or folder from the
     # skill never reaches the terminal raw.
     if args.format == "json":

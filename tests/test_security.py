@@ -24,7 +24,6 @@ from skillprism.core.security import (
 from skillprism.core.security import patterns as security_patterns
 from skillprism.core.security.activation import activation_severity, allowed_tools, tool_grant
 from skillprism.core.security.confusables import skeleton
-from skillprism.core.security.lean_import import standing_in
 
 PLANTED = cases("planted")
 CLEAN = cases("clean")
@@ -270,16 +269,6 @@ def test_limits_are_honoured(tmp_path: Path) -> None:
     assert any(f.rule == "security-scan-limited" and "more than 10" in f.message for f in found)
 
 
-def test_preload_readies_the_pass_before_workers_fork() -> None:
-    import sys
-
-    import skillprism.core.security.preload as preload
-
-    preload.warm_up()  # idempotent: what a parent runs before forking its workers
-    assert "bandit.core.node_visitor" in sys.modules
-    assert "skillprism.core.security.engine" in sys.modules
-
-
 def test_every_lazily_compiled_pattern_compiles() -> None:
     """Patterns compile on first use; a bad one must fail here, not on some user's file."""
     import importlib
@@ -309,37 +298,3 @@ def test_allowed_tools_found_in_every_form() -> None:
     got = list(allowed_tools(fm, 2))
     assert got == [(4, 16, "Read"), (4, 22, "Bash(git:*)"), (6, 5, "Bash"), (7, 5, "WebFetch")]
     assert list(allowed_tools("name: x\ndescription: y\n", 2)) == []
-
-
-def test_scanning_libraries_load_without_network_or_ui_modules() -> None:
-    # detect-secrets' verification needs `requests`, bandit's progress bar `rich`; the scan uses
-    # neither, so both load with stand-ins that refuse every use, and leave nothing behind.
-    code = (
-        "import sys\n"
-        "from skillprism.core.security.secrets import candidate_lines, find_secrets\n"
-        "from skillprism.core.security.pyscan import bandit_issues\n"
-        "found = find_secrets(candidate_lines(b'password = \"hunter2hunter2x\"', 5))\n"
-        "issues = bandit_issues(b'import subprocess\\nsubprocess.call(x, shell=True)\\n', 'a.py')\n"
-        "import detect_secrets.plugins.base as base\n"
-        "try:\n"
-        "    base.requests.post('https://example.invalid')\n"
-        "    refused = False\n"
-        "except OSError:\n"
-        "    refused = True\n"
-        "print(len(found), len(issues), refused, 'requests' in sys.modules, 'rich' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["1", "2", "True", "False", "False"]
-
-
-def test_stand_ins_leave_real_modules_alone() -> None:
-    import json as real_json
-
-    with standing_in("json", "skillprism_no_such_module:sub"):
-        import skillprism_no_such_module.sub as fake  # type: ignore[import-not-found]
-
-        assert sys.modules["json"] is real_json  # imported already: not replaced
-        with pytest.raises(OSError):
-            fake.anything()
-    assert "skillprism_no_such_module" not in sys.modules
-    assert "skillprism_no_such_module.sub" not in sys.modules

@@ -11,7 +11,14 @@ import sys
 import threading
 import time
 
-from skillprism.cli.common import EXIT_OK, UsageError, add_selection_args, error, open_workspace
+from skillprism.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_security_args,
+    add_selection_args,
+    error,
+    open_workspace,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "update (JSON lines with --format json) until Ctrl+C.",
     )
     add_selection_args(watch, repeat_profile=False)
+    add_security_args(watch)
     watch.add_argument("--format", choices=("text", "json"), default="text")
     watch.add_argument(
         "--polling", action="store_true", help="poll instead of native file events (slower)"

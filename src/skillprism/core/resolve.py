@@ -754,7 +754,12 @@ def resolve_located(
         security=evaluator_scans(evaluator),
         home=home,
     )
-    return with_cross_skill_risks(catalog) if catalog.security else catalog
+    if not catalog.security:
+        return catalog
+    from skillprism.core.security import cache as security_cache
+
+    security_cache.flush()  # what this process scanned is kept for the next check
+    return with_cross_skill_risks(catalog)
 
 
 SECURITY_CODES = frozenset(c for c, info in CODES.items() if info.category == "security")
@@ -872,16 +877,22 @@ def _internal_error(path: str, err: BaseException) -> Evaluation:
 
 
 def skill_risks(
-    path: str, doc: SkillDocument, cache: DocumentCache | None = None
+    path: str,
+    doc: SkillDocument,
+    cache: DocumentCache | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> list[RiskFinding]:
-    """The security findings of the skill whose file is `path` (cached by the file's stamp)."""
+    """The security findings of the skill whose file is `path`: kept in `cache` while the skill
+    file's stamp holds, and otherwise from the security pass, which keeps per-file results in
+    the user's cache folder (core/security/cache.py), so only changed files are read again.
+    `cancelled` is asked between files (core.security.engine.ScanCancelled when it says so)."""
     if cache is not None:
         known = cache.risks(path)
         if known is not None:
             return known
     from skillprism.core.security import scan_skill
 
-    risks = scan_skill(os.path.dirname(path), path)
+    risks = scan_skill(os.path.dirname(path), path, cancelled=cancelled)
     if cache is not None:
         cache.store_risks(path, doc.stamp, risks)
     return risks
@@ -896,13 +907,17 @@ def _evaluate_one(
     return evaluation, _real_path(path, known_real), stamp
 
 
-def _pool_init(profile: Profile, security: bool) -> None:
+def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -> None:
     global _pool_profile
     _pool_profile = profile
     if security:
         # Loaded here, while the process that started this one walks the folders: that process
-        # leaves every scan to its workers, so it never loads the security pass at all. bandit
-        # and detect-secrets load when a file first needs them: many skill sets never do.
+        # leaves every scan to its workers, so it never loads the security pass at all. The
+        # rules load when a file the cache does not know first needs them: a repeated check
+        # never does. A worker from a fork server learns the cache switch here.
+        from skillprism.core.security import cache as security_cache
+
+        security_cache.set_enabled(cache_on)
         import skillprism.core.security.engine  # noqa: F401
 
 
@@ -918,6 +933,7 @@ def _pool_scan(
     """The security scan of the skill of each skill file, with the listings the search made of its
     folders, in a worker; None where the scan failed (the process that asked scans that skill
     again itself and reports the failure)."""
+    from skillprism.core.security import cache as security_cache
     from skillprism.core.security import scan_skill
 
     out: list[list[RiskFinding] | None] = []
@@ -926,6 +942,7 @@ def _pool_scan(
             out.append(scan_skill(os.path.dirname(path), path, listing=tree))
         except Exception:  # one bad skill must never take the whole set down
             out.append(None)
+    security_cache.flush()  # a worker may be stopped without running exit handlers
     return out
 
 
@@ -986,10 +1003,27 @@ class _Evaluator:
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
         want_risks = self.security and self.cache.risks(found.path) is None
+        if want_risks and self._known_risks(found, tree):
+            want_risks = False  # the security pass's cache knows the skill as it is now
         self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
         self.seen += 1
         if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
             self._submit()
+
+    def _known_risks(self, found: FoundFile, tree: TreeListing | None) -> bool:
+        """Ask the security pass's cache (core/security/cache.py) for the skill's findings, here:
+        a skill it knows needs no scan job (nor the rules loaded in any process)."""
+        from skillprism.core.security.engine import cached_findings
+
+        try:
+            stamp = file_stamp(os.stat(found.path))
+            known = cached_findings(os.path.dirname(found.path), found.path, listing=tree)
+        except Exception:  # the scan job will report it
+            return False
+        if known is None:
+            return False
+        self.cache.store_risks(found.path, stamp, known)
+        return True
 
     def _submit(self) -> None:
         if self.pool is None and not self._start_pool():
@@ -1022,7 +1056,14 @@ class _Evaluator:
                 if self.security:
                     preload.append("skillprism.core.security.preload")
                 ctx.set_forkserver_preload(preload)
-            self.pool = WorkerPool(ctx, self.processes, _pool_init, (self.profile, self.security))
+            cache_on = None
+            if self.security:
+                from skillprism.core.security import cache as security_cache
+
+                cache_on = security_cache.enabled()
+            self.pool = WorkerPool(
+                ctx, self.processes, _pool_init, (self.profile, self.security, cache_on)
+            )
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
             self.pending.clear()

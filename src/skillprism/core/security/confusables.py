@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from skillprism.core.diagnostics import Severity
 from skillprism.core.security.model import RiskFinding
-from skillprism.core.security.text import _confusable_map, is_invisible, visible
+from skillprism.core.security.text import confusable_map, is_invisible, visible
 from skillprism.core.security.texts import effect_hint
 
 _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"))
@@ -32,7 +32,7 @@ def skeleton(name: str) -> str:
         for a, b in _ASCII_PAIRS:
             s = s.replace(a, b)
         return _ASCII_SEPARATORS.sub("-", s)
-    table = _confusable_map()
+    table = confusable_map()
     out = []
     for ch in unicodedata.normalize("NFKC", name):
         if is_invisible(ch):
@@ -63,7 +63,7 @@ def _mixed(word: str) -> set[str]:
 
 def _has_latin_lookalike(letters: str) -> bool:
     """A word with no Latin letter that still imitates a Latin one (all-Cyrillic 'раураl')."""
-    table = _confusable_map()
+    table = confusable_map()
     return all(c.isascii() or c in table for c in letters) and len(letters) >= 3
 
 

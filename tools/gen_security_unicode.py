@@ -80,7 +80,7 @@ def confusable_ascii() -> dict[int, str]:
 
 def fold_table(confusable: dict[int, str]) -> dict[int, str]:
     """What a model reads for each disguised character: '' for an invisible one, else its plain
-    ASCII form (look-alike letter, compatibility form, letter without its accents). Characters
+    ASCII form (compatibility form, look-alike letter, letter without its accents). Characters
     with no ASCII reading are left out; no entry makes or removes a line end."""
     table: dict[int, str] = {}
     for cp in range(0x80, sys.maxunicode + 1):
@@ -90,14 +90,16 @@ def fold_table(confusable: dict[int, str]) -> dict[int, str]:
         if _invisible(cp):
             table[cp] = ""
             continue
-        mapped = confusable.get(cp)
-        if mapped is None:
-            mapped = unicodedata.normalize("NFKC", ch)
-            if not mapped.isascii():
-                base = unicodedata.normalize("NFKD", mapped)
-                stripped = "".join(c for c in base if not unicodedata.combining(c))
-                mapped = stripped if stripped.isascii() and stripped else mapped
-                mapped = "".join(confusable.get(ord(c), c) for c in mapped)
+        # A compatibility form reads as what NFKC makes of it (fullwidth I is I, not l); other
+        # characters as the letter they imitate; accented letters without their accents.
+        mapped = unicodedata.normalize("NFKC", ch)
+        if not mapped.isascii():
+            mapped = confusable.get(cp) or mapped
+        if not mapped.isascii():
+            base = unicodedata.normalize("NFKD", mapped)
+            stripped = "".join(c for c in base if not unicodedata.combining(c))
+            mapped = stripped if stripped.isascii() and stripped else mapped
+            mapped = "".join(confusable.get(ord(c), c) for c in mapped)
         if mapped != ch and mapped.isascii() and mapped and not set(mapped) & set("\r\n"):
             table[cp] = mapped
     return table

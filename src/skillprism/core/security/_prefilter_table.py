@@ -4,6 +4,13 @@ is reduced at run time)."""
 
 # pattern key -> its clauses, each the atoms joined by a NUL
 CLAUSES: dict[str, tuple[str, ...]] = {
+    "01b2b15f005a07df59505aa4": (
+        "http",
+        "://",
+        "&\x00=\x00?",
+        "append\x00content\x00followed\t\x00followed\n\x00followed\x0b\x00followed\x0c\x00followed\r\x00followed \x00with",
+        ".env\x00.ssh/\x00api\x00credentials\x00id_rsa\x00password\x00token\x00~/.aws\x00~/.config\x00~/.netrc\x00~/.ssh",
+    ),
     "08b91729d160257ec97ffb6f": (
         "\t--yolo\x00\n--yolo\x00\x0b--yolo\x00\x0c--yolo\x00\r--yolo\x00 --yolo\x00--allow-all-tools\x00--dangerously-bypass-approvals-and-sandbox\x00--trust-all-tools\x00approval-policy\x00approval_policy\x00danger-full-access\x00permission",
     ),
@@ -119,12 +126,21 @@ CLAUSES: dict[str, tuple[str, ...]] = {
     "901e78853fd335a5bafa1756": (
         "<!--\x00<noscript\x00<script\x00<style\x00<template\x00<textarea\x00<xmp\x00]:\x00alt\x00aria-\x00color\x00content\x00data-\x00display\x00font-size\x00height\x00hidden\x00label\x00left\x00opacity\x00placeholder\x00text-indent\x00title\x00visibility",
     ),
+    "97e91b95333b68a4849a34e6": (
+        "dig\x00drill\x00host\x00nslookup\x00ping\x00resolve-dnsname",
+        "$(",
+        ")",
+        ".",
+    ),
     "9ac63bfb45d6d5aabca0a7ad": (
         ".bash_login\x00.bash_profile\x00.bashrc\x00.config/fish/config.fish\x00.cshrc\x00.git/hooks/\x00.profile\x00.ssh/authorized_keys\x00.ssh/rc\x00.tcshrc\x00.zlogin\x00.zprofile\x00.zshenv\x00.zshrc",
     ),
     "a305720eee756cafaea7442f": (
         "covertly\t\x00covertly\n\x00covertly\x0b\x00covertly\x0c\x00covertly\r\x00covertly \x00discreetly\t\x00discreetly\n\x00discreetly\x0b\x00discreetly\x0c\x00discreetly\r\x00discreetly \x00invisibly\t\x00invisibly\n\x00invisibly\x0b\x00invisibly\x0c\x00invisibly\r\x00invisibly \x00secretly\t\x00secretly\n\x00secretly\x0b\x00secretly\x0c\x00secretly\r\x00secretly \x00silently\t\x00silently\n\x00silently\x0b\x00silently\x0c\x00silently\r\x00silently \x00stealthily\t\x00stealthily\n\x00stealthily\x0b\x00stealthily\x0c\x00stealthily\r\x00stealthily ",
         "add\x00append\x00call\x00change\x00collect\x00commit\x00copy\x00curl\x00delete\x00download\x00email\x00execute\x00exfiltrate\x00fetch\x00forward\x00install\x00invoke\x00modify\x00post\x00push\x00read\x00remove\x00run\x00send\x00transmit\x00upload\x00write",
+    ),
+    "a57589d391a181dd522b7294": (
+        "acknowledge\t\x00acknowledge\n\x00acknowledge\x0b\x00acknowledge\x0c\x00acknowledge\r\x00acknowledge \x00disclose\t\x00disclose\n\x00disclose\x0b\x00disclose\x0c\x00disclose\r\x00disclose \x00display\t\x00display\n\x00display\x0b\x00display\x0c\x00display\r\x00display \x00list\t\x00list\n\x00list\x0b\x00list\x0c\x00list\r\x00list \x00mention\t\x00mention\n\x00mention\x0b\x00mention\x0c\x00mention\r\x00mention \x00print\t\x00print\n\x00print\x0b\x00print\x0c\x00print\r\x00print \x00report\t\x00report\n\x00report\x0b\x00report\x0c\x00report\r\x00report \x00reveal\t\x00reveal\n\x00reveal\x0b\x00reveal\x0c\x00reveal\r\x00reveal \x00show\t\x00show\n\x00show\x0b\x00show\x0c\x00show\r\x00show \x00surface\t\x00surface\n\x00surface\x0b\x00surface\x0c\x00surface\r\x00surface ",
     ),
     "a900240b7e525af9f78b0281": (
         "conceal\t\x00conceal\n\x00conceal\x0b\x00conceal\x0c\x00conceal\r\x00conceal \x00hide\t\x00hide\n\x00hide\x0b\x00hide\x0c\x00hide\r\x00hide \x00keep\t\x00keep\n\x00keep\x0b\x00keep\x0c\x00keep\r\x00keep ",
@@ -168,6 +184,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "\t\x00\n\x00\x0b\x00\x0c\x00\r\x00 ",
         "are\x00is",
     ),
+    "d1e2f6e0524c7b5bdd1fdfb4": ("![", "](", "http", "://", "?", "=", ")"),
     "d37db57c4935234836184192": (
         "/dev/stdin\x00<(\x00eval\t\x00eval\n\x00eval\x0b\x00eval\x0c\x00eval\r\x00eval \x00iex\x00invoke-expression\x00sh\x00source\t\x00source\n\x00source\x0b\x00source\x0c\x00source\r\x00source ",
     ),
@@ -176,6 +193,14 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "\t\x00\n\x00\x0b\x00\x0c\x00\r\x00 ",
         "alert\x00disclose\x00disclosing\x00inform\x00mention\x00notify\x00reveal\x00tell\x00warn",
         "anybody\x00human\x00one\x00operator\x00owner\x00people\x00person\x00requester\x00user",
+    ),
+    "d7708fd648c1aa7cd22a1105": (
+        "http",
+        "://",
+        "&\x00?",
+        "=",
+        "$(",
+        "base64\x00cat\x00env\x00find\x00history\x00hostname\x00id\x00ls\x00tar\x00whoami",
     ),
     "dfc20da1a4c568834f5cda50": (".env",),
     "e5114fcaabb4673ea43c16fa": (

@@ -72,8 +72,8 @@ def kind_of(rel: str, is_skill: bool, head: bytes) -> tuple[str, str]:
     slash = rel.rfind("/")
     dot = rel.rfind(".")
     ext = rel[dot:].lower() if dot > slash + 1 else ""
-    if rel.startswith(".git/hooks/") or rel == ".git/hooks":
-        return "script", "shell"
+    if rel.startswith(".git/hooks/") or rel == ".git/config":
+        return "script", "shell"  # git runs hooks, and the commands its configuration names
     if _LICENCE_NAME.search(rel) and ext in ("", ".txt", ".md", ".markdown", ".rst"):
         return "licence", "text"
     if ext == ".md" and not head.startswith(b"#!"):
@@ -384,6 +384,8 @@ class FileScan:
         for i, rule in enumerate(_RULES):
             if not _satisfied(rule.need, present):
                 continue
+            if self.sink.full(rule.spec.rule, self.rel):
+                continue  # as many as a file lists: the rest would only be counted
             if self.kind not in rule.spec.scopes:
                 continue
             if self.kind == "licence" and rule.spec.rule in _INJECTION:
@@ -415,7 +417,7 @@ class FileScan:
             n += 1
             if n > self.limits.max_findings_per_rule:
                 break
-            sev = self._judge(spec.rule, spec.severity, data, start, end)
+            sev = self._judge(spec.rule, spec.severity, data, start, end, spec.in_documents)
             if sev is None:
                 continue
             line, col = view.where(start)
@@ -425,7 +427,13 @@ class FileScan:
             self.add(spec.rule, line, col, msg, self._evidence(view, start, text), sev)
 
     def _judge(
-        self, rule: str, sev: Severity, data: bytes, start: int, end: int
+        self,
+        rule: str,
+        sev: Severity,
+        data: bytes,
+        start: int,
+        end: int,
+        spec_cap: Severity | None = None,
     ) -> Severity | None:
         """The severity a match deserves where it stands (None: it says nothing at all)."""
         if self.quiet:
@@ -454,7 +462,11 @@ class FileScan:
                 return INFO  # a string a program holds (a prompt, a detection pattern): data
             if context.definition_line(data, start):
                 return INFO  # it documents an option or a field
-            if self.shown and (context.guidance(data, start, end) or self.teaching(data, start)):
+            if self.shown and (
+                context.guidance(data, start, end)
+                or self.teaching(data, start)
+                or context.listed_example(data, start, end)
+            ):
                 return INFO
             if (
                 rule == "injection-disable-safety"
@@ -465,12 +477,17 @@ class FileScan:
             if rule == "injection-role-claim" and self.shown and _in_fence(data, start):
                 return INFO  # a prompt's format shown in an example
             return sev
+        if spec_cap is not None and self.shown:
+            if context.guidance(data, start, end) or self.teaching(data, start):
+                return INFO
+            return _min(sev, spec_cap)
         if rule in _SHOWN_CAP and self.shown:
             if (
                 context.guidance(data, start, end)
                 or context.negated(data, start)
                 or context.pattern_argument(data, start, end)
                 or self.teaching(data, start)
+                or context.listed_example(data, start, end)
             ):
                 return INFO
             if rule == "persistence" and not _WRITES.search(_line(data, start)):
@@ -1158,7 +1175,7 @@ def _archive(sink: Sink, rel: str, data: bytes, size: int, limits: SecurityLimit
     """An archive's files, scanned as its scripts would unpack them (archives.py); the archive
     itself is information when all of it was read, a warning naming what was not."""
     kind = binary.archive_kind(data[:512])
-    listing = archives.read_archive(data, kind)
+    listing = archives.read_archive(data, kind, rel)
     for m in listing.members:
         member = f"{rel}!{m.name}"
         scan_file(

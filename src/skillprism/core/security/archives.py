@@ -39,8 +39,10 @@ def _escapes(name: str) -> bool:
     return n.startswith("/") or (len(n) > 1 and n[1] == ":") or ".." in n.split("/")
 
 
-def read_archive(data: bytes, kind: str) -> Listing:
-    """The members of an archive whose bytes are `data` (`kind` as binary.archive_kind says)."""
+def read_archive(data: bytes, kind: str, name: str = "") -> Listing:
+    """The members of an archive whose bytes are `data` (`kind` as binary.archive_kind says);
+    `name`, the archive's file name, names what a compressed single file holds (`x.sh.gz`
+    holds `x.sh`)."""
     # The archive modules load here, when a skill first ships an archive.
     import lzma
     import tarfile
@@ -51,7 +53,7 @@ def read_archive(data: bytes, kind: str) -> Listing:
         if kind.startswith("ZIP"):
             _zip(data, out)
         elif kind.startswith(("gzip", "bzip2", "xz", "tar")):
-            _tar_or_single(data, kind, out)
+            _tar_or_single(data, kind, out, name)
         else:
             out.error = f"{kind.split(' (')[0]} archives are not unpacked by the scan"
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, tarfile.TarError, zlib.error,
@@ -91,7 +93,7 @@ def _zip(data: bytes, out: Listing) -> None:
             out.members.append(Member(info.filename, body, info.file_size, mode & 0o7777))
 
 
-def _tar_or_single(data: bytes, kind: str, out: Listing) -> None:
+def _tar_or_single(data: bytes, kind: str, out: Listing, name: str = "") -> None:
     import tarfile
 
     inner = _decompress(data, kind)
@@ -119,7 +121,14 @@ def _tar_or_single(data: bytes, kind: str, out: Listing) -> None:
                 body = fh.read(min(MAX_MEMBER_BYTES, left)) if fh is not None else b""
                 out.members.append(Member(info.name, body, info.size, info.mode & 0o7777))
         return
-    out.members.append(Member("(its content)", inner[:MAX_MEMBER_BYTES], len(inner), 0))
+    base = name.rsplit("/", 1)[-1]
+    for suffix in (".gz", ".gzip", ".bz2", ".xz", ".z"):
+        if base.lower().endswith(suffix) and len(base) > len(suffix):
+            base = base[: -len(suffix)]
+            break
+    else:
+        base = "(its content)"
+    out.members.append(Member(base, inner[:MAX_MEMBER_BYTES], len(inner), 0))
 
 
 def _decompress(data: bytes, kind: str) -> bytes | None:

@@ -33,7 +33,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +41,8 @@ log = logging.getLogger(__name__)
 
 FILE_NAME = "security-v1.sqlite3"
 DEFAULT_MAX_MB = 128
-# An entry changed less than this long before a scan recorded it may change again within the
-# same clock tick without its stat showing it: it is re-read next time.
+# An entry whose change time is less than this before a scan recorded it may change again within
+# the same clock tick without its stat showing it: it is re-read next time.
 RACY_NS = 2_000_000_000
 _FLUSH_ROWS = 256
 
@@ -162,7 +162,7 @@ class Store:
                         f"CREATE TABLE IF NOT EXISTS {table} (key BLOB PRIMARY KEY, "
                         "value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL)"
                     )
-                db.execute(f"SELECT 1 FROM files LIMIT 1").fetchall()  # noqa: F541
+                db.execute("SELECT 1 FROM files LIMIT 1").fetchall()
                 return db
             except sqlite3.OperationalError:
                 if attempt:
@@ -313,11 +313,11 @@ def store() -> Store | None:
         if _store is not None and _store_pid == pid:
             return _store
         try:
-            max_mb = int(os.environ.get("SKILLPRISM_CACHE_MAX_MB", DEFAULT_MAX_MB))
+            max_mb = float(os.environ.get("SKILLPRISM_CACHE_MAX_MB", DEFAULT_MAX_MB))
         except ValueError:
             max_mb = DEFAULT_MAX_MB
         try:
-            _store = Store(cache_folder() / FILE_NAME, max(1, max_mb) * 1024 * 1024)
+            _store = Store(cache_folder() / FILE_NAME, int(max(0.01, max_mb) * 1024 * 1024))
         except Exception as err:  # an unwritable home, a locked or foreign file: no cache
             log.info("security cache unavailable: %s", err)
             _store = None
@@ -340,10 +340,6 @@ def close() -> None:
     if s is not None and _store_pid == os.getpid():
         s.close()
     _store = None
-
-
-def entries_json(entries: Iterable[object]) -> list[Any]:
-    return list(entries)
 
 
 atexit.register(flush)

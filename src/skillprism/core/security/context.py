@@ -241,3 +241,13 @@ def teaching_section(headings: Headings, pos: int) -> bool:
     """The section's heading says it is about attacks or threats (a threat model, a list of
     attack patterns, red flags to look for)."""
     return any(_GUIDANCE.search(h) is not None for h in headings.of(pos))
+
+
+def listed_example(data: bytes, start: int, end: int) -> bool:
+    """A command or phrase in backticks or quotes on a line that teaches about attacks ("Red flags
+    to look for: `curl ... | sh`, ..."): the line lists examples (its sentences may be cut by
+    what the examples hold)."""
+    if not (in_inline_code(data, start) or quoted(data, start, end)):
+        return False
+    ls, le = _line_start(data, start), _line_end(data, end)
+    return _GUIDANCE.search(data, ls, le) is not None

@@ -130,14 +130,15 @@ def _scan_one(
             stream_to = 0
     windows = None
     if stream_to > len(data) and data.find(b"\x00", 0, _BINARY_PROBE) < 0:
-        start = len(data) - _WINDOW_OVERLAP
+        overlap = min(_WINDOW_OVERLAP, limits.max_file_bytes // 8)  # a window moves on by 7/8
+        start = len(data) - overlap
 
         def windows() -> Any:
             # (lines before it, window): windows overlap, so the lines before each one are
             # counted in the window before it up to where this one starts
             lines, prev_offset, prev = 0, 0, data
             for offset, chunk in read_windows(
-                entry.path, start, stream_to, limits.max_file_bytes, _WINDOW_OVERLAP
+                entry.path, start, stream_to, limits.max_file_bytes, overlap
             ):
                 lines += prev.count(b"\n", 0, offset - prev_offset)
                 yield lines, chunk
@@ -217,7 +218,7 @@ def scan_skill(
             e.kind == "file"
             and old is not None
             and old[:7] == rec[:7]
-            and max(e.mtime_ns, e.ctime_ns) < trusted_before
+            and e.ctime_ns < trusted_before
             and old[7]
         ):
             keys[e.rel_path] = bytes.fromhex(old[7])
@@ -243,7 +244,11 @@ def scan_skill(
             records.append(rec)
             continue
         if e.kind == "special":
-            sink.limited(rel, f"'{rel}' was not read: {e.error or 'not a regular file'}")
+            # a FIFO, socket or device has no content to review, and is never opened; a file
+            # that could not be opened is content left unread
+            why = e.error or "not a regular file"
+            sev = Severity.INFO if why == "not a regular file" else Severity.WARNING
+            sink.limited(rel, f"'{rel}' was not read: {why}", sev)
             records.append(rec)
             continue
         want = min(e.size, limits.max_stream_bytes)
@@ -423,7 +428,9 @@ def _entry_record(e: Entry) -> list[Any]:
 
 
 def _unchanged(manifest: Any, walked: list[list[Any]], limited: list[list[Any]]) -> bool:
-    """The folder stats as recorded, every entry changed well before the record was made."""
+    """The folder stats as recorded, every entry's status changed well before the record was
+    made: its change time (which, unlike its modification time, no program can set back) is
+    older than the record by more than a clock tick, so a later write shows in it."""
     try:
         entries = manifest["entries"]
         if len(entries) != len(walked) or manifest["limited"] != limited:
@@ -432,7 +439,7 @@ def _unchanged(manifest: Any, walked: list[list[Any]], limited: list[list[Any]])
         for old, new in zip(entries, walked, strict=True):
             if old[:7] != new[:7] or old[8:] != new[8:]:
                 return False
-            if new[1] == "file" and (max(new[4], new[5]) >= before or not old[7]):
+            if new[1] == "file" and (new[5] >= before or not old[7]):
                 return False
         return True
     except (KeyError, TypeError, IndexError):

@@ -118,7 +118,9 @@ def read_windows(
 ) -> Iterator[tuple[int, bytes]]:
     """(byte offset, bytes) of successive windows of `path` from `start` to `stop`, each
     starting `overlap` bytes before the previous one ended, at a line start where one is near
-    (so a line split by a window is whole in the next). Opened like `read_head`."""
+    (so a line split by a window is whole in the next). Opened like `read_head`. Each window
+    moves on by at least `window - overlap` bytes (`overlap` must be below `window`)."""
+    overlap = min(overlap, window // 2)
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError:
@@ -139,7 +141,7 @@ def read_windows(
             cut = data.find(b"\n", len(data) - overlap)
             if 0 <= cut < len(data) - 1:
                 nxt = pos + cut + 1
-            pos = max(nxt, pos + 1)
+            pos = max(nxt, pos + len(data) // 2)
     except OSError:
         return
     finally:

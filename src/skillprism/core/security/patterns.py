@@ -33,6 +33,9 @@ class Pattern:
     severity: Severity
     scopes: frozenset[str]  # file kinds: skill, prose, script, data
     check: Callable[[bytes, int, int], bool] | None = None  # (data, start, end) -> keep?
+    # The most a match counts for in a document (code shown, not run); None: the rule's own cap
+    # (analysis._SHOWN_CAP). An instruction in words is as strong in a document as anywhere.
+    in_documents: Severity | None = None
 
 
 ALL = frozenset({"skill", "prose", "script", "data"})
@@ -269,6 +272,18 @@ INJECTION: tuple[Pattern, ...] = (
         r"requests?)\s+(?:from|in)\s+(?:the\s+)?(?:users?|humans?|response|reply|chat|transcript|"
         r"conversation)\b",
         "tells the agent to conceal what it does: '{m}'",
+        E,
+        ALL,
+    ),
+    Pattern(
+        "injection-conceal",
+        r"(?i)\b(?:do\s+not|don'?t|never)\s+(?:mention|report|reveal|disclose|acknowledge)\s+"
+        r"(?:it|this|that|them|any\s+of\s+(?:this|it))\s+(?:in|to)\s+(?:your\s+|the\s+)?(?:reply|"
+        r"response|answer|summary|users?|chat)\b|\b(?:do\s+not|don'?t|never)\s+(?:show|display|"
+        r"print|report|reveal|surface|list)\s+(?:(?:to\s+)?the\s+users?\s+)?(?:the\s+|any\s+)?"
+        r"(?:commands?|actions?|steps?|changes?|uploads?|requests?)\s+(?:you|that\s+you|it)\s+"
+        r"(?:ran|run|executed|made|took|sent|performed)\b",
+        "tells the agent to keep what it did out of its reply: '{m}'",
         E,
         ALL,
     ),
@@ -599,6 +614,62 @@ COMMANDS: tuple[Pattern, ...] = (
     ),
 )
 
+_SECRETS_WORDS = re2.compile(
+    rb"(?i)\b(?:api[_ -]?keys?|tokens?|secrets?|passwords?|credentials?|cookies?|env(?:ironment)?|"
+    rb"contents?\s+of|history|ssh|id_rsa|\.aws|\.env)\b"
+)
+
+
+def _carries_secrets(data: bytes, start: int, end: int) -> bool:
+    """Keep an image or link with a query when its line says secrets go into it."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    return (
+        _SECRETS_WORDS.search(data[line_start : len(data) if line_end < 0 else line_end])
+        is not None
+    )
+
+
+EXFIL: tuple[Pattern, ...] = (
+    Pattern(
+        "data-upload",
+        r"(?i)\b(?:nslookup|dig|host|ping|drill|resolve-dnsname)\b[^\n]*\$\([^)\n]*\)[^\s\"'|;)]*\."
+        r"[a-z0-9-]+\.[a-z]{2,}",
+        "sends data inside a DNS name it looks up: '{m}'",
+        E,
+        CODEISH,
+        in_documents=E,
+    ),
+    Pattern(
+        "data-upload",
+        r"(?i)https?://[^\s\"')]*[?&][\w.-]*=[^\s\"')]*\$\(\s*(?:cat|env|printenv|whoami|hostname|id|"
+        r"base64|history|ls|find|tar)\b",
+        "sends the output of a command in a URL: '{m}'",
+        E,
+        CODEISH,
+        in_documents=E,
+    ),
+    Pattern(
+        "data-upload",
+        r"(?i)!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=[^)\s]*\)",
+        "has the agent render an image whose address carries data: '{m}'",
+        E,
+        ALL,
+        _carries_secrets,
+        in_documents=E,
+    ),
+    Pattern(
+        "data-upload",
+        r"(?i)https?://[^\s)]*[?&=][^\s)]*[^\n]*?\b(?:followed\s+by|contents?\s+of|append(?:ing)?|"
+        r"with)\b[^\n]*?(?:~/\.(?:ssh|aws|env|netrc|config)|\.ssh/|\.aws/credentials|id_rsa|"
+        r"\.env\b|\bapi[_ -]?keys?\b|\btokens?\b|\bpasswords?\b|\bcredentials\b)",
+        "tells the agent to put secrets into a URL: '{m}'",
+        E,
+        ALL,
+        in_documents=E,
+    ),
+)
+
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|os\.homedir\(\)|Path\.home\(\)|expanduser\([\"']~)"
 CREDENTIALS: tuple[tuple[str, Severity], ...] = (
     (
@@ -667,6 +738,7 @@ ESCAPE_RUNS = (
         b"ch",
         rb"(?i)(?:\b(?:chr|char|String\.fromCharCode|\[char\])\s*\(?\s*\d{2,3}\s*\)?\s*[+,]\s*)+",
     ),
+    (b"ch", rb"(?i)fromCharCode\s*\(\s*\d{2,3}(?:\s*,\s*\d{2,3})+"),
 )
 # Fewest repetitions for an escape run to count as a blob, by its marker.
 ESCAPE_MIN = {b"\\x": 8, b"\\u": 8, b"\\": 8, b"%": 12, b"&#": 8, b"ch": 8}
@@ -708,11 +780,4 @@ def compile_bytes(pattern: str | bytes) -> re2._Regexp:
     return _LazyRegex(pattern)  # type: ignore[return-value]
 
 
-@dataclass(slots=True)
-class Compiled:
-    spec: Pattern
-    regex: re2._Regexp
-
-
-TEXT_RULES: tuple[Pattern, ...] = INJECTION + COMMANDS
-COMPILED: tuple[Compiled, ...] = tuple(Compiled(p, compile_bytes(p.regex)) for p in TEXT_RULES)
+TEXT_RULES: tuple[Pattern, ...] = INJECTION + COMMANDS + EXFIL

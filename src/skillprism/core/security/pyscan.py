@@ -127,6 +127,7 @@ class _Folder:
     def __init__(self) -> None:
         self.names: dict[str, str | bytes] = {}
         self.plain: set[str] = set()  # names bound to a literal as written
+        self.seqs: dict[str, list[str | bytes | int]] = {}  # names bound to a list it computed
         self.taint: dict[str, set[str]] = {}
         self.budget = MAX_FOLDED_CHARS * 10
 
@@ -199,6 +200,8 @@ class _Folder:
         return None
 
     def _seq(self, node: ast.AST, depth: int) -> list[str | bytes | int] | None:
+        if isinstance(node, ast.Name):
+            return self.seqs.get(node.id)
         if isinstance(node, (ast.List, ast.Tuple)):
             out: list[str | bytes | int] = []
             for el in node.elts[:10_000]:
@@ -351,6 +354,10 @@ def analyse(source: bytes) -> Analysis:
                         folder.plain.add(target.id)
                     else:
                         folder.plain.discard(target.id)
+                    if isinstance(node.value, (ast.List, ast.Tuple, ast.ListComp)):
+                        seq = folder._seq(node.value, 0)
+                        if seq is not None and len(seq) <= 10_000:
+                            folder.seqs[target.id] = seq
                     kinds = folder.sources(node.value, budget)
                     if kinds:
                         folder.taint.setdefault(target.id, set()).update(kinds)

@@ -200,13 +200,13 @@ def printable_ratio(data: bytes) -> float:
     return good / len(data)
 
 
-_WORD = re.compile(rb"[A-Za-z]{3,}")
+_WORD = re.compile(rb"[A-Za-z]{2,}")
 
 
 def wordy(data: bytes) -> bool:
-    """Decoded bytes that read as text or a command (words, not random characters)."""
-    words = _WORD.findall(data)
-    return sum(map(len, words)) >= len(data) * 0.4 and len(words) >= 2
+    """Decoded bytes that read as text or a command (words and spaces, not random characters)."""
+    letters = sum(1 for b in data if 97 <= (b | 32) <= 122 or b == 32)
+    return letters >= len(data) * 0.5 and _WORD.search(data) is not None
 
 
 _CHR_NUMS = re.compile(rb"\d{2,3}")
@@ -227,7 +227,9 @@ def decode_blob(blob: bytes) -> tuple[str, bytes] | None:
             return "percent-encoding", bytes.fromhex(blob.replace(b"%", b"").decode())
         if blob.startswith(b"&#"):
             return "HTML entities", html.unescape(blob.decode("ascii")).encode("utf-8", "replace")
-        if blob.lower().startswith((b"chr", b"char", b"string.fromcharcode", b"[char]")):
+        if blob.lower().startswith(
+            (b"chr", b"char", b"string.fromcharcode", b"fromcharcode", b"[char]")
+        ):
             nums = [int(x) for x in _CHR_NUMS.findall(blob)]
             if nums and all(n < 256 for n in nums):
                 return "character codes", bytes(nums)

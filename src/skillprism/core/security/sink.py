@@ -89,6 +89,11 @@ class Sink:
                 )
                 return
 
+    def full(self, rule: str, rel_path: str) -> bool:
+        """Whether `rule` has as many findings in the file as it may list (more are only
+        counted): a scan may skip looking for more."""
+        return self._counts.get((rule, rel_path), 0) >= self.limits.max_findings_per_rule
+
     def has(self, rule: str, rel_path: str, line: int) -> bool:
         return (rule, rel_path, line) in self._seen
 

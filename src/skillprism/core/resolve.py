@@ -1047,7 +1047,10 @@ class _Evaluator:
             self.workers = 1  # evaluate here instead
             self.pending.clear()
             return False
-        self.processes = max(1, min(self.workers, os.cpu_count() or 1) - 1)
+        # This process only hands out jobs and evaluates while it waits; with the security pass,
+        # the scans (most of the work) keep every core busy.
+        cores = min(self.workers, os.cpu_count() or 1)
+        self.processes = max(1, cores if self.security else cores - 1)
         try:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":

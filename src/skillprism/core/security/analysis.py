@@ -36,7 +36,7 @@ from skillprism.core.security import (
     secrets,
 )
 from skillprism.core.security.model import SecurityLimits
-from skillprism.core.security.prefilter import clauses
+from skillprism.core.security.prefilter import alternatives
 from skillprism.core.security.shellnorm import needs_normalising, normalise
 from skillprism.core.security.sink import Sink
 from skillprism.core.security.text import (
@@ -100,7 +100,9 @@ def kind_of(rel: str, is_skill: bool, head: bytes) -> tuple[str, str]:
 class _Rule:
     spec: patterns.Pattern
     regex: re2._Regexp
-    need: tuple[int, ...]  # clauses as bit masks of atom indices: each must have a bit present
+    # Per alternative of the pattern, its clauses as bit masks of atom indices: the rule runs
+    # where every clause of one alternative has a bit present.
+    need: tuple[tuple[int, ...], ...]
 
 
 # Detectors other than the phrase and command rules, each gated by its own regex's atoms.
@@ -112,9 +114,6 @@ _DETECTORS: dict[str, str] = {
     "url": patterns.URLS,
     "outside": patterns.PATH_OUTSIDE,
     "activation": patterns.ACTIVATION.decode(),
-    "markup": r"(?i)<!--|<[a-z][a-z0-9-]*\b[^>\n]*(?:hidden|display|visibility|font-size|opacity|"
-    r"color|height|text-indent|left|title|alt|data-|aria-|content|placeholder|label)|"
-    r"<(?:script|style|template|noscript|textarea|title|xmp)\b|(?m)^ {0,3}\[[^\]\n]+\]:",
     "python-shown": r"(?i)shell\s*=\s*True",
 }
 # The network words a line needs for a numeric address on it to be a place contacted.
@@ -133,7 +132,7 @@ def all_patterns() -> list[str]:
     return [p.regex for p in patterns.TEXT_RULES] + list(_DETECTORS.values())
 
 
-def _build() -> tuple[re2.Set, list[_Rule], dict[str, tuple[int, ...]]]:
+def _build() -> tuple[re2.Set, list[_Rule], dict[str, tuple[tuple[int, ...], ...]]]:
     atoms: dict[str, int] = {}
 
     def ids(found: Iterable[frozenset[str]]) -> tuple[int, ...]:
@@ -146,13 +145,17 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, tuple[int, ...]]]:
         )
 
     rules = [
-        _Rule(p, patterns.compile_bytes(p.regex), ids(clauses(p.regex)))
+        _Rule(
+            p,
+            patterns.compile_bytes(p.regex),
+            tuple(ids(alt) for alt in alternatives(p.regex)),
+        )
         for p in patterns.TEXT_RULES
     ]
-    gates = {name: ids(clauses(rx)) for name, rx in _DETECTORS.items()}
-    gates["ipv4"] = ids([frozenset(_IP_WORDS)])
-    gates["secret"] = ids([frozenset(secrets.ATOMS)])
-    gates["obfuscated"] = ()  # letters split by spaces or markup: nothing to look for first
+    gates = {name: tuple(ids(alt) for alt in alternatives(rx)) for name, rx in _DETECTORS.items()}
+    gates["ipv4"] = (ids([frozenset(_IP_WORDS)]),)
+    gates["secret"] = (ids([frozenset(secrets.ATOMS)]),)
+    gates["obfuscated"] = ((),)  # letters split by spaces or markup: nothing to look for first
     s = re2.Set.SearchSet(patterns._options(max_mem=4 << 20))  # one pass over every byte
     for atom in sorted(atoms, key=atoms.__getitem__):
         s.Add(b"(?i)" + re2.escape(atom.encode("utf-8")))
@@ -176,8 +179,10 @@ def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
     for m in _BASE64_RUN.finditer(data):
         run = m.group()
         body = run.rstrip(b"=")
-        if (b"-" in body or b"_" in body) and len(body) < 80:
-            continue
+        url_safe = b"-" in body or b"_" in body
+        if url_safe and (len(body) < 80 or b"/" in body or b"+" in body):
+            continue  # too short for base64url, or a path: no alphabet mixes '/' with '-' or '_'
+
         out.append((m.start(), run))
         if len(out) >= cap:
             return out
@@ -223,8 +228,9 @@ def _blocks(data: bytes) -> list[tuple[int, int]]:
     return out
 
 
-def _satisfied(need: tuple[int, ...], present: int) -> bool:
-    return all(clause & present for clause in need)
+def _satisfied(need: tuple[tuple[int, ...], ...], present: int) -> bool:
+    """Whether every clause of one alternative has an atom in `present`."""
+    return any(all(clause & present for clause in alternative) for alternative in need)
 
 
 def present_atoms(data: bytes) -> int:
@@ -293,19 +299,9 @@ def _line(data: bytes, pos: int) -> bytes:
     return data[start : len(data) if end < 0 else end]
 
 
-_FENCES: dict[int, tuple[bytes, markup.CodeMap]] = {}
-
-
 def _in_fence(data: bytes, pos: int) -> bool:
-    """`pos` is inside a fenced code block (the blocks of the last few texts are kept)."""
-    if b"```" not in data and b"~~~" not in data:
-        return False
-    known = _FENCES.get(id(data))
-    if known is None or known[0] is not data:
-        if len(_FENCES) >= 2:
-            _FENCES.clear()
-        known = _FENCES[id(data)] = (data, markup.CodeMap(markup.code_ranges(data)))
-    return known[1].inside(pos)
+    """`pos` is inside a fenced code block."""
+    return markup.code_map(data).inside(pos)
 
 
 def _max(a: Severity, b: Severity) -> Severity:
@@ -382,15 +378,31 @@ class FileScan:
         seen: set[tuple[int, int]] | None,
     ) -> None:
         for i, rule in enumerate(_RULES):
-            if not _satisfied(rule.need, present):
-                continue
-            if self.sink.full(rule.spec.rule, self.rel):
-                continue  # as many as a file lists: the rest would only be counted
-            if self.kind not in rule.spec.scopes:
-                continue
-            if self.kind == "licence" and rule.spec.rule in _INJECTION:
-                continue  # legal text: "permission is granted" is the licence, not a claim
-            self._text_rule(view, rule, i, a, b, seen)
+            # (inline: this loop runs for every rule of every block)
+            for alternative in rule.need:
+                for clause in alternative:
+                    if not clause & present:
+                        break
+                else:
+                    self._candidate(view, rule, i, a, b, seen)
+                    break
+
+    def _candidate(
+        self,
+        view: View,
+        rule: _Rule,
+        i: int,
+        a: int,
+        b: int,
+        seen: set[tuple[int, int]] | None,
+    ) -> None:
+        if self.sink.full(rule.spec.rule, self.rel):
+            return  # as many as a file lists: the rest would only be counted
+        if self.kind not in rule.spec.scopes:
+            return
+        if self.kind == "licence" and rule.spec.rule in _INJECTION:
+            return  # legal text: "permission is granted" is the licence, not a claim
+        self._text_rule(view, rule, i, a, b, seen)
 
     def _text_rule(
         self,
@@ -831,7 +843,7 @@ def scan_text_file(
         _squeezed(fs, data, loc)
         if b"&" in data:
             _entities(fs, data)
-    if kind in ("skill", "prose") and _satisfied(_GATES["markup"], present):
+    if kind in ("skill", "prose") and (b"<" in data or b"]:" in data):
         _markup(fs, data, loc)
     if kind == "skill" and (
         _satisfied(_GATES["activation"], present) or data.find(b"allowed", 0, 65536) >= 0

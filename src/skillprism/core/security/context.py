@@ -209,14 +209,14 @@ class Headings:
     in."""
 
     def __init__(self, data: bytes) -> None:
-        from skillprism.core.security.markup import CodeMap, code_ranges
+        from skillprism.core.security.markup import code_map
 
-        code = CodeMap(code_ranges(data)) if b"```" in data or b"~~~" in data else None
+        code = code_map(data)
         self.starts: list[int] = []
         self.texts: list[bytes] = []
         self.levels: list[int] = []
         for m in re.finditer(rb"(?m)^ {0,3}(#{1,6})[ \t][^\n]*", data):
-            if code is not None and code.inside(m.start()):
+            if code.inside(m.start()):
                 continue
             self.starts.append(m.start())
             self.texts.append(m.group())

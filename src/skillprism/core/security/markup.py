@@ -64,6 +64,19 @@ def code_ranges(data: bytes) -> list[tuple[int, int]]:
     return ranges
 
 
+_LAST: list[tuple[bytes, CodeMap]] = []
+
+
+def code_map(data: bytes) -> CodeMap:
+    """The fenced code blocks of `data`, computed once per text (the last one is kept: the
+    rules, the headings and the hidden regions of one file all ask)."""
+    if _LAST and _LAST[0][0] is data:
+        return _LAST[0][1]
+    found = CodeMap(code_ranges(data)) if b"```" in data or b"~~~" in data else CodeMap([])
+    _LAST[:] = [(data, found)]
+    return found
+
+
 class CodeMap:
     def __init__(self, ranges: list[tuple[int, int]]) -> None:
         self.starts = [a for a, _ in ranges]
@@ -91,7 +104,7 @@ def classify(text: str) -> Severity:
 def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
     """(rule, start, end, what, hidden text) of each hidden region of a Markdown file."""
     out: list[tuple[str, int, int, str, str]] = []
-    code = CodeMap(code_ranges(data)) if b"```" in data or b"~~~" in data else CodeMap([])
+    code = code_map(data)
     lower = data.lower()
     if _COMMENT_OPEN in data:
         pos = data.find(_COMMENT_OPEN)

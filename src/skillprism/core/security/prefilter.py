@@ -50,23 +50,49 @@ def pattern_key(pattern: str) -> str:
 
 def clauses(pattern: str, *, use_table: bool = True) -> tuple[frozenset[str], ...]:
     """The necessary clauses of `pattern` (RE2 syntax): every match holds, for each clause, one
-    of its atoms (lower case, compared case-insensitively). () when nothing is known. Taken from
-    the generated table when it holds the pattern (tools/gen_security_prefilter.py)."""
+    of its atoms (lower case, compared case-insensitively). () when nothing is known."""
+    parsed = _parse(pattern)
+    return () if parsed is None else _clauses_of(list(parsed))
+
+
+def alternatives(pattern: str, *, use_table: bool = True) -> tuple[tuple[frozenset[str], ...], ...]:
+    """The clauses of each top-level alternative of `pattern` (`a|b|c`): a match satisfies the
+    clauses of at least one alternative. An alternation keeps each alternative's own clauses
+    rather than merging them into weaker ones. Taken from the generated table when it holds the
+    pattern (tools/gen_security_prefilter.py)."""
     if use_table:
         from skillprism.core.security._prefilter_table import CLAUSES
 
         known = CLAUSES.get(pattern_key(pattern))
         if known is not None:
-            return tuple(frozenset(c.split("\x00")) for c in known)
+            return tuple(
+                tuple(frozenset(c.split("\x00")) for c in alt.split("\x01") if c) for alt in known
+            )
+    parsed = _parse(pattern)
+    if parsed is None:
+        return ((),)
+    items = list(parsed)
+    # `(?i)a|b` parses as one branch; `(?:a|b)` with nothing around it as a group holding one
+    while len(items) == 1 and items[0][0] is _c.SUBPATTERN:
+        items = list(items[0][1][-1])  # type: ignore[index]
+    if len(items) == 1 and items[0][0] is _c.BRANCH:
+        return tuple(_clauses_of(list(branch)) for branch in items[0][1][1])  # type: ignore[index]
+    return (_clauses_of(items),)
+
+
+def _parse(pattern: str) -> object | None:
     # Flags in the middle of a pattern (RE2 allows them, Python does not) only change case and
     # line handling, which the atoms (compared case-insensitively, never spanning a line end
     # they do not hold) do not depend on.
     text = _INLINE_FLAGS.sub("", pattern)
     try:
-        parsed = _p.parse(text, re.IGNORECASE)
+        return _p.parse(text, re.IGNORECASE)
     except (re.error, RecursionError, OverflowError):
-        return ()
-    info = _sequence(list(parsed))
+        return None
+
+
+def _clauses_of(items: list[tuple[object, object]]) -> tuple[frozenset[str], ...]:
+    info = _sequence(items)
     out = list(info.clauses)
     if info.exact is not None:
         _flush(info.exact, out)

@@ -928,16 +928,30 @@ def _pool_evaluate(batch: list[_Item]) -> list[tuple[Evaluation, str, FileStamp 
 
 
 def _pool_scan(
-    scans: list[tuple[str, TreeListing | None]],
+    scans: list[tuple[str, TreeListing | None, str]],
 ) -> list[list[RiskFinding] | None]:
-    """The security scan of the skill of each skill file, with the listings the search made of its
-    folders, in a worker; None where the scan failed (the process that asked scans that skill
-    again itself and reports the failure)."""
+    """The security scan of the skill of each (skill file, the listings the search made of its
+    folders, its real path), in a worker: the cache is asked once for all of them (a skill it
+    knows as it is now costs no read), the rest are scanned; None where the scan failed (the
+    process that asked scans that skill again itself and reports the failure)."""
     from skillprism.core.security import cache as security_cache
     from skillprism.core.security import scan_skill
+    from skillprism.core.security.engine import cached_findings_many
 
+    try:
+        known = cached_findings_many(
+            [
+                (os.path.dirname(path), path, tree, os.path.dirname(real) if real else "")
+                for path, tree, real in scans
+            ]
+        )
+    except Exception:  # scanned below, where a failure is reported
+        known = [None] * len(scans)
     out: list[list[RiskFinding] | None] = []
-    for path, tree in scans:
+    for (path, tree, _real), found in zip(scans, known, strict=True):
+        if found is not None:
+            out.append(found)
+            continue
         try:
             out.append(scan_skill(os.path.dirname(path), path, listing=tree))
         except Exception:  # one bad skill must never take the whole set down
@@ -1003,37 +1017,20 @@ class _Evaluator:
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
         want_risks = self.security and self.cache.risks(found.path) is None
-        if want_risks and self._known_risks(found, tree):
-            want_risks = False  # the security pass's cache knows the skill as it is now
         self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
         self.seen += 1
         if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
             self._submit()
 
-    def _known_risks(self, found: FoundFile, tree: TreeListing | None) -> bool:
-        """Ask the security pass's cache (core/security/cache.py) for the skill's findings, here:
-        a skill it knows needs no scan job (nor the rules loaded in any process)."""
-        from skillprism.core.security.engine import cached_findings
-
-        try:
-            stamp = file_stamp(os.stat(found.path))
-            known = cached_findings(os.path.dirname(found.path), found.path, listing=tree)
-        except Exception:  # the scan job will report it
-            return False
-        if known is None:
-            return False
-        self.cache.store_risks(found.path, stamp, known)
-        return True
-
     def _submit(self) -> None:
         if self.pool is None and not self._start_pool():
             return
         batch, self.pending = self.pending, []
-        scans = [(item[0], item[4]) for item in batch if item[3]]  # type: ignore[misc]
+        scans = [(item[0], item[4], item[1]) for item in batch if item[3]]  # type: ignore[misc]
         if scans:
             job = self._hand(_pool_scan, scans)
             if job is not None:
-                self.scans.append(([path for path, _tree in scans], job))
+                self.scans.append(([item[0] for item in scans], job))
                 self.in_flight.append(job)
         self.waiting.append(batch)
         self._feed()
@@ -1148,6 +1145,10 @@ class _Evaluator:
         if self.security:
             for path, (ev, _real) in done.items():
                 if ev.risks is None:  # evaluated without: its scan is in the cache, or made now
+                    known = self.cache.risks(path)
+                    if known is not None:
+                        ev.risks = known  # (without parsing the document here again)
+                        continue
                     try:
                         ev.risks = skill_risks(path, self.cache.get(path), self.cache)
                     except Exception as err:  # never the whole set for one skill

@@ -1,6 +1,6 @@
 """The security pass's results kept between runs, in the user's cache folder.
 
-Two tables in one SQLite database (`<cache folder>/security-v1.sqlite3`, the cache folder being
+Two tables in one SQLite database (`<cache folder>/security-v2.sqlite3`, the cache folder being
 `$SKILLPRISM_CACHE_DIR`, else `$XDG_CACHE_HOME/skillprism`, else `~/.cache/skillprism`):
 
 - `files`: the findings of one file, keyed by a hash of the file's bytes, its place in its
@@ -27,8 +27,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
-import json
 import logging
+import marshal
 import os
 import sys
 import threading
@@ -39,7 +39,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "security-v1.sqlite3"
+FILE_NAME = "security-v2.sqlite3"
 DEFAULT_MAX_MB = 128
 # An entry whose change time is less than this before a scan recorded it may change again within
 # the same clock tick without its stat showing it: it is re-read next time.
@@ -116,7 +116,9 @@ def _checksum(value: bytes) -> bytes:
 
 
 def _pack(obj: Any) -> bytes:
-    value = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace")
+    # marshal: plain lists, strings and numbers, many times faster to read back than JSON (a
+    # repeated check reads one record per skill); read only after its checksum holds.
+    value = marshal.dumps(obj)
     return _checksum(value) + value
 
 
@@ -124,8 +126,8 @@ def _unpack(blob: bytes) -> Any:
     if len(blob) < 8 or _checksum(blob[8:]) != blob[:8]:
         return None
     try:
-        return json.loads(blob[8:])
-    except ValueError:
+        return marshal.loads(blob[8:])
+    except (ValueError, EOFError, TypeError):
         return None
 
 
@@ -220,6 +222,10 @@ class Store:
     def get_skill(self, key: bytes) -> Any:
         with self._lock:
             return self._select("skills", [key]).get(key)
+
+    def get_skills(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
+        with self._lock:
+            return self._select("skills", list(dict.fromkeys(keys)))
 
     def get_files(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
         with self._lock:

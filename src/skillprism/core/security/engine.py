@@ -312,23 +312,43 @@ def cached_findings(
     *,
     limits: SecurityLimits = DEFAULT_LIMITS,
     listing: Listing | None = None,
+    real_dir: str = "",
 ) -> list[RiskFinding] | None:
     """The findings `scan_skill` would give, when the cache knows the skill's folder as it is
     now (every entry stats as recorded); None otherwise. Reads no file and never loads the
-    rules: a check asks this first, and hands only the skills it does not know to be scanned."""
+    rules: a check asks this first, and hands only the skills it does not know to be scanned.
+    `real_dir`: the folder's real path when the caller knows it (saves resolving it)."""
+    return cached_findings_many([(skill_dir, skill_file, listing, real_dir)], limits=limits)[0]
+
+
+def cached_findings_many(
+    skills: list[tuple[str, str, Listing | None, str]],
+    *,
+    limits: SecurityLimits = DEFAULT_LIMITS,
+) -> list[list[RiskFinding] | None]:
+    """`cached_findings` of each (skill folder, skill file, listing, real folder), the cache
+    asked once for all of them."""
     store = cache.store()
     if store is None:
-        return None
-    manifest = store.get_skill(
+        return [None] * len(skills)
+    keys = [
         cache.skill_key(skill_dir, _skill_rel(skill_dir, skill_file), limits)
-    )
-    if manifest is None:
-        return None
-    files = walk_skill(skill_dir, limits, listing)
-    walked = [_entry_record(e) for e in files.entries]
-    if not _unchanged(manifest, walked, [list(x) for x in files.limited]):
-        return None
-    return [_finding(r, skill_dir) for r in manifest["findings"]]
+        for skill_dir, skill_file, _listing, _real in skills
+    ]
+    manifests = store.get_skills(keys)
+    out: list[list[RiskFinding] | None] = []
+    for (skill_dir, _file, listing, real_dir), key in zip(skills, keys, strict=True):
+        manifest = manifests.get(key)
+        if manifest is None:
+            out.append(None)
+            continue
+        files = walk_skill(skill_dir, limits, listing, real_dir=real_dir)
+        walked = [_entry_record(e) for e in files.entries]
+        if not _unchanged(manifest, walked, [list(x) for x in files.limited]):
+            out.append(None)
+            continue
+        out.append([_finding(r, skill_dir) for r in manifest["findings"]])
+    return out
 
 
 class ScanCancelled(Exception):

@@ -72,20 +72,23 @@ class SkillFiles:
     limited: list[tuple[str, str]] = field(default_factory=list)  # (rel_path, what was not read)
 
 
-def walk_stays_inside(skill_dir: str) -> str:
+def walk_stays_inside(skill_dir: str, real: str = "") -> str:
     """Why walking `skill_dir` would leave the reviewed tree ('' when it would not): a skill
     folder that is, or is reached through, /proc, /sys or /dev, or a link to a folder above the
-    place it is found at (walking it would walk its own parent). The one check of this walk;
-    the discovery search has its own (core/containment.py) and both say the same."""
+    place it is found at (walking it would walk its own parent). `real`: its real path, when
+    the caller knows it. The one check of this walk; the discovery search has its own
+    (core/containment.py) and both say the same."""
     absolute = os.path.abspath(skill_dir)
     try:
-        real = os.path.realpath(absolute)
+        real = real or os.path.realpath(absolute)
     except (OSError, ValueError):
         return "its real path cannot be resolved"
     for tree in SYSTEM_TREES:
         for path in (real, absolute):
             if path == tree or path.startswith(tree + os.sep):
                 return f"it is inside {tree}, the kernel's own tree"
+    if real == absolute:
+        return ""  # no link on the way: a folder cannot hold its own parent
     parent = os.path.realpath(os.path.dirname(absolute))
     inside = real.rstrip(os.sep) + os.sep
     if parent == real or parent.startswith(inside):
@@ -204,13 +207,14 @@ _BY_NAME = itemgetter(slice(1, None))  # an entry's name, after its kind
 
 
 def walk_skill(
-    skill_dir: str, limits: SecurityLimits, listing: Listing | None = None
+    skill_dir: str, limits: SecurityLimits, listing: Listing | None = None, real_dir: str = ""
 ) -> SkillFiles:
     """Every entry below `skill_dir` (sorted, depth-first) within the limits, with its lstat.
     `listing` holds listings of the skill's folders made already (by the search that found the
-    skill); any other folder is listed here. Nothing is read."""
+    skill); any other folder is listed here. `real_dir`: the folder's real path, when known.
+    Nothing is read."""
     out = SkillFiles(skill_dir)
-    why = walk_stays_inside(skill_dir)
+    why = walk_stays_inside(skill_dir, real_dir)
     if why:
         out.limited.append(("", f"the skill folder was not walked: {why}"))
         return out

@@ -370,6 +370,36 @@ def test_every_prefilter_clause_is_necessary() -> None:
                 assert analysis._satisfied(rule.need, present), (rule.spec.regex[:60], data[:80])
 
 
+def test_prefilter_atoms_join_across_white_space() -> None:
+    """Atoms are looked for in the text with its white space taken out, so the words of a
+    pattern on either side of `\\s+`, `\\s*`, a space or an optional group join into one atom."""
+    from skillprism.core.security.prefilter import alternatives, squeeze
+
+    assert alternatives(r"(?i)\byour\s+actual\s*goal", use_table=False) == (
+        (frozenset({"youractualgoal"}),),
+    )
+    assert alternatives(r"\|\s*(?:ba|z)?sh\b", use_table=False) == (
+        (frozenset({"|sh", "|bash", "|zsh"}),),
+    )
+    # a class with white space in it is its other characters or nothing
+    assert alternatives(r"a[\s;]b", use_table=False) == ((frozenset({"ab", "a;b"}),),)
+    assert squeeze(b"rm \t-rf\n /\x0b") == b"rm-rf/"
+
+
+def test_every_rule_alternative_has_an_atom_to_wait_for() -> None:
+    """A rule alternative without a clause runs on every block of every file: only the few
+    whose words are all too short for the set may (a new one is a cost to decide on)."""
+    from skillprism.core.security import analysis
+
+    always = sorted(
+        (rule.spec.rule, k)
+        for rule in analysis._RULES
+        for k, alternative in enumerate(rule.need)
+        if not alternative
+    )
+    assert always == [("data-upload", 3)]  # `nc host port < file`: "nc" and "<" only
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.text(alphabet=st.sampled_from(list("abcdeiglmnoprstuvwy \t\n|-~/$().:;'\"")), max_size=300)

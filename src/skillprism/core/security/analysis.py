@@ -36,7 +36,7 @@ from skillprism.core.security import (
     secrets,
 )
 from skillprism.core.security.model import SecurityLimits
-from skillprism.core.security.prefilter import alternatives
+from skillprism.core.security.prefilter import alternatives, squeeze, squeeze_atom
 from skillprism.core.security.shellnorm import needs_normalising, normalise
 from skillprism.core.security.sink import Sink
 from skillprism.core.security.text import (
@@ -103,6 +103,9 @@ class _Rule:
     # Per alternative of the pattern, its clauses as bit masks of atom indices: the rule runs
     # where every clause of one alternative has a bit present.
     need: tuple[tuple[int, ...], ...]
+    # The first clause of every alternative together (-1 when an alternative has none): a text
+    # holding none of these atoms satisfies no alternative.
+    first: int = -1
 
 
 # Detectors other than the phrase and command rules, each gated by its own regex's atoms.
@@ -138,25 +141,32 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, tuple[tuple[int, ...], ...
     def ids(found: Iterable[frozenset[str]]) -> tuple[int, ...]:
         # A clause with an atom under 3 characters is left out: so short an atom occurs in
         # nearly every text, and it slows the set's one pass down more than all the others.
-        return tuple(
-            sum(1 << atoms.setdefault(a, len(atoms)) for a in set(c))
-            for c in found
-            if min(map(len, c)) >= _MIN_ATOM
+        # The likeliest to fail first (long atoms, few of them): the check stops at a clause
+        # with no atom present.
+        kept = sorted(
+            (c for c in found if min(map(len, c)) >= _MIN_ATOM),
+            key=lambda c: (-min(map(len, c)), len(c), sorted(c)),
         )
+        return tuple(sum(1 << atoms.setdefault(a, len(atoms)) for a in sorted(c)) for c in kept)
 
-    rules = [
-        _Rule(
-            p,
-            patterns.compile_bytes(p.regex),
-            tuple(ids(alt) for alt in alternatives(p.regex)),
-        )
-        for p in patterns.TEXT_RULES
-    ]
+    def first(need: tuple[tuple[int, ...], ...]) -> int:
+        mask = 0
+        for alternative in need:
+            if not alternative:
+                return -1
+            mask |= alternative[0]
+        return mask
+
+    rules = []
+    for p in patterns.TEXT_RULES:
+        need = tuple(ids(alt) for alt in alternatives(p.regex))
+        rules.append(_Rule(p, patterns.compile_bytes(p.regex), need, first(need)))
     gates = {name: tuple(ids(alt) for alt in alternatives(rx)) for name, rx in _DETECTORS.items()}
-    gates["ipv4"] = (ids([frozenset(_IP_WORDS)]),)
-    gates["secret"] = (ids([frozenset(secrets.ATOMS)]),)
+    # (word lists, looked for in squeezed text like every atom)
+    gates["ipv4"] = (ids([frozenset(map(squeeze_atom, _IP_WORDS))]),)
+    gates["secret"] = (ids([frozenset(map(squeeze_atom, secrets.ATOMS))]),)
     gates["obfuscated"] = ((),)  # letters split by spaces or markup: nothing to look for first
-    s = re2.Set.SearchSet(patterns._options(max_mem=4 << 20))  # one pass over every byte
+    s = re2.Set.SearchSet(patterns._options(max_mem=8 << 20))  # one pass over every byte
     for atom in sorted(atoms, key=atoms.__getitem__):
         s.Add(b"(?i)" + re2.escape(atom.encode("utf-8")))
     s.Compile()
@@ -167,7 +177,21 @@ _ATOM_SET, _RULES, _GATES = _build()
 _ATOM_MATCH = _ATOM_SET._set.Match  # the binding's C++ call, without its Python wrapper
 _DETECTOR_RX = {name: patterns.compile_bytes(rx) for name, rx in _DETECTORS.items()}
 _BASE64_RUN = patterns.compile_bytes(patterns.BASE64_RUN)
-_ESCAPE_RUNS = tuple((marker, patterns.compile_bytes(rx)) for marker, rx in patterns.ESCAPE_RUNS)
+# The escape runs in one pattern (each kind starts with its own characters, so no run of one kind
+# starts inside a run of another and one pass finds what a pass per kind would); the character
+# code runs apart (one may start inside another).
+_ESCAPE_ANY = patterns.compile_bytes(
+    "|".join(rx.decode() for marker, rx in patterns.ESCAPE_RUNS if marker != b"ch").encode()
+)
+_CHAR_RUNS = tuple(patterns.compile_bytes(rx) for m, rx in patterns.ESCAPE_RUNS if m == b"ch")
+_CHAR_WORD = patterns.compile_bytes(rb"(?i)cha?r")
+_UNIT = {b"\\x": 4, b"\\u": 6, b"\\": 4, b"%": 3, b"&#": 1}
+
+
+def _escape_marker(run: bytes) -> bytes:
+    if run[:1] == b"\\":
+        return run[:2] if run[1:2] in (b"x", b"u") else b"\\"
+    return run[:2] if run[:1] == b"&" else run[:1]
 
 
 def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
@@ -186,22 +210,23 @@ def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
         out.append((m.start(), run))
         if len(out) >= cap:
             return out
-    for marker, rx in _ESCAPE_RUNS:
-        if marker == b"ch":
-            if b"chr" not in data and b"char" not in data.lower():
-                continue
-        elif marker not in data:
-            continue
-        unit = {b"\\x": 4, b"\\u": 6, b"\\": 4, b"%": 3}.get(marker, 4)
-        for m in rx.finditer(data):
+    if b"\\" in data or b"%" in data or b"&#" in data:
+        for m in _ESCAPE_ANY.finditer(data):
             run = m.group()
-            count = run.count(b";") if marker == b"&#" else len(run) // unit
-            if marker == b"ch":
-                count = len(re.findall(rb"\d{2,3}", run))
+            marker = _escape_marker(run)
+            count = run.count(b";") if marker == b"&#" else len(run) // _UNIT[marker]
             if count >= patterns.ESCAPE_MIN[marker]:
                 out.append((m.start(), run))
-            if len(out) >= cap:
-                return out
+                if len(out) >= cap:
+                    return out
+    if _CHAR_WORD.search(data) is not None:
+        for rx in _CHAR_RUNS:
+            for m in rx.finditer(data):
+                run = m.group()
+                if len(re.findall(rb"\d{2,3}", run)) >= patterns.ESCAPE_MIN[b"ch"]:
+                    out.append((m.start(), run))
+                    if len(out) >= cap:
+                        return out
     return sorted(out)
 
 
@@ -209,7 +234,7 @@ _IPV4 = patterns.compile_bytes(patterns.IPV4)
 _NET_CONTEXT = re.compile(patterns.NET_CONTEXT)
 
 
-_BLOCK = 2048  # bytes per block of a large text (see FileScan.run_view)
+_BLOCK = 8192  # bytes per block of a large text (see FileScan.run_view)
 _OVERLAP = 1024  # bytes each block reaches into the next
 
 
@@ -230,13 +255,19 @@ def _blocks(data: bytes) -> list[tuple[int, int]]:
 
 def _satisfied(need: tuple[tuple[int, ...], ...], present: int) -> bool:
     """Whether every clause of one alternative has an atom in `present`."""
-    return any(all(clause & present for clause in alternative) for alternative in need)
+    for alternative in need:
+        for clause in alternative:
+            if not clause & present:
+                break
+        else:
+            return True
+    return False
 
 
 def present_atoms(data: bytes) -> int:
-    """The atoms `data` holds, as a bit mask of their indices."""
+    """The atoms `data` holds (with its white space taken out), as a bit mask of their indices."""
     mask = 0
-    for i in _ATOM_MATCH(data) or ():
+    for i in _ATOM_MATCH(squeeze(data)) or ():
         mask |= 1 << i
     return mask
 
@@ -379,6 +410,8 @@ class FileScan:
     ) -> None:
         for i, rule in enumerate(_RULES):
             # (inline: this loop runs for every rule of every block)
+            if not rule.first & present:
+                continue
             for alternative in rule.need:
                 for clause in alternative:
                     if not clause & present:

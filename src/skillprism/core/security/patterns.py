@@ -507,9 +507,11 @@ COMMANDS: tuple[Pattern, ...] = (
         W,
         CODEISH,
     ),
+    # (`rm\s+-(?:-?...\s+-)*-?` is `rm\s+(?:-{1,2}...\s+)*-{1,2}` written so that "rm" and the
+    # dash after it are one atom of the prefilter)
     Pattern(
         "destructive-command",
-        r"(?i)\brm\s+(?:-{1,2}[a-z-]+\s+)*-{1,2}(?:[a-z]*r[a-z]*|recursive)\b(?:\s+-{1,2}[a-z-]+)*\s+"
+        r"(?i)\brm\s+-(?:-?[a-z-]+\s+-)*-?(?:[a-z]*r[a-z]*|recursive)\b(?:\s+-{1,2}[a-z-]+)*\s+"
         r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$\{HOME\}/|\$HOME/\*|\$\{HOME\}/\*|"
         r"/(?:home|usr|etc|var|bin|sbin|boot|lib|lib64|opt|root|Users|System|Library|Applications|"
         r"private|srv|dev)(?:/\*?)?|\*|\.\*|\.\./\.\.(?:/\.\.)*/?|[A-Za-z]:\\?)[\"']?(?:\s|$|;|&|\||\)|`)",
@@ -519,7 +521,7 @@ COMMANDS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "destructive-command",
-        r"(?i)\brm\s+(?:-{1,2}[a-z-]+\s+)*-{1,2}(?:[a-z]*r[a-z]*|recursive)\b[^\n;&|]*?\s[\"']?"
+        r"(?i)\brm\s+-(?:-?[a-z-]+\s+-)*-?(?:[a-z]*r[a-z]*|recursive)\b[^\n;&|]*?\s[\"']?"
         r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/\*?[\"']?(?:\s|$|;|&|\|)",
         "deletes '$VAR/': if the variable is empty this is the root folder: '{m}'",
         W,

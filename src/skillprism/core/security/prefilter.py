@@ -1,11 +1,17 @@
-"""Literal prefilters of the rules' patterns: which words a text must hold for a pattern to match.
+r"""Literal prefilters of the rules' patterns: which words a text must hold for a pattern to match.
 
 Each pattern is reduced, once, to a conjunction of clauses, each clause a set of literal atoms
 (lower case): every text the pattern matches holds, for each clause, at least one of the clause's
-atoms (compared case-insensitively). One RE2 set of every atom of every pattern, run once over a
-file, tells which atoms occur in it; a pattern runs only on a file in which each of its clauses
-has an atom. Running one set of plain words is many times faster than running the patterns, and
-most files of a skill hold none of the words most patterns need.
+atoms (compared case-insensitively) once its white space is taken out (`squeeze`). One RE2 set of
+every atom of every pattern, run once over a file's squeezed text, tells which atoms occur in it;
+a pattern runs only on a file in which each of its clauses has an atom. Running one set of plain
+words is many times faster than running the patterns, and most files of a skill hold none of the
+words most patterns need.
+
+Why squeezed: taking white space out of a text maps each match of a pattern to a piece of the
+squeezed text, and the pattern's words on either side of white space (`\s+`, `\s*`, a space) join
+into one atom there: `your\s+actual` needs "youractual", which far fewer texts hold than "your"
+and "actual" apart, and a `| sh` needs "|sh" where "|" and "sh" alone are in nearly every text.
 
 The reduction reads a pattern with Python's own parser of regular expressions (the patterns use
 the part of RE2's syntax that Python shares) and is conservative: where it cannot tell, it leaves
@@ -41,6 +47,20 @@ class _Info:
 
 _ANY = _Info(None, ())
 _EMPTY = _Info(frozenset({""}), ())
+
+
+# The white space `squeeze` takes out: every character RE2's \s matches, and vertical tab.
+SPACE_BYTES = b" \t\n\r\x0b\x0c"
+
+
+def squeeze(data: bytes) -> bytes:
+    """`data` without white space: the text the atoms are looked for in."""
+    return data.translate(None, SPACE_BYTES)
+
+
+def squeeze_atom(atom: str) -> str:
+    """An atom as it stands in squeezed text (a word list's "nc " is "nc" there)."""
+    return "".join(ch for ch in atom if ch not in _SPACES)
 
 
 def pattern_key(pattern: str) -> str:
@@ -161,6 +181,8 @@ def _best(info: _Info) -> frozenset[str] | None:
 
 def _node(op: object, av: object) -> _Info:
     if op is _c.LITERAL:
+        if chr(av) in _SPACES:  # type: ignore[arg-type]
+            return _EMPTY  # taken out of the squeezed text
         return _Info(frozenset({chr(av).lower()}), ())  # type: ignore[arg-type]
     if op is _c.AT:
         return _EMPTY
@@ -187,7 +209,11 @@ def _node(op: object, av: object) -> _Info:
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         low, high, sub = av  # type: ignore[misc]
         info = _sequence(list(sub))
+        if info.exact == _EMPTY.exact:
+            return _EMPTY  # `\s*`, `\s+`: white space only, which squeezed text does not hold
         if low == 0:
+            if high == 1 and info.exact is not None:
+                return _Info(info.exact | {""}, ())  # `x?`: x or nothing
             return _ANY
         got = list(info.clauses)
         if info.exact is not None:
@@ -214,8 +240,12 @@ def _class_chars(items: list[tuple[object, object]]) -> frozenset[str] | None:
             out.update(chr(c).lower() for c in range(av[0], av[1] + 1))  # type: ignore[index]
         else:
             return None  # a negation, a category or a wide range
-    return frozenset(out) if 0 < len(out) <= 8 else None
+    spaced = bool(out & _SPACES)
+    out -= _SPACES  # a white space character is nothing in the squeezed text
+    if len(out) > 8 or not (out or spaced):
+        return None
+    return frozenset(out) | ({""} if spaced else set())
 
 
 def _category(av: object) -> frozenset[str] | None:
-    return _SPACES if av is _c.CATEGORY_SPACE else None
+    return _EMPTY.exact if av is _c.CATEGORY_SPACE else None

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import re2
 
 from skillprism.core.diagnostics import Severity
-from skillprism.core.security.patterns import compile_bytes
+from skillprism.core.security.patterns import _options, compile_bytes
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -38,12 +38,17 @@ ATOMS = (
     "accountkey=", "eyj", "://", "pass", "pwd", "secret", "token", "key",
 )  # fmt: skip
 
-# (kind, the lower-case prefix the text must hold, pattern; group 1 is the secret value)
-_FORMATS: tuple[tuple[str, bytes, re2._Regexp], ...] = tuple(
-    (kind, prefix, compile_bytes(rx))
+# (kind, the lower-case prefixes of which the text must hold one, pattern; group 1 is the secret
+# value)
+_FORMATS: tuple[tuple[str, tuple[bytes, ...], re2._Regexp], ...] = tuple(
+    (kind, prefix if isinstance(prefix, tuple) else (prefix,), compile_bytes(rx))
     for kind, prefix, rx in (
-        ("AWS access key", b"a", rb"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"),
-        ("GitHub token", b"gh", rb"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b"),
+        ("AWS access key", (b"akia", b"asia"), rb"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"),
+        (
+            "GitHub token",
+            (b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"),
+            rb"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b",
+        ),
         ("GitHub token", b"github_pat_", rb"\b(github_pat_[A-Za-z0-9_]{60,255})\b"),
         ("GitLab token", b"glpat-", rb"\b(glpat-[A-Za-z0-9_\-]{20,})\b"),
         ("Slack token", b"xox", rb"\b(xox[baprs]-[0-9A-Za-z][0-9A-Za-z\-]{9,})\b"),
@@ -86,6 +91,24 @@ _ASSIGNED = compile_bytes(
 )
 _NAME_BEFORE = re.compile(rb"[A-Za-z0-9_.\-]*$")
 _ASSIGNED_WORDS = (b"pass", b"pwd", b"secret", b"token", b"key")
+
+# Every word the detectors above look for first, in one RE2 set: one pass over a text tells
+# which of them it holds (compared case-insensitively).
+_WORDS = sorted(
+    {p for _kind, prefixes, _rx in _FORMATS for p in prefixes}
+    | set(_ASSIGNED_WORDS)
+    | {b"private key"}
+)
+_WORD_SET = re2.Set.SearchSet(_options())
+for _word in _WORDS:
+    _WORD_SET.Add(b"(?i)" + re2.escape(_word))
+_WORD_SET.Compile()
+_WORD_MATCH = _WORD_SET._set.Match  # the binding's C++ call, without its Python wrapper
+
+
+def _words_in(data: bytes) -> frozenset[bytes]:
+    return frozenset(_WORDS[i] for i in _WORD_MATCH(data) or ())
+
 
 _PLACEHOLDER = re.compile(
     r"(?i)example|sample|dummy|placeholder|changeme|change[-_]?me|your|xxx|\*\*\*|redacted|"
@@ -136,9 +159,9 @@ def find_secrets(data: bytes, kind: str, limit: int) -> list[Secret]:
     """Secrets in `data`, a file of `kind` (skill, prose, script, data); at most `limit`."""
     found: list[Secret] = []
     document = kind in ("skill", "prose", "licence")
-    low = data.lower()
-    for what, prefix, rx in _FORMATS:
-        if prefix not in low:
+    words = _words_in(data)
+    for what, prefixes, rx in _FORMATS:
+        if words.isdisjoint(prefixes):
             continue
         for m in rx.finditer(data):
             value = m.group(1).decode("ascii", "replace")
@@ -159,7 +182,7 @@ def find_secrets(data: bytes, kind: str, limit: int) -> list[Secret]:
             if placeholder(value) or not _random(value):
                 continue
             found.append(Secret(m.start(2), "Password in a URL", value, INFO if document else W))
-    if not document and any(w in low for w in _ASSIGNED_WORDS):
+    if not document and not words.isdisjoint(_ASSIGNED_WORDS):
         for m in _ASSIGNED.finditer(data):
             raw = m.group(1)
             if not 8 <= len(raw) <= 200:
@@ -177,7 +200,7 @@ def find_secrets(data: bytes, kind: str, limit: int) -> list[Secret]:
             )
             if len(found) >= limit:
                 break
-    if b"private key" in low:
+    if b"private key" in words:
         for m in _PRIVATE_KEY.finditer(data):
             body = re.sub(rb"\s", b"", m.group(2))
             if len(body) >= 64 and not placeholder(body[:80].decode("ascii", "replace")):

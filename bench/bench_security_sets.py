@@ -17,6 +17,10 @@ within a round):
 - peak RSS <= 1.5x the baseline (the largest process of the check, worker processes included;
   the most of cold and warm).
 
+Beside them, not a target, the CPU time (user + system, the check and its workers) of the cold
+run over the baseline's: on a machine other programs share, wall times move with their load and
+CPU times much less, so the two together tell the pass's cost from the machine's business.
+
     python bench/bench_security_sets.py [--sets DIR] [-n 10000] [--repeat 3] [--only NAME ...]
 
 Exits 1 when a target is missed.
@@ -50,12 +54,14 @@ COLLECTIONS = (
 )
 COLD_TARGET, WARM_TARGET, RSS_TARGET = 2.0, 1.15, 1.5
 # The check runs under a small parent that waits for it and reports the largest resident set
-# of the process tree it reaped (the check and its worker processes), in KiB.
+# of the process tree it reaped (the check and its worker processes), in KiB, and the CPU time
+# that tree used.
 _WRAPPER = (
     "import resource, subprocess, sys, time\n"
     "t = time.perf_counter()\n"
     "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
-    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, rc)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(time.perf_counter() - t, u.ru_maxrss, u.ru_utime + u.ru_stime, rc)\n"
 )
 
 
@@ -64,8 +70,10 @@ def _check_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "skillprism"]
 
 
-def run_check(paths: list[str], project: str, mode: str, cache_dir: str) -> tuple[float, int]:
-    """(wall seconds, peak RSS KiB) of one check; mode: off | on."""
+def run_check(
+    paths: list[str], project: str, mode: str, cache_dir: str
+) -> tuple[float, int, float]:
+    """(wall seconds, peak RSS KiB, CPU seconds) of one check; mode: off | on."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLPRISM_")}
     env["SKILLPRISM_CACHE_DIR"] = cache_dir
     cmd = [*_check_command(), "check", "--format", "json", "--project", project]
@@ -77,21 +85,21 @@ def run_check(paths: list[str], project: str, mode: str, cache_dir: str) -> tupl
         text=True,
         check=True,
     )
-    seconds, rss, _rc = out.stdout.split()
-    return float(seconds), int(rss)
+    seconds, rss, cpu, _rc = out.stdout.split()
+    return float(seconds), int(rss), float(cpu)
 
 
 def measure(name: str, paths: list[str], repeat: int) -> dict[str, float]:
     project = tempfile.mkdtemp(prefix="skillprism-bench-project-")
     off_t, cold_t, warm_t, off_r, on_r = [], [], [], [], []
-    ratios_cold, ratios_warm, ratios_rss = [], [], []
+    ratios_cold, ratios_warm, ratios_rss, ratios_cpu = [], [], [], []
     try:
         for _ in range(repeat):
             cache = tempfile.mkdtemp(prefix="skillprism-bench-cache-")
             try:
-                t_off, r_off = run_check(paths, project, "off", cache)
-                t_cold, r_cold = run_check(paths, project, "on", cache)
-                t_warm, r_warm = run_check(paths, project, "on", cache)
+                t_off, r_off, c_off = run_check(paths, project, "off", cache)
+                t_cold, r_cold, c_cold = run_check(paths, project, "on", cache)
+                t_warm, r_warm, _c_warm = run_check(paths, project, "on", cache)
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
             off_t.append(t_off)
@@ -102,6 +110,7 @@ def measure(name: str, paths: list[str], repeat: int) -> dict[str, float]:
             ratios_cold.append(t_cold / t_off)
             ratios_warm.append(t_warm / t_off)
             ratios_rss.append(max(r_cold, r_warm) / r_off)
+            ratios_cpu.append(c_cold / c_off)
     finally:
         shutil.rmtree(project, ignore_errors=True)
     return {
@@ -113,6 +122,7 @@ def measure(name: str, paths: list[str], repeat: int) -> dict[str, float]:
         "rss_off": statistics.median(off_r) / 1024,
         "rss_on": statistics.median(on_r) / 1024,
         "rss_x": statistics.median(ratios_rss),
+        "cpu_x": statistics.median(ratios_cpu),
     }
 
 
@@ -157,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         header = (
             f"{'set':24} {'skills':>6} {'files':>6} {'no pass':>8} {'cold':>7} {'(x)':>6} "
-            f"{'warm':>7} {'(x)':>6} {'RSS off':>8} {'RSS on':>8} {'(x)':>6}  verdict"
+            f"{'warm':>7} {'(x)':>6} {'RSS off':>8} {'RSS on':>8} {'(x)':>6}  verdict  cold CPU"
         )
         print(header)
         ok = True
@@ -174,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:24} {skills:>6} {files:>6} {m['off']:>7.2f}s {m['cold']:>6.2f}s "
                 f"{m['cold_x']:>5.2f}x {m['warm']:>6.2f}s {m['warm_x']:>5.2f}x "
                 f"{m['rss_off']:>6.1f}MB {m['rss_on']:>6.1f}MB {m['rss_x']:>5.2f}x  "
-                f"{'PASS' if good else 'FAIL'}",
+                f"{'PASS' if good else 'FAIL'}     {m['cpu_x']:>5.2f}x",
                 flush=True,
             )
         print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

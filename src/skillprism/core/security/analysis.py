@@ -875,7 +875,7 @@ def scan_text_file(
     if _satisfied(_GATES["obfuscated"], present) and kind != "licence":
         _squeezed(fs, data, loc)
         if b"&" in data:
-            _entities(fs, data)
+            _entities(fs, data, loc)
     if kind in ("skill", "prose") and (b"<" in data or b"]:" in data):
         _markup(fs, data, loc)
     if kind == "skill" and (
@@ -884,7 +884,7 @@ def scan_text_file(
         _skill_file(fs, data, loc, _satisfied(_GATES["activation"], present))
     if (
         kind == "script"
-        and lang != "python"
+        and lang == "shell"  # (its disguises are shell syntax: in other languages they are code)
         and needs_normalising(data[:200_000].decode("utf-8", "replace"))
     ):
         _shell(fs, data, limits)
@@ -1023,16 +1023,20 @@ def _squeezed_rule(phrase: str) -> str:
     return "injection-role-claim"
 
 
-def _entities(fs: FileScan, data: bytes) -> None:
-    text = data.decode("utf-8", "replace")
-    decoded = html.unescape(text)
-    if decoded == text:
-        return
-    for i, (a, b) in enumerate(zip(text.split("\n"), decoded.split("\n"), strict=False)):
-        if a != b:
-            fs.scan_derived(b, i + 1, 1, " (after decoding HTML entities)")
-        if i > 100_000:
-            break
+def _entities(fs: FileScan, data: bytes, loc: Locator) -> None:
+    """Each line an HTML entity changes, decoded (only the lines holding '&' are looked at)."""
+    at = data.find(b"&")
+    seen = 0
+    while at >= 0 and seen <= 100_000:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        line = data[start:end].decode("utf-8", "replace")
+        decoded = html.unescape(line)
+        if decoded != line:
+            fs.scan_derived(decoded, loc.line_of(start), 1, " (after decoding HTML entities)")
+        seen += 1
+        at = data.find(b"&", end)
 
 
 def _markup(fs: FileScan, data: bytes, loc: Locator) -> None:

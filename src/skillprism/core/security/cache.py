@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import hashlib
 import logging
 import marshal
 import os
@@ -36,6 +35,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from skillprism.core.security.digest import blake2b
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def rules_version() -> bytes:
     if _rules_version is None:
         from skillprism import __version__
 
-        h = hashlib.blake2b(digest_size=16)
+        h = blake2b(digest_size=16)
         h.update(f"{__version__}|{sys.version_info[:2]}|".encode())
         folder = Path(__file__).resolve().parent
         try:
@@ -99,20 +100,20 @@ def file_key(
     rel_path: str, is_skill: bool, executable: bool, data: bytes, extra: str = ""
 ) -> bytes:
     """The key of one file's findings: its bytes, its place in the skill, the rules' version."""
-    h = hashlib.blake2b(rules_version(), digest_size=20)
+    h = blake2b(rules_version(), digest_size=20)
     h.update(f"{rel_path}\0{int(is_skill)}{int(executable)}\0{extra}\0".encode("utf-8", "replace"))
     h.update(data)
     return h.digest()
 
 
 def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
-    h = hashlib.blake2b(rules_version(), digest_size=20)
+    h = blake2b(rules_version(), digest_size=20)
     h.update(f"{os.path.abspath(skill_dir)}\0{skill_rel}\0{limits!r}".encode("utf-8", "replace"))
     return h.digest()
 
 
 def _checksum(value: bytes) -> bytes:
-    return hashlib.blake2b(value, digest_size=8).digest()
+    return blake2b(value, digest_size=8).digest()
 
 
 def _pack(obj: Any) -> bytes:

@@ -423,9 +423,9 @@ def _is_archive(head: bytes) -> bool:
 
 def _stream_digest(e: Entry, stop: int, head: bytes) -> bytes:
     """What a large file's key is made of: its first window and a hash of the rest."""
-    import hashlib
+    from skillprism.core.security.digest import blake2b
 
-    h = hashlib.blake2b(head, digest_size=20)
+    h = blake2b(head, digest_size=20)
     for _offset, chunk in read_windows(e.path, len(head), stop, 4 * 1024 * 1024, 0):
         h.update(chunk)
     return h.digest()

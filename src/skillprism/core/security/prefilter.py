@@ -20,9 +20,10 @@ a clause out, which only lets more files through to the pattern itself.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
+
+from skillprism.core.security.digest import blake2b
 
 try:  # Python 3.11+
     from re import _constants as _c
@@ -65,7 +66,7 @@ def squeeze_atom(atom: str) -> str:
 
 def pattern_key(pattern: str) -> str:
     """The key of `pattern` in the generated table (_prefilter_table.py)."""
-    return hashlib.blake2b(pattern.encode("utf-8"), digest_size=12).hexdigest()
+    return blake2b(pattern.encode("utf-8"), digest_size=12).hexdigest()
 
 
 def clauses(pattern: str, *, use_table: bool = True) -> tuple[frozenset[str], ...]:

@@ -821,6 +821,11 @@ _Item = tuple[str, str, bool]
 
 # Below this many skills a process pool costs more (fork, pickling) than it saves.
 PARALLEL_MIN_SKILLS = 400
+# With the security pass a skill costs many times more (every file of it is read and scanned):
+# from this many on the workers scan, in jobs of SCAN_BATCH skills (small, so that the skills
+# with many files spread over the workers).
+PARALLEL_MIN_SKILLS_SECURITY = 10
+SCAN_BATCH = 8
 _pool_profile: Profile | None = None
 
 
@@ -948,12 +953,13 @@ def _pool_scan(
     except Exception:  # scanned below, where a failure is reported
         known = [None] * len(scans)
     out: list[list[RiskFinding] | None] = []
-    for (path, tree, _real), found in zip(scans, known, strict=True):
+    for (path, tree, real), found in zip(scans, known, strict=True):
         if found is not None:
             out.append(found)
             continue
         try:
-            out.append(scan_skill(os.path.dirname(path), path, listing=tree))
+            real_dir = os.path.dirname(real) if real else ""
+            out.append(scan_skill(os.path.dirname(path), path, listing=tree, real_dir=real_dir))
         except Exception:  # one bad skill must never take the whole set down
             out.append(None)
     security_cache.flush()  # a worker may be stopped without running exit handlers
@@ -999,6 +1005,7 @@ class _Evaluator:
         self.workers = max(workers, 1)
         self.processes = 0
         self.pending: list[_Item] = []
+        self.scan_pending: list[tuple[str, TreeListing | None, str]] = []
         self.waiting: deque[list[_Item]] = deque()  # batches not yet handed to the pool
         self.seen = 0
         self.pool: WorkerPool | None = None
@@ -1018,20 +1025,35 @@ class _Evaluator:
             return
         want_risks = self.security and self.cache.risks(found.path) is None
         self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
+        if want_risks:
+            self.scan_pending.append((found.path, tree, found.real))
         self.seen += 1
-        if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
+        if self.seen < (PARALLEL_MIN_SKILLS_SECURITY if self.security else PARALLEL_MIN_SKILLS):
+            return
+        if len(self.scan_pending) >= SCAN_BATCH:
+            self._submit_scans()
+        if len(self.pending) >= self.BATCH:
             self._submit()
 
+    def _submit_scans(self) -> None:
+        """Hand the scans found so far to the pool, ahead of any evaluation."""
+        if self.pool is None and not self._start_pool():
+            return
+        scans, self.scan_pending = self.scan_pending, []
+        for at in range(0, len(scans), SCAN_BATCH):
+            chunk = scans[at : at + SCAN_BATCH]
+            job = self._hand(_pool_scan, chunk)
+            if job is None:
+                return  # no worker left: scanned here (results)
+            self.scans.append(([item[0] for item in chunk], job))
+            self.in_flight.append(job)
+
     def _submit(self) -> None:
+        if self.scan_pending:
+            self._submit_scans()
         if self.pool is None and not self._start_pool():
             return
         batch, self.pending = self.pending, []
-        scans = [(item[0], item[4], item[1]) for item in batch if item[3]]  # type: ignore[misc]
-        if scans:
-            job = self._hand(_pool_scan, scans)
-            if job is not None:
-                self.scans.append(([item[0] for item in scans], job))
-                self.in_flight.append(job)
         self.waiting.append(batch)
         self._feed()
 
@@ -1043,6 +1065,7 @@ class _Evaluator:
         if not _start_method_available(self.start_method):
             self.workers = 1  # evaluate here instead
             self.pending.clear()
+            self.scan_pending.clear()
             return False
         # This process only hands out jobs and evaluates while it waits; with the security pass,
         # the scans (most of the work) keep every core busy.
@@ -1067,6 +1090,7 @@ class _Evaluator:
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
             self.pending.clear()
+            self.scan_pending.clear()
             return False
         return True
 

@@ -276,6 +276,16 @@ class Store:
     def _bound(self) -> None:
         """Keep the database under its size: the least recently used rows go first."""
         try:
+            on_disk = sum(
+                os.stat(f"{self.path}{suffix}").st_size
+                for suffix in ("", "-wal")
+                if os.path.exists(f"{self.path}{suffix}")
+            )
+        except OSError:
+            on_disk = self.max_bytes + 1
+        if on_disk <= self.max_bytes:
+            return  # (the files hold at least what the rows add up to: no need to add them)
+        try:
             total = sum(
                 self._db.execute(f"SELECT COALESCE(SUM(size), 0) FROM {t}").fetchone()[0]
                 for t in ("files", "skills")

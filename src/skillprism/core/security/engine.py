@@ -182,14 +182,16 @@ def scan_skill(
     limits: SecurityLimits = DEFAULT_LIMITS,
     listing: Listing | None = None,
     cancelled: Callable[[], bool] | None = None,
+    real_dir: str = "",
 ) -> list[RiskFinding]:
     """Every risk found in the skill folder `skill_dir` whose skill file is `skill_file`. Nothing
     from the skill is executed, imported or fetched. The skill file is read here too, as bytes:
     what is on disk, not a decoded text that may have dropped something (a byte-order mark).
-    `listing`: listings of the skill's folders made already (see `walk_skill`). `cancelled` is
-    asked between files; when it says so the scan stops and what it found so far is not kept."""
+    `listing`: listings of the skill's folders made already (see `walk_skill`), `real_dir` the
+    folder's real path when known. `cancelled` is asked between files; when it says so the scan
+    stops and what it found so far is not kept."""
     skill_rel = _skill_rel(skill_dir, skill_file)
-    files = walk_skill(skill_dir, limits, listing)
+    files = walk_skill(skill_dir, limits, listing, real_dir=real_dir)
     store = cache.store()
     skey = cache.skill_key(skill_dir, skill_rel, limits) if store is not None else b""
     manifest = store.get_skill(skey) if store is not None else None

@@ -49,10 +49,36 @@ def scan_case(case: Path) -> list[tuple[str, RiskFinding]]:
 
 
 def expected(case: Path) -> list[tuple[str, str, int]]:
+    return [(rule, file, line) for rule, file, line, _sev in expected_with_severity(case)]
+
+
+def expected_with_severity(case: Path) -> list[tuple[str, str, int, str]]:
+    """(rule, file, line, least severity) of each finding a case expects: a planted risk is a
+    warning at least, unless the case says otherwise (`severity = "info"` where information is
+    the deliberate verdict, `"error"` where a reviewer should block the skill)."""
     data = tomllib.loads((case / "expected.toml").read_text(encoding="utf-8"))
-    return [(e["rule"], e["file"], int(e["line"])) for e in data.get("finding", [])]
+    return [
+        (e["rule"], e["file"], int(e["line"]), e.get("severity", "warning"))
+        for e in data.get("finding", [])
+    ]
+
+
+_RANK = {"info": 1, "warning": 2, "error": 3}
 
 
 def missing(case: Path, found: list[tuple[str, RiskFinding]]) -> list[tuple[str, str, int]]:
     got = {(f.rule, rel, f.line) for rel, f in found}
     return [e for e in expected(case) if e not in got]
+
+
+def too_quiet(case: Path, found: list[tuple[str, RiskFinding]]) -> list[tuple[str, str, int, str]]:
+    """Expected findings reported below the severity the case asks for."""
+    best: dict[tuple[str, str, int], int] = {}
+    for rel, f in found:
+        key = (f.rule, rel, f.line)
+        best[key] = max(best.get(key, 0), _RANK[f.severity.value])
+    return [
+        (rule, file, line, sev)
+        for rule, file, line, sev in expected_with_severity(case)
+        if best.get((rule, file, line), 0) < _RANK[sev]
+    ]

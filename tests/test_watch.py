@@ -199,16 +199,20 @@ def test_the_watcher_and_the_security_walk_leave_out_the_same_folders(tmp_path: 
     skill = tmp_path / "s"
     write_skill(skill, "s")
     names = [*sorted(IGNORED_DIR_NAMES), "node_modules", "__pycache__", ".venv"]
+    names += [".git/hooks", ".git/objects", "sub/.git/hooks", "sub/.git/info"]
     for name in names:
-        (skill / name).mkdir()
+        (skill / name).mkdir(parents=True)
         (skill / name / "x.sh").write_text("echo\n")
+    (skill / ".git" / "config").write_text("[core]\n")
     walked = {
-        item.rel_path.split("/")[0] for item in walk_skill(str(skill), SecurityLimits()).items
+        item.rel_path.rsplit("/", 1)[0] for item in walk_skill(str(skill), SecurityLimits()).entries
     }
     for name in names:
         path = str(skill / name / "x.sh")
         assert (name in walked) is not is_noise(path, str(skill)), name
-    assert {n for n in names if n not in walked} == set(IGNORED_DIR_NAMES)
+    assert not is_noise(str(skill / ".git" / "config"), str(skill))
+    left_out = {n for n in names if n not in walked}
+    assert left_out == {*IGNORED_DIR_NAMES, ".git/objects", "sub/.git/info"}
 
 
 def test_forced_polling_reports_its_reason(tmp_path: Path, live: Callable[..., Live]) -> None:

@@ -26,13 +26,14 @@ import contextlib
 import os
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
+from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result
 from skillprism.core.document import SkillDocument
 from skillprism.core.placement import WhereReport, where
@@ -58,6 +59,17 @@ REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown"}
 class WorkspaceError(Exception):
     """A problem with what the workspace was asked to open or do, in one line for the user
     (the CLI exits 2 with it; the window shows it)."""
+
+
+@dataclass(frozen=True)
+class RiskProgress:
+    """One skill scanned by `Workspace.scan_risks`: `done` of `total`, the skill's `key` (its
+    path as found) and its security findings as each chosen profile reports them."""
+
+    done: int
+    total: int
+    key: str
+    diagnostics: Mapping[str, tuple[Diagnostic, ...]]
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,8 @@ class Workspace:
         start_method: str = "fork",
         install_into: str = "",
         project_settings: bool = True,
+        security: bool | None = None,
+        cache: bool | None = None,
     ) -> None:
         self.project = os.path.abspath(project or os.getcwd())
         if not os.path.isdir(self.project):
@@ -122,6 +136,16 @@ class Workspace:
         self.install_into = install_into
         self.workers = workers
         self.start_method = start_method
+        # The security pass: on unless the settings file turns it off; `security` (the CLI's
+        # --security/--no-security) decides over the settings file.
+        self.security: bool = self.settings.security if security is None else security
+        self._security_given = security is not None
+        if cache is not None:
+            # The security pass's cache in the user's cache folder (process-wide, like the
+            # SKILLPRISM_NO_CACHE variable it stands for; worker processes are told too).
+            from skillprism.core.security import cache as security_cache
+
+            security_cache.set_enabled(cache)
         self.given_paths = tuple(paths)
         self.paths = tuple(paths) or self.settings.roots
         self.cache = DocumentCache()
@@ -191,7 +215,8 @@ class Workspace:
         return SettingsReport(
             file=found.source,
             applied=self.project_settings and bool(found.source),
-            settings=found,
+            # with --security/--no-security the file decides nothing about the pass
+            settings=replace(found, security=True) if self._security_given else found,
             problem=self._settings_problem,
             held_back=tuple(held),
         )
@@ -207,9 +232,13 @@ class Workspace:
             if os.path.lexists(path) and path_problem(path)
         ]
 
-    def live(self, spec: str) -> LiveCatalog:
-        """The live catalog of profile `spec` (made on first use; every one shares the cache)."""
-        live = self._live.get(spec)
+    def live(self, spec: str, *, security: bool | None = None) -> LiveCatalog:
+        """The live catalog of profile `spec` (made on first use; every one shares the cache).
+        `security` False: the catalog without the security pass, kept beside the one with it
+        (see `scan_risks`); None: as the workspace says."""
+        on = self.security if security is None else security
+        key = spec if on == self.security else f"{spec}\0{'risks' if on else 'no-risks'}"
+        live = self._live.get(key)
         if live is None:
             profile = self.profile(spec)
             live = LiveCatalog(
@@ -221,21 +250,72 @@ class Workspace:
                 max_depth=self.max_depth,
                 policy=self.policy(spec),
                 cache=self.cache,
-                security=self.settings.security,
+                security=on,
                 install_into=self.install_into if self.paths else "",
             )
             live.workers = self.workers
             live.start_method = self.start_method
-            self._live[spec] = live
+            self._live[key] = live
         return live
 
-    def catalog(self, spec: str | None = None) -> Catalog:
-        """The current catalog of profile `spec` (default: the first chosen)."""
-        return self.live(spec or self.chosen[0]).catalog
+    def catalog(self, spec: str | None = None, *, security: bool | None = None) -> Catalog:
+        """The current catalog of profile `spec` (default: the first chosen); `security` as for
+        `live`."""
+        return self.live(spec or self.chosen[0], security=security).catalog
 
-    def catalogs(self) -> list[Catalog]:
-        """The current catalogs of the chosen profiles, in the order chosen."""
-        return [self.catalog(spec) for spec in self.chosen]
+    def catalogs(self, *, security: bool | None = None) -> list[Catalog]:
+        """The current catalogs of the chosen profiles, in the order chosen. With `security`
+        False they come without the security pass (a window shows them first, then calls
+        `scan_risks`); None: as the workspace says."""
+        return [self.catalog(spec, security=security) for spec in self.chosen]
+
+    def scan_risks(
+        self,
+        progress: Callable[[RiskProgress], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> bool:
+        """Scan every skill of the chosen profiles for risks, one skill at a time, reporting
+        each as it is done; True when every skill is scanned, False when `cancelled()` said to
+        stop (what was scanned is kept: the next call goes on from there). Afterwards
+        `catalogs()` (with the security pass) is built from what was scanned, without reading a
+        file again, and equals a fresh check. Each skill's risks come from the security pass's
+        cache where it knows the skill's files (core/security/cache.py), so a repeated scan
+        reads nothing it read before.
+
+        `progress` gets a `RiskProgress` after each skill: how many are done of how many, the
+        skill's key (its path as found, as in the catalogs) and its security findings as each
+        chosen profile reports them."""
+        from skillprism.core.resolve import risk_diagnostics, skill_risks
+        from skillprism.core.security import cache as security_cache
+        from skillprism.core.security.engine import ScanCancelled
+
+        paths = sorted({s.path for c in self.catalogs(security=False) for s in c.skills if s.path})
+        policies = {spec: self.policy(spec) for spec in self.chosen}
+        try:
+            for done, path in enumerate(paths, 1):
+                if cancelled is not None and cancelled():
+                    return False
+                try:
+                    risks = skill_risks(path, self.cache.get(path), self.cache, cancelled)
+                except ScanCancelled:
+                    return False
+                except Exception:  # the full build reports it (internal-error) on that skill
+                    risks = []
+                if progress is not None:
+                    progress(
+                        RiskProgress(
+                            done,
+                            len(paths),
+                            path,
+                            {
+                                spec: tuple(risk_diagnostics(policy, risks))
+                                for spec, policy in policies.items()
+                            },
+                        )
+                    )
+        finally:
+            security_cache.flush()
+        return True
 
     def refresh(self, changed: Sequence[str] = (), *, cold: bool = False) -> Update:
         """Bring every live catalog up to date with `changed` paths (nothing: rescan everything;
@@ -247,8 +327,9 @@ class Workspace:
         changed_keys: set[str] = set()
         removed: set[str] = set()
         kinds = []
-        for spec in dict.fromkeys((*self.chosen, *self._live)):
-            live = self.live(spec)
+        for spec in self.chosen:
+            self.live(spec)  # the chosen ones exist, refreshed below with the rest
+        for spec, live in list(self._live.items()):
             if live.current is None:
                 new = live.catalog
                 kinds.append("full")
@@ -261,6 +342,10 @@ class Workspace:
                 removed.update(gone)
         still = {s.key for c in self.catalogs() for s in c.skills}
         kind = "full" if "full" in kinds else "incremental" if "incremental" in kinds else "none"
+        if self.security:
+            from skillprism.core.security import cache as security_cache
+
+            security_cache.flush()
         return Update(
             tuple(self.catalogs()), frozenset(changed_keys), frozenset(removed - still), kind
         )
@@ -268,8 +353,10 @@ class Workspace:
     def roots_to_watch(self) -> list[str]:
         """The folders a file watcher should watch for every live catalog."""
         out: dict[str, None] = {}
-        for spec in dict.fromkeys((*self.chosen, *self._live)):
-            for path in self.live(spec).roots_to_watch():
+        for spec in self.chosen:
+            self.live(spec)
+        for live in list(self._live.values()):
+            for path in live.roots_to_watch():
                 out[path] = None
         return list(out)
 
@@ -498,6 +585,7 @@ def write_atomically(path: str, text: str) -> None:
 __all__ = [
     "ActivationError",
     "BudgetInputs",
+    "RiskProgress",
     "Update",
     "Workspace",
     "WorkspaceError",

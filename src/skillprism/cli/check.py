@@ -12,6 +12,7 @@ from skillprism.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_security_args,
     add_selection_args,
     error,
     open_workspace,
@@ -27,6 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "and your home are scanned.",
     )
     add_selection_args(check, repeat_profile=True)
+    add_security_args(check)
     check.add_argument(
         "--format",
         choices=("text", "json", "sarif", "github"),

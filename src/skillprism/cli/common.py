@@ -93,6 +93,23 @@ def add_project_settings_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_security_args(parser: argparse.ArgumentParser) -> None:
+    """--security/--no-security and --no-cache (check, report, watch)."""
+    parser.add_argument(
+        "--security",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the security pass (default: on, unless the settings file says "
+        "security = false; this option decides over it)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="scan every file afresh instead of reusing the security pass's results kept in "
+        "the user's cache folder (also: SKILLPRISM_NO_CACHE=1)",
+    )
+
+
 def add_budget_args(parser: argparse.ArgumentParser) -> None:
     """The tier-1 budget inputs `prompt` and `report` share."""
     parser.add_argument(
@@ -137,6 +154,8 @@ def open_workspace(
             workers=workers,
             install_into=getattr(args, "install_into", ""),
             project_settings=getattr(args, "project_settings", True),
+            security=getattr(args, "security", None),
+            cache=False if getattr(args, "no_cache", False) else None,
         )
         if getattr(args, "counter", None):
             workspace.use_counter(args.counter)

@@ -12,6 +12,7 @@ from skillprism.cli.common import (
     UsageError,
     add_budget_args,
     add_counter_arg,
+    add_security_args,
     add_selection_args,
     budget_inputs,
     error,
@@ -29,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "charts) or .md (tables for a pull request). Exit codes as for check.",
     )
     add_selection_args(rep, repeat_profile=True)
+    add_security_args(rep)
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="report file to write")
     rep.add_argument("--fail-on", choices=("error", "warning"), default="error")
     add_budget_args(rep)

@@ -18,7 +18,14 @@ import sys
 import threading
 import time
 
-from skillprism.cli.common import EXIT_OK, UsageError, add_selection_args, error, open_workspace
+from skillprism.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_security_args,
+    add_selection_args,
+    error,
+    open_workspace,
+)
 
 # How long a stop may take, from the signal on: the file watcher's threads get this long to end.
 STOP_TIMEOUT_S = 3.0
@@ -33,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "SIGINT (Ctrl+C) and 143 on SIGTERM (128 + the signal's number).",
     )
     add_selection_args(watch, repeat_profile=False)
+    add_security_args(watch)
     watch.add_argument("--format", choices=("text", "json"), default="text")
     watch.add_argument(
         "--polling", action="store_true", help="poll instead of native file events (slower)"

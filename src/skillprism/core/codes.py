@@ -705,9 +705,11 @@ _SECURITY_TABLE: tuple[tuple[str, str, str, str, str, float], ...] = (
     (
         "SP700",
         "security-scan-limited",
-        "info",
+        "warning",
         "Security scan cut by a bound",
-        "A file was too large, too many, or too complex to analyse fully; only part was scanned.",
+        "A bound (files per skill, folder depth, bytes per file or per skill) left content unread: "
+        "the finding names it, as a warning. Info when only a deeper analysis (a syntax tree) was "
+        "left out and the text rules read everything.",
         0.0,
     ),
     (
@@ -946,7 +948,9 @@ _SECURITY_TABLE: tuple[tuple[str, str, str, str, str, float], ...] = (
         "hardcoded-secret",
         "error",
         "Hard-coded secret",
-        "A key, token or password is written into a file of the skill (found by detect-secrets).",
+        "A key, token or password is written into a file of the skill: an issuer's token format "
+        "(error), or a random value assigned to a name like `password` in a script (warning); "
+        "placeholders and examples are left out.",
         7.5,
     ),
     (
@@ -954,7 +958,9 @@ _SECURITY_TABLE: tuple[tuple[str, str, str, str, str, float], ...] = (
         "python-risk",
         "warning",
         "Risky Python construct",
-        "bandit, run on the source text (never imported), reports a risky call or pattern.",
+        "A Python script unpickles data, loads YAML unsafely, turns off TLS checks, splices values "
+        "into a shell command, unpacks an archive over system folders (read from its syntax tree, "
+        "never imported).",
         5.0,
     ),
     (

@@ -816,7 +816,12 @@ def _resolve_located(
         security=evaluator_scans(evaluator),
         home=home,
     )
-    return with_cross_skill_risks(catalog) if catalog.security else catalog
+    if not catalog.security:
+        return catalog
+    from skillprism.core.security import cache as security_cache
+
+    security_cache.flush()  # what this process scanned is kept for the next check
+    return with_cross_skill_risks(catalog)
 
 
 SECURITY_CODES = frozenset(c for c, info in CODES.items() if info.category == "security")
@@ -888,6 +893,11 @@ _Item = tuple[str, str, bool]
 
 # Below this many skills a process pool costs more (fork, pickling) than it saves.
 PARALLEL_MIN_SKILLS = 400
+# With the security pass a skill costs many times more (every file of it is read and scanned):
+# from this many on the workers scan, in jobs of SCAN_BATCH skills (small, so that the skills
+# with many files spread over the workers).
+PARALLEL_MIN_SKILLS_SECURITY = 10
+SCAN_BATCH = 8
 _pool_profile: Profile | None = None
 
 
@@ -944,16 +954,22 @@ def _internal_error(path: str, err: BaseException) -> Evaluation:
 
 
 def skill_risks(
-    path: str, doc: SkillDocument, cache: DocumentCache | None = None
+    path: str,
+    doc: SkillDocument,
+    cache: DocumentCache | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> list[RiskFinding]:
-    """The security findings of the skill whose file is `path` (cached by the file's stamp)."""
+    """The security findings of the skill whose file is `path`: kept in `cache` while the skill
+    file's stamp holds, and otherwise from the security pass, which keeps per-file results in
+    the user's cache folder (core/security/cache.py), so only changed files are read again.
+    `cancelled` is asked between files (core.security.engine.ScanCancelled when it says so)."""
     if cache is not None:
         known = cache.risks(path)
         if known is not None:
             return known
     from skillprism.core.security import scan_skill
 
-    risks = scan_skill(os.path.dirname(path), path)
+    risks = scan_skill(os.path.dirname(path), path, cancelled=cancelled)
     if cache is not None:
         cache.store_risks(path, doc.stamp, risks)
     return risks
@@ -968,13 +984,17 @@ def _evaluate_one(
     return evaluation, _real_path(path, known_real), stamp
 
 
-def _pool_init(profile: Profile, security: bool) -> None:
+def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -> None:
     global _pool_profile
     _pool_profile = profile
     if security:
         # Loaded here, while the process that started this one walks the folders: that process
-        # leaves every scan to its workers, so it never loads the security pass at all. bandit
-        # and detect-secrets load when a file first needs them: many skill sets never do.
+        # leaves every scan to its workers, so it never loads the security pass at all. The
+        # rules load when a file the cache does not know first needs them: a repeated check
+        # never does. A worker from a fork server learns the cache switch here.
+        from skillprism.core.security import cache as security_cache
+
+        security_cache.set_enabled(cache_on)
         import skillprism.core.security.engine  # noqa: F401
 
 
@@ -985,19 +1005,36 @@ def _pool_evaluate(batch: list[_Item]) -> list[tuple[Evaluation, str, FileStamp 
 
 
 def _pool_scan(
-    scans: list[tuple[str, TreeListing | None]],
+    scans: list[tuple[str, TreeListing | None, str]],
 ) -> list[list[RiskFinding] | None]:
-    """The security scan of the skill of each skill file, with the listings the search made of its
-    folders, in a worker; None where the scan failed (the process that asked scans that skill
-    again itself and reports the failure)."""
+    """The security scan of the skill of each (skill file, the listings the search made of its
+    folders, its real path), in a worker: the cache is asked once for all of them (a skill it
+    knows as it is now costs no read), the rest are scanned; None where the scan failed (the
+    process that asked scans that skill again itself and reports the failure)."""
+    from skillprism.core.security import cache as security_cache
     from skillprism.core.security import scan_skill
+    from skillprism.core.security.engine import cached_findings_many
 
+    try:
+        known = cached_findings_many(
+            [
+                (os.path.dirname(path), path, tree, os.path.dirname(real) if real else "")
+                for path, tree, real in scans
+            ]
+        )
+    except Exception:  # scanned below, where a failure is reported
+        known = [None] * len(scans)
     out: list[list[RiskFinding] | None] = []
-    for path, tree in scans:
+    for (path, tree, real), found in zip(scans, known, strict=True):
+        if found is not None:
+            out.append(found)
+            continue
         try:
-            out.append(scan_skill(os.path.dirname(path), path, listing=tree))
+            real_dir = os.path.dirname(real) if real else ""
+            out.append(scan_skill(os.path.dirname(path), path, listing=tree, real_dir=real_dir))
         except Exception:  # one bad skill must never take the whole set down
             out.append(None)
+    security_cache.flush()  # a worker may be stopped without running exit handlers
     return out
 
 
@@ -1040,6 +1077,7 @@ class _Evaluator:
         self.workers = max(workers, 1)
         self.processes = 0
         self.pending: list[_Item] = []
+        self.scan_pending: list[tuple[str, TreeListing | None, str]] = []
         self.waiting: deque[list[_Item]] = deque()  # batches not yet handed to the pool
         self.seen = 0
         self.pool: WorkerPool | None = None
@@ -1060,20 +1098,35 @@ class _Evaluator:
             return
         want_risks = self.security and self.cache.risks(found.path) is None
         self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
+        if want_risks:
+            self.scan_pending.append((found.path, tree, found.real))
         self.seen += 1
-        if self.seen >= PARALLEL_MIN_SKILLS and len(self.pending) >= self.BATCH:
+        if self.seen < (PARALLEL_MIN_SKILLS_SECURITY if self.security else PARALLEL_MIN_SKILLS):
+            return
+        if len(self.scan_pending) >= SCAN_BATCH:
+            self._submit_scans()
+        if len(self.pending) >= self.BATCH:
             self._submit()
 
+    def _submit_scans(self) -> None:
+        """Hand the scans found so far to the pool, ahead of any evaluation."""
+        if self.pool is None and not self._start_pool():
+            return
+        scans, self.scan_pending = self.scan_pending, []
+        for at in range(0, len(scans), SCAN_BATCH):
+            chunk = scans[at : at + SCAN_BATCH]
+            job = self._hand(_pool_scan, chunk)
+            if job is None:
+                return  # no worker left: scanned here (results)
+            self.scans.append(([item[0] for item in chunk], job))
+            self.in_flight.append(job)
+
     def _submit(self) -> None:
+        if self.scan_pending:
+            self._submit_scans()
         if self.pool is None and not self._start_pool():
             return
         batch, self.pending = self.pending, []
-        scans = [(item[0], item[4]) for item in batch if item[3]]  # type: ignore[misc]
-        if scans:
-            job = self._hand(_pool_scan, scans)
-            if job is not None:
-                self.scans.append(([path for path, _tree in scans], job))
-                self.in_flight.append(job)
         self.waiting.append(batch)
         self._feed()
 
@@ -1085,8 +1138,12 @@ class _Evaluator:
         if not _start_method_available(self.start_method):
             self.workers = 1  # evaluate here instead
             self.pending.clear()
+            self.scan_pending.clear()
             return False
-        self.processes = max(1, min(self.workers, os.cpu_count() or 1) - 1)
+        # This process only hands out jobs and evaluates while it waits; with the security pass,
+        # the scans (most of the work) keep every core busy.
+        cores = min(self.workers, os.cpu_count() or 1)
+        self.processes = max(1, cores if self.security else cores - 1)
         try:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":
@@ -1095,10 +1152,18 @@ class _Evaluator:
                 if self.security:
                     preload.append("skillprism.core.security.preload")
                 ctx.set_forkserver_preload(preload)
-            self.pool = WorkerPool(ctx, self.processes, _pool_init, (self.profile, self.security))
+            cache_on = None
+            if self.security:
+                from skillprism.core.security import cache as security_cache
+
+                cache_on = security_cache.enabled()
+            self.pool = WorkerPool(
+                ctx, self.processes, _pool_init, (self.profile, self.security, cache_on)
+            )
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
             self.pending.clear()
+            self.scan_pending.clear()
             return False
         return True
 
@@ -1184,6 +1249,10 @@ class _Evaluator:
         if self.security:
             for path, (ev, _real) in done.items():
                 if ev.risks is None:  # evaluated without: its scan is in the cache, or made now
+                    known = self.cache.risks(path)
+                    if known is not None:
+                        ev.risks = known  # (without parsing the document here again)
+                        continue
                     try:
                         ev.risks = skill_risks(path, self.cache.get(path), self.cache)
                     except Exception as err:  # never the whole set for one skill

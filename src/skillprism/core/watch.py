@@ -323,6 +323,12 @@ class LiveCatalog:
                 return None  # a new folder or link may bring skills of its own
             for d in holders:
                 affected.update(index.dirs[d])
+        if self.security:
+            # A skill's security scan reads every file below its folder, a nested skill's too:
+            # whatever changed, every skill folder holding it is scanned again.
+            for p in changed:
+                for d in index.containing(p):
+                    affected.update(index.dirs[d])
         return affected
 
     def _incremental(

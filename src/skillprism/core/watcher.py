@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from skillprism.core.ignored import IGNORED_DIR_NAMES, in_ignored_dir
+from skillprism.core.ignored import in_ignored_dir
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, DEFAULT_MAX_DIRS
 
 log = logging.getLogger(__name__)
@@ -638,7 +638,7 @@ class SkillWatcher:
                         if entry.is_dir():
                             changed = self._add_link(entry.path, roots) or changed
                     elif (
-                        level + 1 < depth and entry.is_dir() and entry.name not in IGNORED_DIR_NAMES
+                        level + 1 < depth and entry.is_dir() and not in_ignored_dir(entry.path, top)
                     ):
                         stack.append((entry.path, level + 1))
                 except OSError:

@@ -135,12 +135,26 @@ _NETWORK = (
 _DESTRUCTIVE = ("rm", "dd", "mkfs", "shred", "chmod", "chown", "truncate")
 
 
+_SCRIPT_ARG = re.compile(
+    r"""^(?:python[0-9.]*|node|bash|sh|zsh|ruby|perl|deno|bun|uv\s+run)\s+["']?"""
+    r"""([^\s"'*-][^\s"'*]*\.(?:py|js|mjs|cjs|ts|sh|bash|rb|pl))["']?(?:\s|:|$)"""
+)
+
+
+def _fixed_script(cmd: str) -> str:
+    """The script path a grant runs through an interpreter (`python3 scripts/x.py *`), or ''."""
+    m = _SCRIPT_ARG.match(cmd)
+    return m.group(1) if m else ""
+
+
 @lru_cache(maxsize=4096)
 def tool_grant(tool: str) -> tuple[Severity, str] | None:
     """(severity, what the grant permits) of one allowed-tools entry, or None when it is narrow."""
     t = tool.strip()
+    # A grant permits; it does nothing by itself: a warning at most (what the skill then does
+    # with it is for the other rules).
     if t in ("*", "all", "All") or (t.endswith("(*)") and t[:-3] in ("", "*")):
-        return Severity.ERROR, f"'{t}' allows every tool without asking"
+        return Severity.WARNING, f"'{t}' allows every tool without asking"
     m = _TOOL.match(t)
     if not m:
         if "*" in t:
@@ -152,7 +166,7 @@ def tool_grant(tool: str) -> tuple[Severity, str] | None:
     if name in ("Bash", "Shell", "run_shell_command", "shell", "Terminal", "PowerShell"):
         if spec is None or spec.strip() in ("", "*", ":*", "**"):
             return (
-                Severity.ERROR,
+                Severity.WARNING,
                 f"'{t}' lets the agent run any shell command with the user's permissions, without "
                 "asking",
             )
@@ -160,7 +174,19 @@ def tool_grant(tool: str) -> tuple[Severity, str] | None:
         prog = re.split(r"[\s:]", cmd, maxsplit=1)[0].strip("*")
         base = prog.rsplit("/", 1)[-1]
         if not prog or prog.startswith("*"):
-            return Severity.ERROR, f"'{t}' starts with a wildcard: it matches any command"
+            return Severity.WARNING, f"'{t}' starts with a wildcard: it matches any command"
+        script = _fixed_script(cmd)
+        if script:
+            return (
+                Severity.INFO,
+                f"'{t}' allows the script {script} (reviewed with the skill) with any arguments",
+            )
+        if base == "find" and "*" in cmd:
+            return (
+                Severity.WARNING,
+                f"'{t}' has a wildcard, which lets '-exec' or '-delete' through: find can then run "
+                "or delete anything",
+            )
         if base in _INTERPRETERS or re.match(r"^python[0-9.]*$", base):
             return (
                 Severity.WARNING,

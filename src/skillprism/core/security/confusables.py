@@ -14,13 +14,18 @@ from collections.abc import Sequence
 
 from skillprism.core.diagnostics import Severity
 from skillprism.core.security.model import RiskFinding
-from skillprism.core.security.text import _confusable_map, is_invisible, visible
+from skillprism.core.security.text import confusable_map, is_invisible, visible
 from skillprism.core.security.texts import effect_hint
 
 _ASCII_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"))
 _ASCII_SEPARATORS = re.compile(r"[\s_\-]+")
 _SEPARATORS = re.compile(r"[\s_\-‐-―−]+")
-_WORD = re.compile(r"[^\s,.;:!?()\[\]{}\"'`<>/]{3,64}")
+_WORD = re.compile(r"[^\s,.;:!?()\[\]{}\"'`<>/\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{3,64}")
+# Scripts with letters that pass for Latin ones: a name mixing one of them with Latin is a
+# look-alike; Latin beside Han, Kana, Hangul, Arabic, ... is just two languages side by side.
+_LOOKALIKE_SCRIPTS = frozenset(
+    {"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU", "GEORGIAN", "OLD_ITALIC"}
+)
 
 
 def skeleton(name: str) -> str:
@@ -32,7 +37,7 @@ def skeleton(name: str) -> str:
         for a, b in _ASCII_PAIRS:
             s = s.replace(a, b)
         return _ASCII_SEPARATORS.sub("-", s)
-    table = _confusable_map()
+    table = confusable_map()
     out = []
     for ch in unicodedata.normalize("NFKC", name):
         if is_invisible(ch):
@@ -58,12 +63,14 @@ def _mixed(word: str) -> set[str]:
         return set()
     letters = "".join(c for c in word if c.isalpha())
     s = scripts_of(letters) if letters else set()
-    return s if len(s) > 1 or (s and "LATIN" not in s and _has_latin_lookalike(letters)) else set()
+    if len(s) > 1:
+        return s if s & _LOOKALIKE_SCRIPTS else set()
+    return s if (s and "LATIN" not in s and _has_latin_lookalike(letters)) else set()
 
 
 def _has_latin_lookalike(letters: str) -> bool:
     """A word with no Latin letter that still imitates a Latin one (all-Cyrillic 'раураl')."""
-    table = _confusable_map()
+    table = confusable_map()
     return all(c.isascii() or c in table for c in letters) and len(letters) >= 3
 
 

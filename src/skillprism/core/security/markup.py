@@ -14,30 +14,34 @@ from skillprism.core.security.patterns import compile_bytes
 
 _FENCE = compile_bytes(r"(?m)^ {0,3}(`{3,}|~{3,})")
 _COMMENT_OPEN = b"<!--"
+# (Whole-file patterns without counted repetitions, which RE2 runs slowest; the code checks
+# lengths.)
 _HIDDEN_OPEN = compile_bytes(
-    r"(?i)<([a-z][a-z0-9-]{0,20})\b[^>\n]{0,500}?(?:\shidden(?:[\s>=/]|$)|display\s*:\s*none|"
+    r"(?i)<([a-z][a-z0-9-]*)\b[^>\n]*?(?:\shidden(?:[\s>=/]|$)|display\s*:\s*none|"
     r"visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|em|rem|pt|%)?\s*[;\"']|opacity\s*:\s*0(?:\.0+)?"
     r"\s*[;\"']|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b|aria-hidden\s*=\s*[\"']?true|"
-    r"(?:max-)?height\s*:\s*0(?:px)?\s*[;\"']|text-indent\s*:\s*-\d{3,}|left\s*:\s*-\d{3,})[^>]{0,500}>"
+    r"(?:max-)?height\s*:\s*0(?:px)?\s*[;\"']|text-indent\s*:\s*-\d\d\d|left\s*:\s*-\d\d\d)[^>]*>"
 )
-_RAW_ONLY = compile_bytes(r"(?i)<(script|style|template|noscript|textarea|title|xmp)\b[^>]{0,500}>")
+_RAW_ONLY = compile_bytes(r"(?i)<(script|style|template|noscript|textarea|title|xmp)\b[^>]*>")
 _LINK_DEF = compile_bytes(
     r"(?m)^ {0,3}\[([^\]\n]{1,200})\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+(?:\"([^\"\n]*)\"|'([^'\n]*)'|"
     r"\(([^)\n]*)\)))?[ \t]*$"
 )
 _ATTR_TEXT = compile_bytes(
-    r"(?i)<[a-z][a-z0-9-]{0,20}\b[^>]{0,1000}?\s(?:title|alt|data-[a-z0-9-]+|aria-label|content|"
-    r"placeholder|label)\s*=\s*(?:\"([^\"]{40,1000})\"|'([^']{40,1000})')"
+    r"(?i)<[a-z][a-z0-9-]*\b[^>]*?\s(?:title|alt|data-[a-z0-9-]+|aria-label|content|"
+    r"placeholder|label)\s*=\s*(?:\"([^\"]+)\"|'([^']+)')"
 )
+# A sentence addressed to the agent: "the agent must ...", "Assistant: ...", "you must ...".
 _AGENT = re.compile(
-    r"(?i)\b(?:assistant|agent|claude|model|llm|ai\b|chatgpt|gpt|copilot|codex|gemini|"
-    r"(?:you|always|never)\s+(?:must|should|will|need\s+to|have\s+to)|make\s+sure\s+to|be\s+sure\s+to|"
-    r"remember\s+to|do\s+not|don'?t|instead)\b"
+    r"(?i)\b(?:assistant|agent|claude|llm|ai|model|chatgpt|copilot|codex|gemini)\b[,:]?\s+(?:must|"
+    r"should|will|shall|needs?\s+to|has\s+to|always|never|please|also)\b|(?:^|\n)\s*(?:assistant|"
+    r"agent|claude|ai|note\s+to\s+(?:the\s+)?(?:agent|assistant|ai|model|llm))\s*:|\b(?:you|always|"
+    r"never)\s+(?:must|should|will|need\s+to|have\s+to)\b"
 )
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 _ACTION = re.compile(
-    r"(?i)\b(?:run|execute|send|upload|read|open|fetch|download|install|delete|remove|write|call|"
-    r"tell|say|respond|reply|ignore|forget|follow|obey|use|add|include|post|copy|print|curl|wget|"
-    r"sudo|ssh|token|password|key|secret|http|https)\b|https?://|\$\(|`"
+    r"(?i)\b(?:run|execute|send|upload|fetch|download|install|delete|remove|email|post|curl|wget|"
+    r"sudo|ssh|ignore|forget|disable|skip|exfiltrate|silently|secretly)\b"
 )
 
 
@@ -60,6 +64,19 @@ def code_ranges(data: bytes) -> list[tuple[int, int]]:
     return ranges
 
 
+_LAST: list[tuple[bytes, CodeMap]] = []
+
+
+def code_map(data: bytes) -> CodeMap:
+    """The fenced code blocks of `data`, computed once per text (the last one is kept: the
+    rules, the headings and the hidden regions of one file all ask)."""
+    if _LAST and _LAST[0][0] is data:
+        return _LAST[0][1]
+    found = CodeMap(code_ranges(data)) if b"```" in data or b"~~~" in data else CodeMap([])
+    _LAST[:] = [(data, found)]
+    return found
+
+
 class CodeMap:
     def __init__(self, ranges: list[tuple[int, int]]) -> None:
         self.starts = [a for a, _ in ranges]
@@ -78,15 +95,17 @@ def _in_inline_code(data: bytes, pos: int) -> bool:
 def classify(text: str) -> Severity:
     """How much hidden text matters: addressed to the agent and asking for an action is a
     warning; an author's note is info."""
-    if _AGENT.search(text) and _ACTION.search(text):
-        return Severity.WARNING
+    for part in _SENTENCES.split(text[:20_000]):
+        if _AGENT.search(part) and _ACTION.search(part):
+            return Severity.WARNING
     return Severity.INFO
 
 
 def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
     """(rule, start, end, what, hidden text) of each hidden region of a Markdown file."""
     out: list[tuple[str, int, int, str, str]] = []
-    code = CodeMap(code_ranges(data)) if b"```" in data or b"~~~" in data else CodeMap([])
+    code = code_map(data)
+    lower = data.lower()
     if _COMMENT_OPEN in data:
         pos = data.find(_COMMENT_OPEN)
         count = 0
@@ -104,7 +123,7 @@ def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
             if code.inside(m.start()) or _in_inline_code(data, m.start()):
                 continue
             tag = m.group(1).decode("ascii", "replace").lower()
-            close = data.lower().find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
+            close = lower.find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
             inner = data[m.end() : close if close >= 0 else min(len(data), m.end() + 2000)]
             text = re.sub(r"<[^>]*>", " ", inner.decode("utf-8", "replace")).strip()
             if text:
@@ -114,7 +133,7 @@ def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
             if code.inside(m.start()) or _in_inline_code(data, m.start()):
                 continue
             tag = m.group(1).decode("ascii").lower()
-            close = data.lower().find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
+            close = lower.find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
             inner = data[m.end() : close if close >= 0 else min(len(data), m.end() + 2000)]
             text = inner.decode("utf-8", "replace").strip()
             if text:
@@ -124,6 +143,8 @@ def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
             if code.inside(m.start()) or _in_inline_code(data, m.start()):
                 continue
             raw = m.group(1) or m.group(2) or b""
+            if not 40 <= len(raw) <= 1000:
+                continue
             text = raw.decode("utf-8", "replace")
             if len(text.split()) >= 6:
                 out.append(("hidden-attribute-text", m.start(), m.end(), "attribute text", text))

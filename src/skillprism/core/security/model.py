@@ -10,16 +10,18 @@ from skillprism.core.diagnostics import Severity
 
 @dataclass(frozen=True, slots=True)
 class SecurityLimits:
-    """Bounds that keep one skill's scan cheap whatever its files hold. Past a bound the scan goes
-    on with less (the start of a file, the first files) and says so with an info finding."""
+    """Bounds that keep one skill's scan cheap whatever its files hold. A bound that leaves
+    content unread is reported as a warning naming what was not read (so `--fail-on warning`
+    fails); one that only leaves out a deeper analysis of text the rules did read is info."""
 
-    max_files: int = 2000  # files looked at per skill (sorted walk order)
-    max_depth: int = 8  # folder levels below the skill folder
-    max_file_bytes: int = 2 * 1024 * 1024  # a text file is analysed up to this many bytes
-    max_total_bytes: int = 32 * 1024 * 1024  # bytes read per skill; later files are only sniffed
+    max_files: int = 5000  # files looked at per skill (sorted walk order)
+    max_depth: int = 16  # folder levels below the skill folder
+    max_file_bytes: int = 8 * 1024 * 1024  # a text file up to this size is analysed whole
+    max_stream_bytes: int = 64 * 1024 * 1024  # larger ones: the text rules read this much
+    max_total_bytes: int = 256 * 1024 * 1024  # bytes read per skill; later files only sniffed
     sniff_bytes: int = 64  # bytes read from a file to tell its type by magic
-    max_python_bytes: int = 512 * 1024  # bandit and the AST folding run on sources up to this
-    max_secret_lines: int = 2000  # lines handed to detect-secrets per file (pre-filtered)
+    max_python_bytes: int = 1024 * 1024  # Python's syntax tree is analysed up to this size
+    max_secret_lines: int = 2000  # lines looked at for secrets per file (pre-filtered)
     max_deobfuscate_lines: int = 20_000  # lines normalised for shell obfuscation per file
     max_findings_per_rule: int = 20  # per rule and file; the rest are summed up in one line
     max_decode_depth: int = 2  # encoded text inside encoded text is decoded this many levels

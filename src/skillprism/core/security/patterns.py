@@ -33,6 +33,9 @@ class Pattern:
     severity: Severity
     scopes: frozenset[str]  # file kinds: skill, prose, script, data
     check: Callable[[bytes, int, int], bool] | None = None  # (data, start, end) -> keep?
+    # The most a match counts for in a document (code shown, not run); None: the rule's own cap
+    # (analysis._SHOWN_CAP). An instruction in words is as strong in a document as anywhere.
+    in_documents: Severity | None = None
 
 
 ALL = frozenset({"skill", "prose", "script", "data"})
@@ -56,7 +59,18 @@ _N_INSTR = _w(
     "guidance", "guardrails", "constraints", "restrictions", "policies", r"system\s+prompt",
     r"system\s+messages?", "programming", "commands", "orders",
 )  # fmt: skip
-_WHO = _w(r"users?", r"humans?", "operator", "person", "people", "owner", "requester")
+_WHO = _w(
+    r"users?",
+    r"humans?",
+    "operator",
+    "person",
+    "people",
+    "owner",
+    "requester",
+    "anyone",
+    "anybody",
+    r"no\s+one",
+)
 
 
 def _not_followed_by(*words: bytes) -> Callable[[bytes, int, int], bool]:
@@ -70,6 +84,26 @@ def _not_followed_by(*words: bytes) -> Callable[[bytes, int, int], bool]:
 
 
 _not_instructing = _not_followed_by(b"to ", b"how", b"'s", b"\xe2\x80\x99s", b"that they")
+# "system prompt size", "prompt injection": the instruction word is part of another noun.
+_not_a_compound = _not_followed_by(
+    b"size", b"length", b"token", b"cost", b"cach", b"budget", b"limit", b"format", b"template",
+    b"file", b"field", b"variable", b"parameter", b"section", b"header", b"version", b"injection",
+    b"leak", b"extraction", b"engineering", b"design", b"override", b"text", b"content", b"tuning",
+)  # fmt: skip
+
+
+def _says_something(data: bytes, start: int, end: int) -> bool:
+    """Keep 'SYSTEM:' when words follow it on its line, not a form's blank ('DEVELOPER: ____')."""
+    line_end = data.find(b"\n", end)
+    rest = data[end : len(data) if line_end < 0 else line_end].strip()
+    return bool(rest) and rest[:1].isalpha()
+
+
+_V_DISABLE = (
+    r"(?:disable|disabling|turn\s+off|turning\s+off|deactivate|bypass|bypassing|circumvent|"
+    r"circumventing|skip|skipping|ignore|ignoring|override|overriding|switch\s+off|get\s+around|"
+    r"work\s+around|evade|evading|suppress)"
+)
 
 INJECTION: tuple[Pattern, ...] = (
     Pattern(
@@ -78,6 +112,7 @@ INJECTION: tuple[Pattern, ...] = (
         "tells the agent to set aside its instructions: '{m}'",
         E,
         ALL,
+        _not_a_compound,
     ),
     Pattern(
         "injection-override",
@@ -108,7 +143,8 @@ INJECTION: tuple[Pattern, ...] = (
     Pattern(
         "injection-override",
         r"(?i)\b(?:the\s+following|these|here\s+are)\s+(?:are\s+)?(?:your\s+)?new\s+(?:system\s+)?"
-        r"(?:instructions|prompt|rules)\b|\bnew\s+system\s+(?:prompt|instructions?)\b",
+        r"(?:instructions|prompt|rules)\b|\b(?:here\s+is|this\s+is|below\s+is|follow)\s+(?:your|the)\s+"
+        r"new\s+system\s+(?:prompt|instructions?)\b|\bnew\s+system\s+(?:prompt|instructions?)\s*:",
         "hands the agent replacement instructions: '{m}'",
         E,
         ALL,
@@ -117,7 +153,8 @@ INJECTION: tuple[Pattern, ...] = (
         "injection-role-claim",
         r"(?i)<\|\s*(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\s*\|>|"
         r"<<\s*/?SYS\s*>>|\[/?INST\]|</?system(?:[-_ ]?(?:reminder|message|prompt|instructions?|"
-        r"override|notice))?\s*>|\[\s*system(?:\s+(?:message|prompt|note|override|notice))?\s*\]|"
+        r"override|notice))?\s*>|(?m:^[ \t>\"'*]*)\[\s*system(?:\s+(?:message|prompt|note|override|"
+        r"notice))?\s*\]|\[\s*system\s+(?:message|prompt|note|override|notice)\s*\]|"
         r"\{\{\s*system\s*\}\}",
         "opens a fake system / chat-template role: '{m}'",
         E,
@@ -130,6 +167,7 @@ INJECTION: tuple[Pattern, ...] = (
         "poses as a system or developer message: '{m}'",
         E,
         ALL,
+        _says_something,
     ),
     Pattern(
         "injection-role-claim",
@@ -138,6 +176,7 @@ INJECTION: tuple[Pattern, ...] = (
         "poses as a system or developer message: '{m}'",
         E,
         ALL,
+        _says_something,
     ),
     Pattern(
         "injection-role-claim",
@@ -173,8 +212,9 @@ INJECTION: tuple[Pattern, ...] = (
         r"unrestricted|unfiltered|jailbroken|jailbreak|dan|sudo|maintenance|evil|uncensored|"
         r"bound\s+by)\b|\byou\s+are\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|"
         r"amoral|unaligned)\s+(?:ai|assistant|model|agent|llm|chatbot)\b|"
-        r"\b(?:enter|entering|activate|enable|switch\s+to)\s+(?:developer|god|dan|"
-        r"jailbreak|unrestricted|admin|sudo)\s+mode\b|\b(?:developer|god|dan|jailbreak|sudo)\s+mode"
+        r"\b(?:enter|entering|switch\s+to|switching\s+to)\s+(?:developer|god|dan|jailbreak|"
+        r"unrestricted|admin|sudo)\s+mode\b|\b(?:activate|enable)\s+(?:god|dan|jailbreak|"
+        r"unrestricted)\s+mode\b|\b(?:god|dan|jailbreak)\s+mode"
         r"\s+(?:is\s+)?(?:enabled|activated|on)\b|\bpretend\s+(?:to\s+be|you\s+are)\s+(?:the\s+)?"
         r"(?:system|developer|administrator|root)\b",
         "tries to switch the agent into another role: '{m}'",
@@ -236,19 +276,38 @@ INJECTION: tuple[Pattern, ...] = (
         ALL,
     ),
     Pattern(
+        "injection-conceal",
+        r"(?i)\b(?:do\s+not|don'?t|never)\s+(?:mention|report|reveal|disclose|acknowledge)\s+"
+        r"(?:it|this|that|them|any\s+of\s+(?:this|it))\s+(?:in|to)\s+(?:your\s+|the\s+)?(?:reply|"
+        r"response|answer|summary|users?|chat)\b|\b(?:do\s+not|don'?t|never)\s+(?:show|display|"
+        r"print|report|reveal|surface|list)\s+(?:(?:to\s+)?the\s+users?\s+)?(?:the\s+|any\s+)?"
+        r"(?:commands?|actions?|steps?|changes?|uploads?|requests?)\s+(?:you|that\s+you|it)\s+"
+        r"(?:ran|run|executed|made|took|sent|performed)\b",
+        "tells the agent to keep what it did out of its reply: '{m}'",
+        E,
+        ALL,
+    ),
+    Pattern(
         "injection-disable-safety",
-        r"(?i)\b(?:disable|disabling|turn\s+off|turning\s+off|deactivate|bypass|bypassing|circumvent|"
-        r"circumventing|skip|skipping|ignore|ignoring|override|overriding|switch\s+off|get\s+around|"
-        r"work\s+around|evade|evading|suppress)\s+(?:(?:all|any|the|your|every|its)\s+)*(?:(?:built-in|"
-        r"internal|usual|normal|default|existing)\s+)?(?:safety|security\s+(?:checks?|restrictions?|"
-        r"guardrails?|polic(?:y|ies)|filters?|measures|controls|warnings?|prompts?)|sandbox(?:ing|es)?|"
-        r"guardrails?|content\s+(?:filters?|polic(?:y|ies)|moderation)|permission\s+(?:checks?|"
-        r"prompts?|requests?|system|dialogs?)|permissions?\s+checks?|confirmations?|confirmation\s+"
-        r"(?:prompts?|dialogs?|steps?|checks?|requests?)|approvals?|approval\s+(?:prompts?|steps?|"
-        r"checks?|requests?|flow)|safeguards?|protections?|ethical\s+guidelines|usage\s+polic(?:y|ies)|"
-        r"verification\s+steps?|human\s+review)\b",
+        rf"(?i)\b{_V_DISABLE}\s+(?:(?:all|any|the|your|every|its)\s+)*(?:(?:built-in|internal|usual|"
+        r"normal|default|existing)\s+)?(?:safety(?:\s+(?:checks?|guidelines|rules|filters?|"
+        r"measures))?|sandbox(?:ing|es)?|guardrails?|content\s+(?:filters?|polic(?:y|ies)|"
+        r"moderation)|permission\s+(?:checks?|prompts?|requests?|system|dialogs?)|permissions?\s+"
+        r"checks?|confirmations?|confirmation\s+(?:prompts?|dialogs?|steps?|checks?|requests?)|"
+        r"approvals?|approval\s+(?:prompts?|steps?|checks?|requests?|flow)|ethical\s+guidelines|"
+        r"usage\s+polic(?:y|ies)|human\s+review)\b",
         "tells the agent to switch off a safety check: '{m}'",
         E,
+        ALL,
+    ),
+    Pattern(
+        "injection-disable-safety",
+        rf"(?i)\b{_V_DISABLE}\s+(?:(?:all|any|the|your|every|its)\s+)*(?:(?:built-in|internal|usual|"
+        r"normal|default|existing)\s+)?(?:security\s+(?:checks?|restrictions?|guardrails?|"
+        r"polic(?:y|ies)|filters?|measures|controls|warnings?|prompts?)|safeguards?|protections?|"
+        r"verification\s+steps?)\b",
+        "tells the agent to switch off a protection: '{m}'",
+        W,
         ALL,
     ),
     Pattern(
@@ -276,7 +335,7 @@ INJECTION: tuple[Pattern, ...] = (
         "injection-disable-safety",
         r"(?i)\b(?:assume|treat\s+it\s+as\s+if|act\s+as\s+if|as\s+if)\s+(?:that\s+)?the\s+user\s+"
         r"(?:has\s+)?(?:already\s+)?(?:approved|confirmed|consented|agreed|authori[sz]ed|granted)\b|"
-        r"\b(?:permission|approval|consent|confirmation)\s+(?:is|has\s+been|was)\s+(?:already\s+)?"
+        r"\b(?:permission|approval|consent|confirmation)\s+(?:is|has\s+been)\s+(?:already\s+)?"
         r"(?:granted|given|implied|pre-?approved)\b|\byou\s+(?:already\s+)?have\s+(?:full|blanket|"
         r"unrestricted|unlimited|root|admin)\s+(?:permission|access|authori[sz]ation|rights)\b",
         "tells the agent it already has the user's consent: '{m}'",
@@ -299,6 +358,29 @@ def _not_negated(data: bytes, start: int, end: int) -> bool:
     return _NOT_NEGATED.search(head) is None
 
 
+_DANGEROUS_ACT = re2.compile(
+    rb"(?i)\b(?:delete|deletes|deleting|remove|rm|wipe|erase|drop|overwrite|force[- ]push|push|"
+    rb"deploy|publish|release|send|upload|email|post|pay|purchase|buy|transfer|install|sudo|chmod|"
+    rb"run\s+(?:any|all|every|arbitrary)|execute\s+(?:any|all|every|arbitrary)|credentials?|"
+    rb"secrets?|passwords?|keys?|tokens?)\b"
+)
+
+
+def _acts_dangerously(data: bytes, start: int, end: int) -> bool:
+    """Keep 'without asking' when its sentence does something a user must be able to refuse
+    (deletes, pushes, deploys, sends, pays, installs, handles secrets), and is not negated;
+    acting without asking on an ordinary step is how a workflow is meant to run."""
+    if not _not_negated(data, start, end):
+        return False
+    lo = max(0, start - 200)
+    head = data[lo:start]
+    for sep in (b". ", b"! ", b"? ", b"\n\n", b"\n- ", b"\n* "):
+        i = head.rfind(sep)
+        if i >= 0:
+            head = head[i + len(sep) :]
+    return _DANGEROUS_ACT.search(head) is not None
+
+
 INJECTION = (
     *INJECTION,
     Pattern(
@@ -308,7 +390,7 @@ INJECTION = (
         "tells the agent to act without asking the user: '{m}'",
         E,
         ALL,
-        _not_negated,
+        _acts_dangerously,
     ),
     Pattern(
         "injection-disable-safety",
@@ -323,7 +405,8 @@ INJECTION = (
 
 # --- commands --------------------------------------------------------------------------------------
 _FETCH = (
-    r"(?:curl|wget|fetch|aria2c|lwp-download|lynx\s+-source|http(?:ie)?\s+(?:get\s+)?|"
+    r"(?:curl|wget|fetch|aria2c|lwp-download|lynx\s+-source|http(?:ie)?\s+(?:get\s+)?(?:https?://|"
+    r"[a-z0-9-]+\.[a-z]{2,}|:\d)|"
     r"iwr|irm|invoke-webrequest|invoke-restmethod|certutil\s+-urlcache|bitsadmin|"
     r"python[0-9.]*\s+-c\s+[\"']?import\s+urllib)"
 )
@@ -338,6 +421,20 @@ _DECODERS = (
     r"tr\s+['\"]?(?:a-z|A-Za-z|n-za-m|N-ZA-M)|b64decode|atob|frombase64string|certutil\s+-decode)"
 )
 
+# An interpreter that reads its program from the pipe: no script argument after its options
+# (`| sh`, `| bash -s --`, `| python3 -`), unlike `| python3 report.py` that reads data.
+_SCRIPT_ARG = re2.compile(
+    rb"[ \t]+(?:-[-\w]*[ \t]+)*[\"']?[\w.~${}/\\-]*(?:/[\w.-]+|\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|"
+    rb"php|ps1|lua|r))[\"']?(?:\s|$|[;&|)])"
+)
+
+
+def _reads_program(data: bytes, start: int, end: int) -> bool:
+    """The interpreter reads its program from the pipe: no script file follows it (`| sh`,
+    `| bash -s --`, `| bash first`), unlike `| python3 scripts/report.py`, which reads data."""
+    return _SCRIPT_ARG.match(data[end : end + 300]) is None
+
+
 COMMANDS: tuple[Pattern, ...] = (
     Pattern(
         "download-execute",
@@ -345,6 +442,7 @@ COMMANDS: tuple[Pattern, ...] = (
         "downloads code and pipes it into an interpreter: '{m}'",
         E,
         CODEISH,
+        _reads_program,
     ),
     Pattern(
         "download-execute",
@@ -382,6 +480,7 @@ COMMANDS: tuple[Pattern, ...] = (
         "decodes hidden text and pipes it into an interpreter: '{m}'",
         E,
         CODEISH,
+        _reads_program,
     ),
     Pattern(
         "decode-execute",
@@ -408,9 +507,11 @@ COMMANDS: tuple[Pattern, ...] = (
         W,
         CODEISH,
     ),
+    # (`rm\s+-(?:-?...\s+-)*-?` is `rm\s+(?:-{1,2}...\s+)*-{1,2}` written so that "rm" and the
+    # dash after it are one atom of the prefilter)
     Pattern(
         "destructive-command",
-        r"(?i)\brm\s+(?:-{1,2}[a-z-]+\s+)*-{1,2}(?:[a-z]*r[a-z]*|recursive)\b(?:\s+-{1,2}[a-z-]+)*\s+"
+        r"(?i)\brm\s+-(?:-?[a-z-]+\s+-)*-?(?:[a-z]*r[a-z]*|recursive)\b(?:\s+-{1,2}[a-z-]+)*\s+"
         r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$\{HOME\}/|\$HOME/\*|\$\{HOME\}/\*|"
         r"/(?:home|usr|etc|var|bin|sbin|boot|lib|lib64|opt|root|Users|System|Library|Applications|"
         r"private|srv|dev)(?:/\*?)?|\*|\.\*|\.\./\.\.(?:/\.\.)*/?|[A-Za-z]:\\?)[\"']?(?:\s|$|;|&|\||\)|`)",
@@ -420,7 +521,7 @@ COMMANDS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "destructive-command",
-        r"(?i)\brm\s+(?:-{1,2}[a-z-]+\s+)*-{1,2}(?:[a-z]*r[a-z]*|recursive)\b[^\n;&|]*?\s[\"']?"
+        r"(?i)\brm\s+-(?:-?[a-z-]+\s+-)*-?(?:[a-z]*r[a-z]*|recursive)\b[^\n;&|]*?\s[\"']?"
         r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/\*?[\"']?(?:\s|$|;|&|\|)",
         "deletes '$VAR/': if the variable is empty this is the root folder: '{m}'",
         W,
@@ -515,6 +616,62 @@ COMMANDS: tuple[Pattern, ...] = (
     ),
 )
 
+_SECRETS_WORDS = re2.compile(
+    rb"(?i)\b(?:api[_ -]?keys?|tokens?|secrets?|passwords?|credentials?|cookies?|env(?:ironment)?|"
+    rb"contents?\s+of|history|ssh|id_rsa|\.aws|\.env)\b"
+)
+
+
+def _carries_secrets(data: bytes, start: int, end: int) -> bool:
+    """Keep an image or link with a query when its line says secrets go into it."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    return (
+        _SECRETS_WORDS.search(data[line_start : len(data) if line_end < 0 else line_end])
+        is not None
+    )
+
+
+EXFIL: tuple[Pattern, ...] = (
+    Pattern(
+        "data-upload",
+        r"(?i)\b(?:nslookup|dig|host|ping|drill|resolve-dnsname)\b[^\n]*\$\([^)\n]*\)[^\s\"'|;)]*\."
+        r"[a-z0-9-]+\.[a-z]{2,}",
+        "sends data inside a DNS name it looks up: '{m}'",
+        E,
+        CODEISH,
+        in_documents=E,
+    ),
+    Pattern(
+        "data-upload",
+        r"(?i)https?://[^\s\"')]*[?&][\w.-]*=[^\s\"')]*\$\(\s*(?:cat|env|printenv|whoami|hostname|id|"
+        r"base64|history|ls|find|tar)\b",
+        "sends the output of a command in a URL: '{m}'",
+        E,
+        CODEISH,
+        in_documents=E,
+    ),
+    Pattern(
+        "data-upload",
+        r"(?i)!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=[^)\s]*\)",
+        "has the agent render an image whose address carries data: '{m}'",
+        E,
+        ALL,
+        _carries_secrets,
+        in_documents=E,
+    ),
+    Pattern(
+        "data-upload",
+        r"(?i)https?://[^\s)]*[?&=][^\s)]*[^\n]*?\b(?:followed\s+by|contents?\s+of|append(?:ing)?|"
+        r"with)\b[^\n]*?(?:~/\.(?:ssh|aws|env|netrc|config)|\.ssh/|\.aws/credentials|id_rsa|"
+        r"\.env\b|\bapi[_ -]?keys?\b|\btokens?\b|\bpasswords?\b|\bcredentials\b)",
+        "tells the agent to put secrets into a URL: '{m}'",
+        E,
+        ALL,
+        in_documents=E,
+    ),
+)
+
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|os\.homedir\(\)|Path\.home\(\)|expanduser\([\"']~)"
 CREDENTIALS: tuple[tuple[str, Severity], ...] = (
     (
@@ -550,7 +707,9 @@ EXFIL_HOSTS = (
     r"discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|hooks\.slack\.com/services|"
     r"trycloudflare\.com|serveo\.net|localtunnel\.me|loca\.lt)\b"
 )
-URLS = r"(?i)\b(?:https?|ftp|wss?|sftp)://[^\s\"'<>()\[\]{}`|\\]{1,300}"
+# (No counted repetitions in these whole-file patterns: RE2 runs them fastest without; the
+# code that uses them cuts what they find.)
+URLS = r"(?i)\b(?:https?|ftp|wss?|sftp)://[^\s\"'<>()\[\]{}`|\\]+"
 IPV4 = r"\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b"
 NET_CONTEXT = (
     rb"(?i)(?:://|@|\b(?:curl|wget|nc|ncat|netcat|ssh|scp|ping|telnet|ftp|socat|connect|socket|"
@@ -559,7 +718,7 @@ NET_CONTEXT = (
 
 PATH_OUTSIDE = (
     r"(?:\.\./){3,}|(?i)(?:>>?|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bln\s+-s\w*|\bsed\s+-i\b|\bchmod\b|"
-    r"\bchown\b|open\s*\([^\n]*?[\"']w)[^\n]*?\s?[\"']?(?:/etc/(?:hosts|resolv\.conf|"
+    r"\bchown\b|open\s*\([^\n]*?[\"']w)[^\n]*?[\s\"'=](?:/etc/(?:hosts|resolv\.conf|"
     r"environment|ld\.so\.preload|apt|yum|pam\.d)|/usr/(?:local/)?s?bin/|/(?:s?bin|boot|lib|lib64)/|"
     r"/Library/|/System/|[A-Za-z]:\\Windows\\)"
 )
@@ -567,18 +726,32 @@ PATH_OUTSIDE = (
 # Inline activation commands (Claude Code runs !`cmd` when a skill is invoked).
 ACTIVATION = rb"!`([^`\n]{1,1000})`"
 
-# Blobs: long runs of base64 / hex / escapes.
-BLOBS = (
-    rb"[A-Za-z0-9+/]{32,}={0,2}|[A-Za-z0-9_\-]{80,}={0,2}|(?:[0-9a-fA-F]{2}){40,}|"
-    rb"(?:\\x[0-9a-fA-F]{2}){8,}|(?:\\u[0-9a-fA-F]{4}){8,}|(?:\\[0-7]{3}){8,}|"
-    rb"(?:%[0-9a-fA-F]{2}){12,}|(?:&#x?[0-9a-fA-F]{2,6};){8,}|"
-    rb"(?:\b(?:chr|char|String\.fromCharCode|\[char\])\s*\(?\s*\d{2,3}\s*\)?\s*[+,]\s*){8,}"
+# Blobs: long runs of base64 / hex / escapes. A run of base64 (or hex) letters is found with one
+# simple pattern and judged by its length and alphabet in code (blob_kind); the escapes and
+# character codes, rarer, each have their own pattern, run where their marker occurs.
+BASE64_RUN = rb"[A-Za-z0-9+/_\-]{32,}={0,2}"
+ESCAPE_RUNS = (
+    (b"\\x", rb"(?:\\x[0-9a-fA-F]{2})+"),
+    (b"\\u", rb"(?:\\u[0-9a-fA-F]{4})+"),
+    (b"\\", rb"(?:\\[0-7]{3})+"),
+    (b"%", rb"(?:%[0-9a-fA-F]{2})+"),
+    (b"&#", rb"(?:&#x?[0-9a-fA-F]{2,6};)+"),
+    (
+        b"ch",
+        rb"(?i)(?:\b(?:chr|char|String\.fromCharCode|\[char\])\s*\(?\s*\d{2,3}\s*\)?\s*[+,]\s*)+",
+    ),
+    (b"ch", rb"(?i)fromCharCode\s*\(\s*\d{2,3}(?:\s*,\s*\d{2,3})+"),
 )
+# Fewest repetitions for an escape run to count as a blob, by its marker.
+ESCAPE_MIN = {b"\\x": 8, b"\\u": 8, b"\\": 8, b"%": 12, b"&#": 8, b"ch": 8}
 
 
-def _options(*, ci: bool = False) -> re2.Options:
+def _options(*, max_mem: int = 1 << 20) -> re2.Options:
+    """RE2's options: its memory budget per pattern is small (RE2 keeps a cache of automaton
+    states per pattern, which grows with the text it has seen up to this budget, and a set of
+    patterns adds up); past it RE2 starts its cache afresh, so a match never fails for it."""
     opts = re2.Options()
-    opts.max_mem = 64 << 20
+    opts.max_mem = max_mem
     opts.log_errors = False
     return opts
 
@@ -609,11 +782,4 @@ def compile_bytes(pattern: str | bytes) -> re2._Regexp:
     return _LazyRegex(pattern)  # type: ignore[return-value]
 
 
-@dataclass(slots=True)
-class Compiled:
-    spec: Pattern
-    regex: re2._Regexp
-
-
-TEXT_RULES: tuple[Pattern, ...] = INJECTION + COMMANDS
-COMPILED: tuple[Compiled, ...] = tuple(Compiled(p, compile_bytes(p.regex)) for p in TEXT_RULES)
+TEXT_RULES: tuple[Pattern, ...] = INJECTION + COMMANDS + EXFIL

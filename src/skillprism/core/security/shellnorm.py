@@ -74,12 +74,18 @@ def normalise(text: str, max_lines: int) -> list[tuple[int, str]]:
         line_no = pending_line if pending else i
         line = (pending + raw)[:MAX_LINE]
         pending = ""
-        new = _IFS.sub(" ", line)
-        new = _ANSI_C.sub(lambda m: _unescape(m.group(1)), new)
-        new = _PRINTF.sub(lambda m: _unescape(m.group(1)), new)
-        new = _ECHO_B64.sub(_b64, new)
-        new = _QUOTES_IN_WORD.sub(lambda m: m.group(1) or "", new)
-        new = _BACKSLASH_LETTER.sub("", new)
+        # (each substitution only where the characters it needs are: most lines hold none)
+        new = _IFS.sub(" ", line) if "IFS" in line else line
+        if "$" in new:
+            if "$'" in new:
+                new = _ANSI_C.sub(lambda m: _unescape(m.group(1)), new)
+            if "$(" in new:
+                new = _PRINTF.sub(lambda m: _unescape(m.group(1)), new)
+                new = _ECHO_B64.sub(_b64, new)
+        if "'" in new or '"' in new:
+            new = _QUOTES_IN_WORD.sub(lambda m: m.group(1) or "", new)
+        if "\\" in new:
+            new = _BACKSLASH_LETTER.sub("", new)
         segments = []
         for seg in new.split(";") if "=" in new else [new]:
             if variables and "$" in seg:

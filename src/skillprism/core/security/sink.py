@@ -39,7 +39,9 @@ class Sink:
         severity: Severity | None = None,
     ) -> None:
         key = (rule, rel_path, line)
-        if key in self._seen and line:
+        if key in self._seen and (line or rule == "security-scan-limited"):
+            if rule == "security-scan-limited":
+                self._merge_limited(rel_path, message, severity)
             return
         self._seen.add(key)
         count_key = (rule, rel_path)
@@ -63,19 +65,53 @@ class Sink:
             )
         )
 
+    def _merge_limited(self, rel_path: str, message: str, severity: Severity | None) -> None:
+        """One 'not fully scanned' finding per file: a second reason joins the first."""
+        for i, f in enumerate(self.findings):
+            if f.rule == "security-scan-limited" and f.rel_path == rel_path and not f.line:
+                if message in f.message:
+                    return
+                worse = (
+                    severity if severity is not None and severity.rank > f.severity.rank else None
+                )
+                extra = message.removeprefix("not fully scanned: ")
+                self.findings[i] = RiskFinding(
+                    f.rule,
+                    worse or f.severity,
+                    f.path,
+                    f.rel_path,
+                    0,
+                    0,
+                    f"{f.message}; {extra}",
+                    f.effect if worse is None else "risks in the part not scanned are not reported",
+                    f.hint,
+                    f.evidence,
+                )
+                return
+
+    def full(self, rule: str, rel_path: str) -> bool:
+        """Whether `rule` has as many findings in the file as it may list (more are only
+        counted): a scan may skip looking for more."""
+        return self._counts.get((rule, rel_path), 0) >= self.limits.max_findings_per_rule
+
     def has(self, rule: str, rel_path: str, line: int) -> bool:
         return (rule, rel_path, line) in self._seen
 
-    def limited(self, rel_path: str, why: str) -> None:
+    def limited(self, rel_path: str, why: str, severity: Severity = Severity.WARNING) -> None:
+        """A bound cut the scan short. A warning when content was left unread (`why` names it),
+        so a gate on warnings fails; info when only an analysis of structure was left out and
+        the text rules read everything."""
         self.add(
             "security-scan-limited",
             rel_path,
             0,
             0,
             f"not fully scanned: {why}",
-            "risks in the part not scanned are not reported",
+            "risks in the part not scanned are not reported"
+            if severity is not Severity.INFO
+            else "the text rules read all of it; only a deeper analysis was left out",
             "review the rest by hand, or keep the skill's files small and few",
-            severity=Severity.INFO,
+            severity=severity,
         )
 
     def finish(self) -> list[RiskFinding]:

@@ -8,16 +8,13 @@ earlier point asked for, and the folding walks the text once.
 from __future__ import annotations
 
 import bisect
-import unicodedata
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-EVIDENCE_CHARS = 160
+from skillprism.core.security._unicode_tables import CONFUSABLE, FOLD, INVISIBLE
 
-# Invisible or deceptive code points shown as <U+XXXX> in evidence (Unicode tags are decoded).
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E}
-_FILLERS = {0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0x17B4, 0x17B5}
+EVIDENCE_CHARS = 160
 
 
 def is_tag(cp: int) -> bool:
@@ -28,20 +25,16 @@ def is_variation_selector(cp: int) -> bool:
     return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
 
 
+_INVISIBLE_STARTS = [a for a, _b in INVISIBLE]
+
+
 def is_invisible(ch: str) -> bool:
     """Whether `ch` shows nothing (or reorders text) but is not ordinary white space."""
     cp = ord(ch)
-    if cp < 0x20:
-        return ch not in "\t\n\r"
     if cp < 0x7F:
-        return False
-    if cp == 0x7F or 0x80 <= cp <= 0x9F:
-        return True
-    if cp in _BIDI or cp in _ZERO_WIDTH or cp in _FILLERS:
-        return True
-    if is_tag(cp) or is_variation_selector(cp):
-        return True
-    return unicodedata.category(ch) == "Cf"
+        return cp < 0x20 and ch not in "\t\n\r"
+    i = bisect.bisect_right(_INVISIBLE_STARTS, cp) - 1
+    return i >= 0 and INVISIBLE[i][0] <= cp <= INVISIBLE[i][1]
 
 
 def visible(text: str) -> str:
@@ -77,12 +70,13 @@ def visible(text: str) -> str:
 class Locator:
     """1-based line and column (in characters) of byte offsets into one UTF-8 buffer."""
 
-    __slots__ = ("_data", "_lines", "_marks")
+    __slots__ = ("_data", "_lines", "_marks", "line_offset")
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, line_offset: int = 0) -> None:
         self._data = data
         self._marks = [0]
-        self._lines = [1]
+        self._lines = [1 + line_offset]
+        self.line_offset = line_offset  # lines of the file before `data` (a window of it)
 
     def line_start(self, offset: int) -> int:
         return self._data.rfind(b"\n", 0, offset) + 1
@@ -132,6 +126,9 @@ class View:
     where: Callable[[int], tuple[int, int]]
     note: str = ""
     line_text: Callable[[int], str] | None = None
+    # (start, end) -> whether a match there counts (a folded view keeps only the matches that
+    # hold a disguised character); None keeps every match.
+    keep: Callable[[int, int], bool] | None = None
 
 
 def raw_view(data: bytes) -> tuple[View, Locator]:
@@ -141,55 +138,92 @@ def raw_view(data: bytes) -> tuple[View, Locator]:
 
 # --- folding: what a model reads, with the disguises taken off ----------------------------------
 
-_CONFUSABLE_ASCII: dict[str, str] | None = None
+_CONFUSABLE_CHARS: dict[str, str] | None = None
 
 
-def _confusable_map() -> dict[str, str]:
-    """Single characters that look like one ASCII letter or digit, from confusable-homoglyphs'
-    copy of Unicode's confusables data (only entries whose look-alike is plain ASCII)."""
-    global _CONFUSABLE_ASCII
-    if _CONFUSABLE_ASCII is None:
-        from confusable_homoglyphs.confusables import confusables_data
-
-        table: dict[str, str] = {}
-        for ch, entries in confusables_data.items():
-            if len(ch) != 1 or ch.isascii():
-                continue
-            for e in entries:
-                c = e["c"].strip("\u200e")
-                if len(c) == 1 and c.isascii() and c.isalnum():
-                    table[ch] = c
-                    break
-        _CONFUSABLE_ASCII = table
-    return _CONFUSABLE_ASCII
+def confusable_map() -> dict[str, str]:
+    """Single characters that look like one ASCII letter or digit (Unicode's confusables), by
+    character."""
+    global _CONFUSABLE_CHARS
+    if _CONFUSABLE_CHARS is None:
+        _CONFUSABLE_CHARS = {chr(cp): c for cp, c in CONFUSABLE.items()}
+    return _CONFUSABLE_CHARS
 
 
-def fold(text: str) -> tuple[str, list[int]]:
-    """`text` with invisible characters removed, compatibility forms normalised (NFKC) and
-    look-alike letters replaced by the ASCII letter they imitate; and for each character of the
-    result, the index of the character of `text` it came from."""
-    table = _confusable_map()
-    out: list[str] = []
-    index: list[int] = []
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            out.append(ch)
-            index.append(i)
-            continue
-        if is_invisible(ch):
-            continue
-        mapped = table.get(ch)
-        if mapped is None:
-            mapped = unicodedata.normalize("NFKC", ch)
-            if not mapped.isascii():
-                base = unicodedata.normalize("NFKD", mapped)
-                stripped = "".join(c for c in base if not unicodedata.combining(c))
-                mapped = stripped if stripped.isascii() and stripped else mapped
-                mapped = "".join(table.get(c, c) for c in mapped)
-        for c in mapped:
-            out.append(c)
-            index.append(i)
-    return "".join(out), index
+def fold(text: str) -> str:
+    """`text` as a model reads it with the disguises taken off: invisible characters removed,
+    compatibility forms (fullwidth, mathematical letters) and look-alike letters replaced by the
+    ASCII they imitate, accents dropped. Never adds or removes a line end."""
+    return text.translate(FOLD)
+
+
+def _is_disguise(replacement: str) -> bool:
+    return replacement == "" or any(c.isalnum() for c in replacement)
+
+
+_DISGUISE_CHARS: frozenset[str] | None = None
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _disguise_chars() -> frozenset[str]:
+    """Every character whose folding puts a letter or digit for a look-alike, or drops an
+    invisible character (not mere punctuation or spacing, which folding also normalises)."""
+    global _DISGUISE_CHARS
+    if _DISGUISE_CHARS is None:
+        _DISGUISE_CHARS = frozenset(chr(cp) for cp, rep in FOLD.items() if _is_disguise(rep))
+    return _DISGUISE_CHARS
+
+
+def disguised_lines(text: str) -> list[int]:
+    """The 0-based numbers of the lines of `text` that hold a disguise folding undoes (a letter
+    or digit put for a look-alike, or an invisible character; not mere punctuation or spacing)."""
+    return fold_lines(text, fold_all=False)[1]
+
+
+def fold_lines(text: str, *, fold_all: bool = True) -> tuple[str, list[int]]:
+    """`fold(text)` and the 0-based numbers of the lines where a disguise was undone (a letter or
+    digit put for a look-alike, or an invisible character dropped; not mere punctuation or
+    spacing). Text without any such character is returned as it is, unfolded (and so is any
+    text when `fold_all` is false: only the line numbers are wanted)."""
+    hits = set(_NON_ASCII.findall(text)) & _disguise_chars()
+    if not hits:
+        return text, []
+    places: list[int] = []
+    for ch in hits:
+        at = text.find(ch)
+        while at >= 0 and len(places) < 100_000:
+            places.append(at)
+            at = text.find(ch, at + 1)
+    places.sort()
+    changed: list[int] = []
+    line, pos = 0, 0
+    for at in places:
+        line += text.count("\n", pos, at)
+        pos = at
+        if not changed or changed[-1] != line:
+            changed.append(line)
+    return (text.translate(FOLD) if fold_all else text), changed
+
+
+def disguised(line: str, start: int, end: int) -> tuple[bool, int]:
+    """For the characters [start, end) of `fold(line)`: whether the original characters they
+    come from hold a disguise, and the original column of `start`."""
+    pos = 0  # position in the folded line
+    orig_start = -1
+    hit = False
+    for i, ch in enumerate(line):
+        if pos >= end:
+            break
+        rep = FOLD.get(ord(ch)) if not ch.isascii() else None
+        width = 1 if rep is None else len(rep)
+        if orig_start < 0 and pos + width > start:
+            orig_start = i
+        if rep is not None and orig_start >= 0 and _is_disguise(rep):
+            hit = True
+        pos += width
+    if orig_start < 0:
+        orig_start = len(line)
+    return hit, orig_start
 
 
 class StrLocator:
@@ -197,10 +231,10 @@ class StrLocator:
 
     __slots__ = ("_lines", "_marks", "_text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, line_offset: int = 0) -> None:
         self._text = text
         self._marks = [0]
-        self._lines = [1]
+        self._lines = [1 + line_offset]
 
     def position(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self._marks, offset) - 1

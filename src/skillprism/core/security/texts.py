@@ -74,7 +74,7 @@ EFFECT_HINT: dict[str, tuple[str, str]] = {
     ),
     "python-risk": (
         "the construct can run code, weaken security or expose data when the script runs",
-        "read the flagged line; bandit's test id names the risk (see bandit's documentation)",
+        "read the flagged line; the message names the construct and why it matters",
     ),
     "data-upload": (
         "local files or environment data leave the machine",

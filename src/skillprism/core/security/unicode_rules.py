@@ -8,43 +8,44 @@ nearly free), with one pass of a character-class regex, linear by construction.
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
 
 from skillprism.core.diagnostics import Severity
+from skillprism.core.security._unicode_tables import INVISIBLE
 from skillprism.core.security.sink import Sink
 from skillprism.core.security.text import StrLocator, evidence, is_tag, is_variation_selector
-
-
-def _cf_ranges() -> str:
-    """A regex character class body of every Cf (format) code point, plus C0/C1 controls other
-    than tab and line ends, the Hangul fillers and other characters that render as nothing."""
-    ranges: list[tuple[int, int]] = []
-    start = prev = -2
-    extra = {0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0x17B4, 0x17B5}
-    extra |= set(range(0x00, 0x09)) | {0x0B, 0x0C} | set(range(0x0E, 0x20)) | {0x7F}
-    extra |= set(range(0x80, 0xA0))
-    extra |= set(range(0xFE00, 0xFE10)) | set(range(0xE0100, 0xE01F0))
-    for cp in range(sys.maxunicode + 1):
-        if cp in extra or unicodedata.category(chr(cp)) == "Cf":
-            if cp == prev + 1:
-                prev = cp
-                continue
-            if start >= 0:
-                ranges.append((start, prev))
-            start = prev = cp
-    ranges.append((start, prev))
-    return "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
-
 
 _SUSPECT: re.Pattern[str] | None = None
 
 
 def _suspect() -> re.Pattern[str]:
+    """Runs of invisible characters: every Cf (format) character, C0/C1 controls other than tab
+    and line ends, fillers and variation selectors (the generated table of text.py)."""
     global _SUSPECT
     if _SUSPECT is None:
-        _SUSPECT = re.compile(f"[{_cf_ranges()}]+")
+        body = "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in INVISIBLE)
+        _SUSPECT = re.compile(f"[{body}]+")
     return _SUSPECT
+
+
+_ANY_SUSPECT: frozenset[str] | None = None
+
+
+def _any_suspect(text: str) -> bool:
+    """Whether `text` holds an invisible character at all: checked on the set of its non-ASCII
+    characters (a character class this large is slow to run over a whole text)."""
+    global _ANY_SUSPECT
+    if _ANY_SUSPECT is None:
+        _ANY_SUSPECT = frozenset(
+            chr(cp) for a, b in INVISIBLE for cp in range(a, b + 1) if cp >= 0x80
+        )
+    return not _ANY_SUSPECT.isdisjoint(_NON_ASCII.findall(text)) or any(
+        (c < " " and c not in "\t\n\r") or c == "\x7f" for c in _CONTROL.findall(text)
+    )
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 _BIDI_CONTROLS = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
@@ -122,10 +123,19 @@ def _decode_zero_width_bits(run: str) -> str:
     return ""
 
 
-def scan_unicode(text: str, rel_path: str, sink: Sink, decoded: list[tuple[int, str]]) -> None:
-    """Report invisible characters in `text`; decoded hidden messages are appended to `decoded`
-    as (character offset, text) so the caller scans them with the phrase and command rules."""
-    loc = StrLocator(text)
+def scan_unicode(
+    text: str,
+    rel_path: str,
+    sink: Sink,
+    decoded: list[tuple[int, int, str]],
+    line_offset: int = 0,
+) -> None:
+    """Report invisible characters in `text` (`line_offset` lines of the file come before it);
+    decoded hidden messages are appended to `decoded` as (line, column, text) so the caller
+    scans them with the phrase and command rules."""
+    if not _any_suspect(text):
+        return
+    loc = StrLocator(text, line_offset)
     for m in _suspect().finditer(text):
         run = m.group()
         start = m.start()
@@ -139,7 +149,7 @@ def scan_unicode(text: str, rel_path: str, sink: Sink, decoded: list[tuple[int, 
         names = ", ".join(sorted({f"U+{cp:04X} {_name(cp)}".strip() for cp in cps})[:4])
         if any(is_tag(cp) for cp in cps):
             hidden = _decode_tags(run)
-            decoded.append((start, hidden))
+            decoded.append((line, col, hidden))
             sink.add(
                 "unicode-tag-smuggling",
                 rel_path,
@@ -182,7 +192,7 @@ def scan_unicode(text: str, rel_path: str, sink: Sink, decoded: list[tuple[int, 
             ):
                 payload = _decode_selectors(run)
                 shown = payload.decode("utf-8", "backslashreplace")
-                decoded.append((start, shown))
+                decoded.append((line, col, shown))
                 sink.add(
                     "variation-selector-payload",
                     rel_path,
@@ -224,7 +234,7 @@ def scan_unicode(text: str, rel_path: str, sink: Sink, decoded: list[tuple[int, 
                 continue  # emoji sequences and scripts that spell with joiners
             bits = _decode_zero_width_bits(run)
             if bits:
-                decoded.append((start, bits))
+                decoded.append((line, col, bits))
             sink.add(
                 "zero-width-character",
                 rel_path,

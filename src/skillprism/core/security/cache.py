@@ -1,0 +1,362 @@
+"""The security pass's results kept between runs, in the user's cache folder.
+
+Two tables in one SQLite database (`<cache folder>/security-v2.sqlite3`, the cache folder being
+`$SKILLPRISM_CACHE_DIR`, else `$XDG_CACHE_HOME/skillprism`, else `~/.cache/skillprism`):
+
+- `files`: the findings of one file, keyed by a hash of the file's bytes, its place in its
+  skill (its path there, whether it is the skill file, its executable bit) and the rules'
+  version (a hash of the security pass's own source). A file is never scanned twice for the
+  same rules, wherever it lies.
+- `skills`: what a skill's folder held when it was last scanned (each entry's path and stat:
+  inode, size, modification and change times, mode; and its file's key) and the skill's
+  findings. A skill whose entries all stat the same, each last changed well before the scan
+  recorded them (so two writes within one clock tick cannot look like none), gets its
+  findings without reading a file; otherwise only the entries that changed are read, hashed
+  and looked up, and only files never seen are scanned.
+
+The database is shared safely by processes writing at once (SQLite's locking, write-ahead log,
+a busy timeout; a write that still cannot get the lock is dropped, the cache being only a
+cache), survives a write torn by a crash (SQLite's journal), and a damaged file is moved aside
+and started anew. Every value carries a checksum checked on reading. The size is bounded
+(`SKILLPRISM_CACHE_MAX_MB`, default 128): past it the least recently used rows go.
+`SKILLPRISM_NO_CACHE=1` (or `set_enabled(False)`, the CLI's `--no-cache`) bypasses it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import marshal
+import os
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from skillprism.core.security.digest import blake2b
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "security-v2.sqlite3"
+DEFAULT_MAX_MB = 128
+# An entry whose change time is less than this before a scan recorded it may change again within
+# the same clock tick without its stat showing it: it is re-read next time.
+RACY_NS = 2_000_000_000
+_FLUSH_ROWS = 256
+
+_enabled: bool | None = None
+_store: Store | None = None
+_store_pid = 0
+_lock = threading.Lock()
+_rules_version: bytes | None = None
+
+
+def cache_folder() -> Path:
+    """Where the cache lives (see the module doc)."""
+    explicit = os.environ.get("SKILLPRISM_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skillprism"
+
+
+def enabled() -> bool:
+    """Whether the cache is used: not when `set_enabled(False)` said so, nor when
+    SKILLPRISM_NO_CACHE is set to anything but '' or '0'."""
+    if _enabled is not None:
+        return _enabled
+    return os.environ.get("SKILLPRISM_NO_CACHE", "") in ("", "0")
+
+
+def set_enabled(on: bool | None) -> None:
+    """Use the cache (True), bypass it (False), or follow SKILLPRISM_NO_CACHE (None)."""
+    global _enabled
+    _enabled = on
+
+
+def rules_version() -> bytes:
+    """A hash of everything a scan's result depends on besides the file: the security pass's
+    own source, the Python version (its parser and Unicode data) and the package version."""
+    global _rules_version
+    if _rules_version is None:
+        from skillprism import __version__
+
+        h = blake2b(digest_size=16)
+        h.update(f"{__version__}|{sys.version_info[:2]}|".encode())
+        folder = Path(__file__).resolve().parent
+        try:
+            for path in sorted(folder.glob("*.py")):
+                h.update(path.name.encode() + b"\0" + path.read_bytes())
+        except OSError:
+            pass  # a frozen build holds no sources: its version stands for them
+        _rules_version = h.digest()
+    return _rules_version
+
+
+def file_key(
+    rel_path: str, is_skill: bool, executable: bool, data: bytes, extra: str = ""
+) -> bytes:
+    """The key of one file's findings: its bytes, its place in the skill, the rules' version."""
+    h = blake2b(rules_version(), digest_size=20)
+    h.update(f"{rel_path}\0{int(is_skill)}{int(executable)}\0{extra}\0".encode("utf-8", "replace"))
+    h.update(data)
+    return h.digest()
+
+
+def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
+    h = blake2b(rules_version(), digest_size=20)
+    h.update(f"{os.path.abspath(skill_dir)}\0{skill_rel}\0{limits!r}".encode("utf-8", "replace"))
+    return h.digest()
+
+
+def _checksum(value: bytes) -> bytes:
+    return blake2b(value, digest_size=8).digest()
+
+
+def _pack(obj: Any) -> bytes:
+    # marshal: plain lists, strings and numbers, many times faster to read back than JSON (a
+    # repeated check reads one record per skill); read only after its checksum holds.
+    value = marshal.dumps(obj)
+    return _checksum(value) + value
+
+
+def _unpack(blob: bytes) -> Any:
+    if len(blob) < 8 or _checksum(blob[8:]) != blob[:8]:
+        return None
+    try:
+        return marshal.loads(blob[8:])
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+class Store:
+    """One process's connection to the cache database (see the module doc)."""
+
+    def __init__(self, path: Path, max_bytes: int) -> None:
+        import sqlite3
+
+        self._sqlite3 = sqlite3
+        self.path = path
+        self.max_bytes = max_bytes
+        self._pending: dict[str, dict[bytes, bytes]] = {"files": {}, "skills": {}}
+        self._touched: dict[str, set[bytes]] = {"files": set(), "skills": set()}
+        self._today = int(time.time() // 86400)
+        self._lock = threading.Lock()
+        self._db = self._open()
+
+    def _open(self) -> Any:
+        sqlite3 = self._sqlite3
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for attempt in range(2):
+            try:
+                db = sqlite3.connect(
+                    str(self.path), timeout=5.0, isolation_level=None, check_same_thread=False
+                )
+                db.execute("PRAGMA busy_timeout=5000")
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA cache_size=-1024")
+                for table in ("files", "skills"):
+                    db.execute(
+                        f"CREATE TABLE IF NOT EXISTS {table} (key BLOB PRIMARY KEY, "
+                        "value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL)"
+                    )
+                db.execute("SELECT 1 FROM files LIMIT 1").fetchall()
+                return db
+            except sqlite3.OperationalError:
+                if attempt:
+                    raise
+                time.sleep(0.05)  # another process is creating it
+            except sqlite3.DatabaseError:
+                if attempt:
+                    raise
+                self._set_aside()
+        raise sqlite3.DatabaseError("unreachable")  # pragma: no cover
+
+    def _set_aside(self) -> None:
+        """A damaged database is moved aside (kept for a look) and a new one started."""
+        log.warning("security cache %s is damaged; starting a new one", self.path)
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.replace(f"{self.path}{suffix}", f"{self.path}{suffix}.damaged")
+
+    def _select(self, table: str, keys: Sequence[bytes]) -> dict[bytes, Any]:
+        out: dict[bytes, Any] = {}
+        pending = self._pending[table]
+        missing = []
+        for k in keys:
+            if k in pending:
+                out[k] = _unpack(pending[k])
+            else:
+                missing.append(k)
+        for i in range(0, len(missing), 500):
+            part = missing[i : i + 500]
+            marks = ",".join("?" * len(part))
+            try:
+                rows = self._db.execute(
+                    f"SELECT key, value, used FROM {table} WHERE key IN ({marks})", part
+                ).fetchall()
+            except self._sqlite3.DatabaseError as err:
+                self._damaged(err)
+                return out
+            for key, value, used in rows:
+                got = _unpack(value)
+                if got is None:
+                    continue  # a damaged value is a miss (and is overwritten)
+                out[bytes(key)] = got
+                if used < self._today:
+                    self._touched[table].add(bytes(key))
+        return out
+
+    def _damaged(self, err: Exception) -> None:
+        if "malformed" in str(err) or "not a database" in str(err):
+            with contextlib.suppress(Exception):
+                self._db.close()
+            self._set_aside()
+            with contextlib.suppress(Exception):
+                self._db = self._open()
+
+    def get_skill(self, key: bytes) -> Any:
+        with self._lock:
+            return self._select("skills", [key]).get(key)
+
+    def get_skills(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
+        with self._lock:
+            return self._select("skills", list(dict.fromkeys(keys)))
+
+    def get_files(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
+        with self._lock:
+            return self._select("files", list(dict.fromkeys(keys)))
+
+    def put(self, table: str, key: bytes, value: Any) -> None:
+        with self._lock:
+            self._pending[table][key] = _pack(value)
+            n = sum(len(p) for p in self._pending.values())
+        if n >= _FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is pending in one transaction (dropped if the lock cannot be had)."""
+        with self._lock:
+            rows = {t: dict(p) for t, p in self._pending.items()}
+            touched = {t: set(s) for t, s in self._touched.items()}
+            for p in self._pending.values():
+                p.clear()
+            for s in self._touched.values():
+                s.clear()
+            if not any(rows.values()) and not any(touched.values()):
+                return
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for table, items in rows.items():
+                    self._db.executemany(
+                        f"INSERT OR REPLACE INTO {table} (key, value, size, used) "
+                        "VALUES (?, ?, ?, ?)",
+                        [(k, v, len(v) + len(k) + 32, self._today) for k, v in items.items()],
+                    )
+                for table, keys in touched.items():
+                    self._db.executemany(
+                        f"UPDATE {table} SET used = ? WHERE key = ?",
+                        [(self._today, k) for k in keys],
+                    )
+                self._db.execute("COMMIT")
+            except self._sqlite3.DatabaseError as err:
+                with contextlib.suppress(Exception):
+                    self._db.execute("ROLLBACK")
+                log.info("security cache not written: %s", err)
+                self._damaged(err)
+                return
+            if any(rows.values()):
+                self._bound()
+
+    def _bound(self) -> None:
+        """Keep the database under its size: the least recently used rows go first."""
+        try:
+            on_disk = sum(
+                os.stat(f"{self.path}{suffix}").st_size
+                for suffix in ("", "-wal")
+                if os.path.exists(f"{self.path}{suffix}")
+            )
+        except OSError:
+            on_disk = self.max_bytes + 1
+        if on_disk <= self.max_bytes:
+            return  # (the files hold at least what the rows add up to: no need to add them)
+        try:
+            total = sum(
+                self._db.execute(f"SELECT COALESCE(SUM(size), 0) FROM {t}").fetchone()[0]
+                for t in ("files", "skills")
+            )
+            if total <= self.max_bytes:
+                return
+            target = total - int(self.max_bytes * 0.8)
+            self._db.execute("BEGIN IMMEDIATE")
+            for table in ("files", "skills"):
+                rows = self._db.execute(
+                    f"SELECT key, size FROM {table} ORDER BY used LIMIT 100000"
+                ).fetchall()
+                drop = []
+                for key, size in rows:
+                    if target <= 0:
+                        break
+                    drop.append((key,))
+                    target -= size
+                self._db.executemany(f"DELETE FROM {table} WHERE key = ?", drop)
+            self._db.execute("COMMIT")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.execute("VACUUM")
+        except self._sqlite3.DatabaseError as err:
+            with contextlib.suppress(Exception):
+                self._db.execute("ROLLBACK")
+            log.info("security cache not trimmed: %s", err)
+
+    def close(self) -> None:
+        self.flush()
+        with contextlib.suppress(Exception):
+            self._db.close()
+
+
+def store() -> Store | None:
+    """This process's store, opened on first use; None when the cache is bypassed or cannot be
+    opened (then every scan runs afresh). A process made by fork opens its own."""
+    global _store, _store_pid
+    if not enabled():
+        return None
+    pid = os.getpid()
+    with _lock:
+        if _store is not None and _store_pid == pid:
+            return _store
+        try:
+            max_mb = float(os.environ.get("SKILLPRISM_CACHE_MAX_MB", DEFAULT_MAX_MB))
+        except ValueError:
+            max_mb = DEFAULT_MAX_MB
+        try:
+            _store = Store(cache_folder() / FILE_NAME, int(max(0.01, max_mb) * 1024 * 1024))
+        except Exception as err:  # an unwritable home, a locked or foreign file: no cache
+            log.info("security cache unavailable: %s", err)
+            _store = None
+            return None
+        _store_pid = pid
+        return _store
+
+
+def flush() -> None:
+    """Write this process's pending results (the check calls it once its scans are done)."""
+    s = _store
+    if s is not None and _store_pid == os.getpid():
+        s.flush()
+
+
+def close() -> None:
+    """Write what is pending and let go of the database (tests and forked workers use it)."""
+    global _store
+    s = _store
+    if s is not None and _store_pid == os.getpid():
+        s.close()
+    _store = None
+
+
+atexit.register(flush)

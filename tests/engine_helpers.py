@@ -12,10 +12,14 @@ from skillprism.engine.views import FilterQuery, LoadedView, OpenSpec
 def open_view(
     paths: list[str], profile: str = "agentskills", project: str | None = None
 ) -> tuple[Engine, LoadedView]:
-    """An engine (no socket, no watch) and its answer to opening `paths` under `profile`."""
+    """An engine (no socket, no watch) and its answer to opening `paths` under `profile`, with
+    the risks in (the view that follows the risk scan, when the security pass is on)."""
     engine = Engine(workers=1)
     spec = OpenSpec(project or os.getcwd(), tuple(paths), profile)
-    return engine, engine.handle("open", spec, False, FilterQuery(), False)
+    view: LoadedView = engine.handle("open", spec, False, FilterQuery(), False)
+    if view.risks_pending:
+        view = engine.handle("risks")
+    return engine, view
 
 
 def answer(engine: Engine, kind: str, *args: Any) -> Any:

@@ -85,6 +85,8 @@ def _window(qtbot, project: Path) -> MainWindow:  # type: ignore[no-untyped-def]
     w.show()
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
         w.reload()
+    # the tree comes first; the view with the risks in follows the risk scan
+    qtbot.waitUntil(lambda: w.loaded is not None and not w.loaded.risks_pending, timeout=30000)
     return w
 
 

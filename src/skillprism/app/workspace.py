@@ -202,15 +202,17 @@ class Workspace:
             self.project,
         )
 
-    def settings_report(self, specs: Sequence[str] | None = None) -> SettingsReport:
+    def settings_report(
+        self, specs: Sequence[str] | None = None, *, security: bool | None = None
+    ) -> SettingsReport:
         """Which settings file of the project applied (or was found and not applied), what it
         switched off, and what it held back from the catalog of each profile of `specs`
-        (default: the chosen ones), in that order."""
+        (default: the chosen ones), in that order; `security` as for `live`."""
         found = self._found_settings
         held = []
         if self.project_settings and found.source:
             for spec in self.chosen if specs is None else specs:
-                codes, files = self.catalog(spec).suppression()
+                codes, files = self.catalog(spec, security=security).suppression()
                 held.append((self.profile(spec).name or spec, codes, files))
         return SettingsReport(
             file=found.source,
@@ -232,12 +234,17 @@ class Workspace:
             if os.path.lexists(path) and path_problem(path)
         ]
 
+    def _live_key(self, spec: str, security: bool | None) -> str:
+        """Where the live catalog of `spec` with or without the security pass is kept."""
+        on = self.security if security is None else security
+        return spec if on == self.security else f"{spec}\0{'risks' if on else 'no-risks'}"
+
     def live(self, spec: str, *, security: bool | None = None) -> LiveCatalog:
         """The live catalog of profile `spec` (made on first use; every one shares the cache).
         `security` False: the catalog without the security pass, kept beside the one with it
         (see `scan_risks`); None: as the workspace says."""
         on = self.security if security is None else security
-        key = spec if on == self.security else f"{spec}\0{'risks' if on else 'no-risks'}"
+        key = self._live_key(spec, security)
         live = self._live.get(key)
         if live is None:
             profile = self.profile(spec)
@@ -268,6 +275,17 @@ class Workspace:
         False they come without the security pass (a window shows them first, then calls
         `scan_risks`); None: as the workspace says."""
         return [self.catalog(spec, security=security) for spec in self.chosen]
+
+    def _catalog_for_listing(self, spec: str) -> Catalog:
+        """A catalog of `spec` for what the security pass never changes (states, the listing,
+        activation, resources): the one with the pass when it is built, else one without it
+        that is built (a window whose risks are still being scanned), else as the workspace
+        says."""
+        for security in (None, False):
+            live = self._live.get(self._live_key(spec, security))
+            if live is not None and live.current is not None:
+                return live.catalog
+        return self.catalog(spec)
 
     def scan_risks(
         self,
@@ -317,38 +335,46 @@ class Workspace:
             security_cache.flush()
         return True
 
-    def refresh(self, changed: Sequence[str] = (), *, cold: bool = False) -> Update:
+    def refresh(
+        self, changed: Sequence[str] = (), *, cold: bool = False, security: bool | None = None
+    ) -> Update:
         """Bring every live catalog up to date with `changed` paths (nothing: rescan everything;
-        `cold`: forget every cached document first) and say what changed in the chosen ones."""
-        before = {spec: live.current for spec, live in self._live.items()}
+        `cold`: forget every cached document first) and say what changed in the chosen ones.
+        `security` False: only the catalogs without the security pass are brought up to date
+        and returned (a window whose risks are still being scanned); those with it are
+        forgotten, to be built again from the scan (`scan_risks`). None: as the workspace says."""
         if cold:
             self.cache = DocumentCache()
             self._live.clear()
+        wanted = {self._live_key(spec, security): spec for spec in self.chosen}
+        for spec in self.chosen:
+            self.live(spec, security=security)  # the chosen ones exist, refreshed with the rest
+        before = {key: live.current for key, live in self._live.items()}
         changed_keys: set[str] = set()
         removed: set[str] = set()
         kinds = []
-        for spec in self.chosen:
-            self.live(spec)  # the chosen ones exist, refreshed below with the rest
-        for spec, live in list(self._live.items()):
+        for key, live in list(self._live.items()):
+            if security is False and live.security:
+                del self._live[key]  # not kept up to date: built afresh when asked for
+                continue
             if live.current is None:
                 new = live.catalog
                 kinds.append("full")
             else:
                 new = live.refresh(changed)
                 kinds.append(live.last_refresh)
-            if spec in self.chosen:
-                diff, gone = skill_changes(before.get(spec), new)
+            if key in wanted:
+                diff, gone = skill_changes(before.get(key), new)
                 changed_keys.update(s.key for s in diff)
                 removed.update(gone)
-        still = {s.key for c in self.catalogs() for s in c.skills}
+        catalogs = self.catalogs(security=security)
+        still = {s.key for c in catalogs for s in c.skills}
         kind = "full" if "full" in kinds else "incremental" if "incremental" in kinds else "none"
         if self.security:
             from skillprism.core.security import cache as security_cache
 
             security_cache.flush()
-        return Update(
-            tuple(self.catalogs()), frozenset(changed_keys), frozenset(removed - still), kind
-        )
+        return Update(tuple(catalogs), frozenset(changed_keys), frozenset(removed - still), kind)
 
     def roots_to_watch(self) -> list[str]:
         """The folders a file watcher should watch for every live catalog."""
@@ -412,7 +438,7 @@ class Workspace:
 
     def tier1_model(self, spec: str, style: str | None = None) -> Tier1Model:
         """The prepared listing of `spec` (in the profile's alternative `style`, if named)."""
-        catalog = self.catalog(spec)
+        catalog = self._catalog_for_listing(spec)
         layout = catalog.profile.disclosure.tier1
         if style:
             if style not in layout.styles:
@@ -441,7 +467,7 @@ class Workspace:
     ) -> Activation:
         """Activate skill `name` (or the copy at `path`) as profile `spec`'s runtime would;
         ActivationError when there is no such skill."""
-        catalog = self.catalog(spec)
+        catalog = self._catalog_for_listing(spec)
         skill = find_skill(catalog, name, path)
         return activate(
             catalog,
@@ -456,7 +482,7 @@ class Workspace:
         self, spec: str, name: str, reference: str, *, path: str | None = None
     ) -> ResourceResult:
         """Read `reference` of skill `name` (or a `skill://` URL) as the runtime's tier 3 does."""
-        catalog = self.catalog(spec)
+        catalog = self._catalog_for_listing(spec)
         tier3 = catalog.profile.disclosure.tier3
         if reference.startswith("skill://"):
             skills = {s.qualified_name: s.directory for s in catalog.skills if s.loaded}
@@ -498,7 +524,7 @@ class Workspace:
     def matrix(self, specs: Sequence[str], inputs: BudgetInputs) -> Matrix:
         """Skills x runtimes, each runtime with its own budget settings. Cells are outcomes and
         reasons, never token counts, so the listing pass uses the cheap estimate."""
-        catalogs = [self.catalog(spec) for spec in specs]
+        catalogs = [self._catalog_for_listing(spec) for spec in specs]
         return matrix_per_profile(
             catalogs, [self.budget_settings(spec, inputs)[0] for spec in specs]
         )

@@ -31,6 +31,13 @@ def checkpoint() -> None:
         raise Cancelled
 
 
+def stop_wanted() -> bool:
+    """Whether the work running in this context should stop (for work that stops by itself
+    when asked, instead of at a checkpoint)."""
+    wanted = _stop_wanted.get()
+    return wanted is not None and wanted()
+
+
 @contextlib.contextmanager
 def cancellable(stop_wanted: Callable[[], bool]) -> Iterator[None]:
     """Run the block so that its checkpoints raise `Cancelled` once `stop_wanted()` is true."""

@@ -78,9 +78,10 @@ def root_rows(roots: Sequence[RootInfo]) -> tuple[RootRow, ...]:
 
 
 def skill_rows(
-    catalog: Catalog, roots: Sequence[RootInfo]
+    catalog: Catalog, roots: Sequence[RootInfo], risks_known: bool = True
 ) -> tuple[list[SkillRow], list[list[int]]]:
-    """Every skill as a row, and per root the indexes of its skills in display order (by name)."""
+    """Every skill as a row, and per root the indexes of its skills in display order (by name);
+    `risks_known` False: the risks are still being scanned (each row's risk is "")."""
     where = {(info.path, info.scope): i for i, info in enumerate(roots)}
     rows: list[SkillRow] = []
     members: list[list[int]] = [[] for _ in roots]
@@ -98,7 +99,7 @@ def skill_rows(
                 skill.reason,
                 (skill.description or "")[:DESCRIPTION_SHOWN],
                 index,
-                skill.risk,
+                skill.risk if risks_known else "",
             )
         )
     for group in members:
@@ -142,39 +143,40 @@ def tree_shape(
 
 
 def problem_rows(catalog: Catalog) -> list[ProblemRow]:
-    """Every finding of `catalog`, sorted by severity then code (the table's first order). A
-    finding in a file other than the skill's own names that file, relative to the skill folder."""
-    rows: list[ProblemRow] = []
+    """Every finding of `catalog`, sorted by severity then code (the table's first order)."""
     found: list[tuple[Diagnostic, SkillEntry | None]] = [(d, None) for d in catalog.diagnostics]
     for s in catalog.skills:
         found.extend((d, s) for d in s.diagnostics)
-    for d, skill in found:
-        sev = d.severity.value
-        path: str = d.path or (skill.path if skill is not None else "")
-        if skill is not None and path.startswith(skill.directory + os.sep):
-            shown = path[len(skill.directory) + 1 :]
-        else:
-            shown = path
-        line, column = d.line, d.column
-        location = f"{shown}:{line}:{column}" if line else shown
-        key = skill.key if skill is not None else ""
-        name = skill_label(skill) if skill is not None else ""
-        code = d.code
-        info = CODES.get(code)
-        rows.append(
-            ProblemRow(
-                d,
-                key,
-                name,
-                location,
-                path,
-                f"{key}{FILTER_SEP}{sev}{FILTER_SEP}" + f"{code} {d.message} {name}".lower(),
-                ((_RANK[sev], code), code, d.message, name, (path, line, column)),
-                info is not None and info.category == "security",
-            )
-        )
+    rows = [problem_row(d, skill) for d, skill in found]
     rows.sort(key=lambda r: r.sort_keys[0])
     return rows
+
+
+def problem_row(d: Diagnostic, skill: SkillEntry | None) -> ProblemRow:
+    """One finding as a row (of `skill`, or of a root or the set). A finding in a file other
+    than the skill's own names that file, relative to the skill folder."""
+    sev = d.severity.value
+    path: str = d.path or (skill.path if skill is not None else "")
+    if skill is not None and path.startswith(skill.directory + os.sep):
+        shown = path[len(skill.directory) + 1 :]
+    else:
+        shown = path
+    line, column = d.line, d.column
+    location = f"{shown}:{line}:{column}" if line else shown
+    key = skill.key if skill is not None else ""
+    name = skill_label(skill) if skill is not None else ""
+    code = d.code
+    info = CODES.get(code)
+    return ProblemRow(
+        d,
+        key,
+        name,
+        location,
+        path,
+        f"{key}{FILTER_SEP}{sev}{FILTER_SEP}" + f"{code} {d.message} {name}".lower(),
+        ((_RANK[sev], code), code, d.message, name, (path, line, column)),
+        info is not None and info.category == "security",
+    )
 
 
 def tier1_view(result: Tier1Result, title: str, unread: Sequence[str]) -> Tier1View:

@@ -32,10 +32,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillprism import __version__
-from skillprism.app.workspace import Update, Workspace, WorkspaceError, write_atomically
+from skillprism.app.workspace import (
+    RiskProgress,
+    Update,
+    Workspace,
+    WorkspaceError,
+    write_atomically,
+)
 from skillprism.core.budget_inputs import BudgetInputs
-from skillprism.core.cancel import Cancelled, cancellable
-from skillprism.core.catalog import Catalog, SkillEntry
+from skillprism.core.cancel import Cancelled, cancellable, stop_wanted
+from skillprism.core.catalog import Catalog, SkillEntry, risk_of
 from skillprism.core.layout import installable_units, layout_runtime
 from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.engine import pages, prepare
@@ -65,6 +71,8 @@ from skillprism.engine.views import (
     OpenSpec,
     Page,
     PreviewPages,
+    ProblemRow,
+    RiskFill,
     RootRow,
     RuntimeEntry,
     SkillRow,
@@ -77,6 +85,7 @@ from skillprism.paths import user_state_dir
 log = logging.getLogger("skillprism.engine")
 
 FILE_LIMIT = 500  # files of one skill the tree lists
+FILL_INTERVAL = 0.25  # seconds between two fills of risks sent while they are scanned
 ENGINE_NICENESS = 5  # how much lower the engine's scheduling priority is than the window's
 # Items per frame of a streamed answer: each frame is decoded by the window in one go, so it is
 # kept to a few milliseconds of unpickling.
@@ -174,6 +183,11 @@ class Engine:
         self._watcher: Any = None
         self._watched: tuple[str, ...] = ()
         self._entries: tuple[RuntimeEntry, ...] | None = None
+        # The security pass is on and the shown catalog was built without it: the risks are
+        # scanned between requests (a job the engine gives itself) until they are all in.
+        self._risks_due = False
+        self._filled: set[str] = set()  # skills whose risks were sent for this generation
+        self._risks_scanned = False  # every risk is in; the view with them is being sent
 
     # --- the loop ----------------------------------------------------------------------------------
 
@@ -240,6 +254,8 @@ class Engine:
             self.close()
 
     def _superseded(self, job: _Job) -> bool:
+        if job.id < 0 and job.kind == "risks" and not self._risks_scanned:
+            return bool(self._queue or self._changes)  # gives way to anything asked or changed
         if job.id < 0:  # a refresh of changed files: an open makes it pointless
             return any(j.kind == "open" for j in self._queue)
         return job.id in self._cancelled or self._newest.get(job.kind) != job.id
@@ -256,6 +272,8 @@ class Engine:
                         return job
                 if self._changes and self.workspace is not None:
                     return _Job(next(self._own_ids), "refresh", ())
+                if self._risks_due and self.workspace is not None:
+                    return _Job(next(self._own_ids), "risks", ())
                 self._cv.wait()
         return None
 
@@ -402,18 +420,22 @@ class Engine:
         kind: str = "full",
     ) -> LoadedView:
         assert self.workspace is not None
-        catalog = self.workspace.catalog(spec.profile)
-        report = self.workspace.settings_report((spec.profile,))
+        pending = self._risks_due
+        catalog = self.workspace.catalog(spec.profile, security=False if pending else None)
+        report = self.workspace.settings_report(
+            (spec.profile,), security=False if pending else None
+        )
         before = self.shown
         shown = _Shown()
         shown.catalog = catalog
         shown.by_key = catalog.by_key()
         roots = prepare.ordered_roots(catalog)
         shown.roots = prepare.root_rows(roots)
-        shown.skills, shown.members = prepare.skill_rows(catalog, roots)
+        shown.skills, shown.members = prepare.skill_rows(catalog, roots, not pending)
         shown.index = FilterIndex(catalog)
         self.shown = shown
         self.generation += 1
+        self._filled = set()
         tree = self._tree(before, update.changed_keys if update is not None else None)
         return LoadedView(
             spec,
@@ -427,9 +449,10 @@ class Engine:
             tuple(self.workspace.path_problems()),
             _moved(before.catalog, catalog, update),
             changed,
-            catalog.security,
+            self.workspace.security,
             tuple(report.lines()),
             report.relaxes,
+            pending,
             shown.skills,
             prepare.problem_rows(catalog),
         )
@@ -461,7 +484,9 @@ class Engine:
         self.query, self.live = query, live
         workspace, new = self._workspace(spec, cold)
         self._watch(workspace, spec)
-        update = None if new else workspace.refresh()
+        # With the security pass: the tree and the validation findings first, the risks after.
+        self._risks_due = workspace.security
+        update = None if new else workspace.refresh(security=False if self._risks_due else None)
         return self._loaded(spec, start, update)
 
     def _do_refresh(self, paths: Sequence[str] = ()) -> LoadedView:
@@ -474,13 +499,53 @@ class Engine:
         start = time.perf_counter()
         self.event("working", "refresh")
         try:
-            update = self.workspace.refresh(changed)
+            update = self.workspace.refresh(changed, security=False if self._risks_due else None)
         except BaseException:
             with self._cv:
                 self._changes.update(changed)  # not done: the next refresh takes them again
             raise
         self._watch(self.workspace, self.spec)  # new roots may have appeared
         return self._loaded(self.spec, start, update, changed, update.refresh)
+
+    def _do_risks(self) -> LoadedView:
+        """Scan the shown skills for risks (a job the engine gives itself while they are due),
+        sending them as they come in (RiskFill events, a few a second); when every skill is in,
+        the catalog with the security pass (built from the scan, equal to a fresh check). A
+        request or a change on disk pauses the scan; it goes on from there afterwards."""
+        workspace = self._require()
+        assert self.spec is not None
+        profile = self.spec.profile
+        start = time.perf_counter()
+        generation = self.generation
+        risks: list[tuple[str, str]] = []
+        rows: list[ProblemRow] = []
+        last = time.monotonic()
+
+        def send(done: int, total: int) -> None:
+            nonlocal last
+            self.event("risks", RiskFill(generation, done, total, tuple(risks), tuple(rows)))
+            risks.clear()
+            rows.clear()
+            last = time.monotonic()
+
+        def progress(p: RiskProgress) -> None:
+            skill = self.shown.by_key.get(p.key)
+            if skill is not None and p.key not in self._filled:
+                self._filled.add(p.key)
+                found = p.diagnostics.get(profile, ())
+                risks.append((p.key, risk_of(found)))
+                rows.extend(prepare.problem_row(d, skill) for d in found)
+            if time.monotonic() - last >= FILL_INTERVAL or p.done == p.total:
+                send(p.done, p.total)
+
+        self._risks_scanned = False
+        if not workspace.scan_risks(progress, stop_wanted):
+            raise Cancelled  # paused: the next risks job goes on from what was scanned
+        self._risks_due = False
+        # from here on only an open stops the answer: the window must get the view whose rows
+        # later answers (a filter's tree) are made of
+        self._risks_scanned = True
+        return self._loaded(self.spec, start, None, kind="risks")
 
     def _do_filter(self, query: FilterQuery) -> TreeView:
         self.query = query

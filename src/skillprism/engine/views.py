@@ -117,7 +117,8 @@ class SkillRow(NamedTuple):
     reason: str
     description: str  # its beginning, for a tooltip
     root: int  # index into LoadedView.roots
-    risk: str = "none"  # the worst of its security findings (core/vocabulary.py RISKS)
+    # the worst of its security findings (core/vocabulary.py RISKS); "" while not scanned yet
+    risk: str = "none"
 
 
 @dataclass(frozen=True)
@@ -176,8 +177,24 @@ class LoadedView:
     # sentence each; empty when there is no settings file), and whether it relaxes the review.
     settings: tuple[str, ...] = ()
     settings_relax: bool = False
+    # The security pass is on and its risks are still being scanned: this view has the
+    # validation findings only; RiskFill events follow, then a view with everything.
+    risks_pending: bool = False
     skills: list[SkillRow] = field(default_factory=list)
     problems: list[ProblemRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RiskFill:
+    """Risks scanned since the last fill (an EVENT "risks" while a view's `risks_pending`): of
+    the view `generation`, `done` of `total` skills scanned, each newly scanned skill's risk
+    (key, RISKS level) and its security findings as rows."""
+
+    generation: int
+    done: int
+    total: int
+    risks: tuple[tuple[str, str], ...]
+    problems: tuple[ProblemRow, ...]
 
 
 # --- the selected skill's pages -----------------------------------------------------------------

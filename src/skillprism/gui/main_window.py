@@ -51,6 +51,7 @@ from skillprism.engine.views import (
     Page,
     PreviewPages,
     ProblemRow,
+    RiskFill,
     SkillRow,
     TreeView,
 )
@@ -285,11 +286,21 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
         self.progress.setRange(0, 0)
         self.progress.hide()
+        # how far the risks of the view shown are scanned (the security pass fills in after
+        # the tree and the validation findings)
+        self.risk_scan = QProgressBar(maximumWidth=160, maximumHeight=14)
+        self.risk_scan.setFormat("Risks %v/%m")
+        self.risk_scan.setToolTip(
+            "Looking for risks (the static security pass): the tree and the validation findings "
+            "are complete; each skill's risk fills in as it is scanned"
+        )
+        self.risk_scan.hide()
         self.failure = FailureDetails(self)
         sb.addWidget(self.counts_label, 1)
         sb.addPermanentWidget(self.failure.button)
         sb.addPermanentWidget(self.settings_label)
         sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.risk_scan)
         sb.addPermanentWidget(self.watch_label)
         sb.addPermanentWidget(self.refresh_label)
 
@@ -373,6 +384,23 @@ class MainWindow(QMainWindow):
         if name == "watch":
             self.watch_mode = tuple(payload)
             self._update_watch_label()
+        elif name == "risks":
+            self._apply_risks(payload)
+
+    def _apply_risks(self, fill: RiskFill) -> None:
+        """Risks scanned since the view was shown: the skills' rows show theirs, the tables
+        add their findings, the status bar says how far the scan is."""
+        if self.loaded is None or fill.generation != self.loaded.generation:
+            return  # of a view the window no longer shows
+        self.tree_model.set_risks(fill.risks)
+        for key, risk in fill.risks:
+            row = self.skills.get(key)
+            if row is not None:
+                self.skills[key] = row._replace(risk=risk)
+        scanning = (fill.done, fill.total)
+        self.problems_panel.add_rows(fill.problems)
+        self.risks.add_rows(fill.problems, scanning)
+        self._show_risk_scan(scanning)
 
     def _on_engine_died(self, why: str) -> None:
         """The engine ended: say so at once, keep everything shown, offer a restart."""
@@ -415,7 +443,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(message, 8000)
 
     def _on_answer(self, kind: str, result: Any) -> None:
-        if kind in ("open", "refresh"):
+        if kind in ("open", "refresh", "risks"):
             self._apply_loaded(result)
         elif kind == "filter":
             self._apply_filter(result)
@@ -518,7 +546,9 @@ class MainWindow(QMainWindow):
         self.skills = {row.key: row for row in loaded.skills}
         self.tree_model.set_tree(loaded.tree, loaded.roots, loaded.skills)
         self.problems_panel.set_rows(loaded.problems)
-        self.risks.set_rows([row for row in loaded.problems if row.security])
+        scanning = (0, len(loaded.skills)) if loaded.risks_pending else None
+        self.risks.set_rows([row for row in loaded.problems if row.security], scanning)
+        self._show_risk_scan(scanning)
         self.budget.set_loaded(True)
         # the matrix of the last session comes back with the set, when it had been made
         self.matrix.set_catalog(
@@ -535,6 +565,16 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_watch_label()
         self.sig_catalog_applied.emit(loaded)
+
+    def _show_risk_scan(self, scanning: tuple[int, int] | None) -> None:
+        """The risk scan's progress in the status bar (hidden when no scan is under way)."""
+        if scanning is None:
+            self.risk_scan.hide()
+            return
+        done, total = scanning
+        self.risk_scan.setRange(0, max(total, 1))
+        self.risk_scan.setValue(done)
+        self.risk_scan.show()
 
     def _update_watch_label(self) -> None:
         if not self.live:  # a one-shot view (screenshot): watching is off on purpose

@@ -3,6 +3,7 @@ engine/prepare.py: `problem_rows`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -41,6 +42,23 @@ class ProblemsModel(RowsTableModel):
         if self._order != (0, Qt.SortOrder.AscendingOrder):
             self._sort_rows(*self._order)
         self.endResetModel()
+
+    def add_rows(self, rows: Sequence[ProblemRow]) -> None:
+        """Show more rows (risks as they are scanned), each in its place in the current order."""
+        if not rows:
+            return
+        column, order = self._order
+        self.layoutAboutToBeChanged.emit()
+        held = self.persistentIndexList()  # a selection, the current row: they follow their row
+        held_rows = [self._rows[i.row()] for i in held]
+        self._rows = [*self._rows, *rows]
+        self._sort_rows(column, order)
+        where = {id(row): n for n, row in enumerate(self._rows)}
+        self.changePersistentIndexList(
+            held,
+            [self.index(where[id(r)], i.column()) for r, i in zip(held_rows, held, strict=True)],
+        )
+        self.layoutChanged.emit()
 
     def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:
         self._rows.sort(

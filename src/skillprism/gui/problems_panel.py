@@ -4,7 +4,7 @@ Activating a row asks the window to show the finding where it is (`sig_show`).""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
@@ -87,6 +87,10 @@ class ProblemsPanel(QWidget):
 
     def set_rows(self, rows: list[ProblemRow]) -> None:
         self.model.set_rows(rows)
+
+    def add_rows(self, rows: Sequence[ProblemRow]) -> None:
+        """Findings that came in since (risks as they are scanned)."""
+        self.model.add_rows(rows)
 
     def set_selected(self, key: str) -> None:
         self._selected = key

@@ -11,6 +11,7 @@ Files. Nothing is executed: the pass is static, and the view says so. The rows a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -47,6 +48,7 @@ class RisksView(QWidget):
         self.proxy.setSourceModel(self.model)
         self._selected = ""
         self._loaded = False
+        self._scanning: tuple[int, int] | None = None  # (done, total) while risks come in
         self.table = PlaceholderTableView(self._placeholder)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
@@ -90,6 +92,9 @@ class RisksView(QWidget):
     def _placeholder(self) -> str:
         if not self._loaded:
             return "Scanning…"
+        if self._scanning is not None and self.model.rowCount() == 0:
+            done, total = self._scanning
+            return f"Looking for risks: {done} of {total} skills scanned, none found so far…"
         if self.model.rowCount() == 0:
             return (
                 "No risks found by the static pass (nothing in the skills was run, imported or "
@@ -99,10 +104,20 @@ class RisksView(QWidget):
             return "No risks found in the selected skill."
         return "No risks match the filter."
 
-    def set_rows(self, rows: list[ProblemRow]) -> None:
+    def set_rows(self, rows: list[ProblemRow], scanning: tuple[int, int] | None = None) -> None:
+        """The risks of a new view; `scanning` (done, total) while its risks are still being
+        scanned (more come through `add_rows`)."""
         self._loaded = True
+        self._scanning = scanning
         self.model.set_rows(rows)
-        self._show_counts(rows)
+        self._show_counts()
+
+    def add_rows(self, rows: Sequence[ProblemRow], scanning: tuple[int, int]) -> None:
+        """Risks scanned since: shown in their place, the progress beside the counts."""
+        self._scanning = scanning
+        self.model.add_rows(rows)
+        self._show_counts()
+        self.table.viewport().update()  # the placeholder says how far the scan is
 
     def set_selected(self, key: str) -> None:
         self._selected = key
@@ -111,12 +126,18 @@ class RisksView(QWidget):
     def _apply_scope(self, *_args: Any) -> None:
         self.proxy.set_skill(self._selected if self.only_selected.isChecked() else "")
 
-    def _show_counts(self, rows: list[ProblemRow] | None = None) -> None:
-        rows = rows or []
+    def _show_counts(self) -> None:
+        rows = [self.model.row(i) for i in range(self.model.rowCount())]
         counts = Counter(r.diagnostic.severity.value for r in rows)
         skills = len({r.key for r in rows})
+        scanning = ""
+        if self._scanning is not None:
+            done, total = self._scanning
+            scanning = f" — scanning: {done} of {total} skills"
         if not counts:
-            self.counts.setText("<span style='color:gray'>Static security pass: no risks</span>")
+            self.counts.setText(
+                f"<span style='color:gray'>Static security pass: no risks{scanning}</span>"
+            )
             return
         # the same words as the table's Severity column
         parts = [
@@ -124,7 +145,9 @@ class RisksView(QWidget):
             f"<b style='color:#b7791f'>{counts['warning']} warning(s)</b>",
             f"{counts['info']} note(s)",
         ]
-        self.counts.setText(" · ".join(parts) + f" in {skills} skill(s) — static pass only")
+        self.counts.setText(
+            " · ".join(parts) + f" in {skills} skill(s) — static pass only{scanning}"
+        )
 
     def _on_activated(self, index: QModelIndex) -> None:
         src = self.proxy.mapToSource(index)

@@ -71,6 +71,7 @@ class SkillTreeModel(QAbstractItemModel):
         super().__init__(parent)
         self._roots: Sequence[RootRow] = ()
         self._skills: Sequence[SkillRow] = ()
+        self._skill_index: dict[str, int] | None = None  # key -> index in _skills, when asked
         # per root shown: (its row in `_roots`, its summary text, its skills' rows in `_skills`)
         self._groups: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
         self._keep: frozenset[str] | None = None
@@ -90,6 +91,7 @@ class SkillTreeModel(QAbstractItemModel):
         and only the changed skills' rows are updated, so the view keeps what is open without
         laying it out again; otherwise the new rows are swapped in with a reset."""
         same = view.same_shape and view.base and view.base == self._serial
+        self._skill_index = None
         if not same or view.changed is None:
             self.beginResetModel()
             self._roots, self._skills, self._groups = roots, skills, view.groups
@@ -129,6 +131,29 @@ class SkillTreeModel(QAbstractItemModel):
                 self.createIndex(first, 0, _skill_id(r, first)),
                 self.createIndex(end, last, _skill_id(r, end)),
             )
+
+    def set_risks(self, risks: Sequence[tuple[str, str]]) -> None:
+        """Skills scanned for risks since the tree was shown: (key, risk) each; their rows
+        show it (nothing else of the tree changes)."""
+        if not risks:
+            return
+        if not isinstance(self._skills, list):
+            self._skills = list(self._skills)
+        if self._skill_index is None:
+            self._skill_index = {row.key: i for i, row in enumerate(self._skills)}
+        last = len(self.COLUMNS) - 1
+        for key, risk in risks:
+            i = self._skill_index.get(key)
+            if i is None:
+                continue
+            self._skills[i] = self._skills[i]._replace(risk=risk)
+            at = self._positions.get(key)
+            if at is not None and at[1] >= 0:
+                r, s = at
+                self.dataChanged.emit(
+                    self.createIndex(s, 0, _skill_id(r, s)),
+                    self.createIndex(s, last, _skill_id(r, s)),
+                )
 
     @property
     def filtered(self) -> bool:
@@ -311,7 +336,8 @@ class SkillTreeModel(QAbstractItemModel):
                 QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
             )
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [skill.path, f"state: {STATE_TEXT.get(state, state)}", f"risk: {skill.risk}"]
+            risk = skill.risk or "not scanned yet"
+            lines = [skill.path, f"state: {STATE_TEXT.get(state, state)}", f"risk: {risk}"]
             if skill.shadowed_by:
                 lines.append(f"shadowed by the copy at {skill.shadowed_by}")
             if skill.reason:

@@ -48,7 +48,7 @@ def listed_fields(profile: Any) -> set[str]:
 
 def builtins_of(runtime: str) -> tuple[list[dict], Any, dict[str, str]]:
     """The runtime's built-in skills from one driver run, its profile, the job environment."""
-    from skillprism.core.resolve import expand_template
+    from skillprism.core.roots import expand_template
 
     rt = RUNTIMES[runtime]
     profile = fixtures.shipped_profile(rt.profile)

@@ -32,7 +32,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from skillprism.core.profiles import Profile, load_profile, load_profile_file
-from skillprism.core.resolve import expand_template
+from skillprism.core.roots import expand_template
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED_PROFILES = REPO / "resources" / "profiles"

@@ -165,10 +165,10 @@ def _skill_url(tmp: Path) -> set[str]:
 
 
 def _internal(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> set[str]:
-    from skillprism.core import resolve
+    from skillprism.core import evaluator
 
     write(tmp, {"root/s/SKILL.md": fm()})
-    monkeypatch.setattr(resolve, "evaluate", lambda *a: 1 / 0)
+    monkeypatch.setattr(evaluator, "evaluate", lambda *a: 1 / 0)
     return {
         d.code
         for d in build_catalog(load_profile("agentskills"), [str(tmp / "root")]).all_diagnostics()

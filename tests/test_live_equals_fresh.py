@@ -34,7 +34,8 @@ from hypothesis import strategies as st
 
 from skillprism.core.catalog import Catalog
 from skillprism.core.profiles import available_profiles, load_profile
-from skillprism.core.resolve import build_catalog, profile_roots
+from skillprism.core.resolve import build_catalog
+from skillprism.core.roots import profile_roots
 from skillprism.core.settings import ProjectSettings
 from skillprism.core.watch import LiveCatalog
 

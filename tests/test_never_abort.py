@@ -21,8 +21,9 @@ import pytest
 
 from skillprism.core import resources as resources_mod
 from skillprism.core import scan as scan_mod
+from skillprism.core.document_cache import DocumentCache
 from skillprism.core.profiles import available_profiles, load_profile
-from skillprism.core.resolve import DocumentCache, build_catalog
+from skillprism.core.resolve import build_catalog
 from skillprism.core.resources import list_resources
 from skillprism.core.tier3 import resolve_reference
 
@@ -108,18 +109,18 @@ def test_a_huge_integer_is_named_as_an_integer(tmp_path: Path) -> None:
 def test_an_unexpected_error_is_a_finding_on_that_skill_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillprism.core import resolve
+    from skillprism.core import evaluator
 
     ordinary(tmp_path, "good")
     ordinary(tmp_path, "bad")
-    real = resolve.evaluate
+    real = evaluator.evaluate
 
     def flaky(doc, profile, dir_name):  # type: ignore[no-untyped-def]
         if dir_name == "bad":
             raise RuntimeError("boom")
         return real(doc, profile, dir_name)
 
-    monkeypatch.setattr(resolve, "evaluate", flaky)
+    monkeypatch.setattr(evaluator, "evaluate", flaky)
     catalog = build_catalog(load_profile("agentskills"), [str(tmp_path)])
     by_dir = {os.path.basename(s.directory): s for s in catalog.skills}
     assert by_dir["good"].status == "ok"

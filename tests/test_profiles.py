@@ -19,7 +19,8 @@ from skillprism.core.profiles import (
     load_profile,
     load_profile_file,
 )
-from skillprism.core.resolve import build_catalog, profile_roots
+from skillprism.core.resolve import build_catalog
+from skillprism.core.roots import profile_roots
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
 
 SHIPPED = (
@@ -623,7 +624,7 @@ def test_docs_cover_every_key_the_parser_reads(monkeypatch) -> None:
 
 
 def test_js_string_reads_values_as_javascript_writes_them() -> None:
-    from skillprism.core.validate import js_string
+    from skillprism.core.js_values import js_string
 
     assert js_string(12345) == "12345"
     assert js_string(True) == "true"

@@ -102,7 +102,7 @@ def test_every_shipped_profile_resolves_the_demo_set() -> None:
 
 
 def test_parallel_evaluation_gives_the_same_catalog(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from skillprism.core import resolve
+    from skillprism.core import evaluator
 
     root = tmp_path / "skills"
     for i in range(12):
@@ -111,7 +111,7 @@ def test_parallel_evaluation_gives_the_same_catalog(tmp_path: Path, monkeypatch)
     os_link.symlink_to(root / "s1")
     profile = load_profile("agentskills")
     serial = build_catalog(profile, [str(root)])
-    monkeypatch.setattr(resolve, "PARALLEL_MIN_SKILLS", 1)
+    monkeypatch.setattr(evaluator, "PARALLEL_MIN_SKILLS", 1)
     parallel = build_catalog(profile, [str(root)], workers=2)
     assert serial.skills == parallel.skills
     alias = next(s for s in parallel.skills if "/alias/" in s.path)
@@ -137,7 +137,7 @@ def test_ambiguous_scope_suffix_is_labelled_as_a_path(tmp_path: Path) -> None:
 
 
 def test_env_templates_expand_once_and_cannot_loop(tmp_path: Path) -> None:
-    from skillprism.core.resolve import expand_template
+    from skillprism.core.roots import expand_template
 
     env = {"CODEX_HOME": "{env:CODEX_HOME}"}
     assert (
@@ -165,7 +165,7 @@ def test_a_build_leaves_the_collector_as_it_was(tmp_path) -> None:  # type: igno
 
 
 def test_the_document_cache_forgets_a_path_under_every_profile(tmp_path: Path) -> None:
-    from skillprism.core.resolve import DocumentCache
+    from skillprism.core.document_cache import DocumentCache
     from skillprism.core.validate import Evaluation
 
     paths = []
@@ -271,12 +271,12 @@ def test_a_failing_scan_costs_only_its_risks_in_the_pool_and_in_process(
 def _serial_and_pooled_with_security(root: Path, monkeypatch):  # type: ignore[no-untyped-def]
     """The catalog of `root` with the security pass through a pool of workers (two skills a batch),
     asserted equal to the one made in-process."""
-    from skillprism.core import resolve
+    from skillprism.core import evaluator
 
     profile = load_profile("agentskills")
     serial = build_catalog(profile, [str(root)], security=True)
-    monkeypatch.setattr(resolve, "PARALLEL_MIN_SKILLS", 1)
-    monkeypatch.setattr(resolve._Evaluator, "BATCH", 2)
+    monkeypatch.setattr(evaluator, "PARALLEL_MIN_SKILLS", 1)
+    monkeypatch.setattr(evaluator.Evaluator, "BATCH", 2)
     parallel = build_catalog(profile, [str(root)], workers=2, security=True)
     assert serial.skills == parallel.skills
     return parallel

@@ -36,10 +36,10 @@ from skillprism.core.compare import Matrix, matrix_per_profile
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result
 from skillprism.core.document import SkillDocument
+from skillprism.core.document_cache import DocumentCache
 from skillprism.core.placement import WhereReport, where
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
-from skillprism.core.resolve import DocumentCache
 from skillprism.core.runtime_settings import apply_runtime_settings
 from skillprism.core.scan import DEFAULT_MAX_DEPTH, path_problem
 from skillprism.core.settings import (
@@ -303,7 +303,8 @@ class Workspace:
         `progress` gets a `RiskProgress` after each skill: how many are done of how many, the
         skill's key (its path as found, as in the catalogs) and its security findings as each
         chosen profile reports them."""
-        from skillprism.core.resolve import risk_diagnostics, skill_risks
+        from skillprism.core.evaluator import skill_risks
+        from skillprism.core.risk_diagnostics import risk_diagnostics
         from skillprism.core.security import cache as security_cache
         from skillprism.core.security.engine import ScanCancelled
 

@@ -232,7 +232,7 @@ def _builtin_root(catalog: Catalog, template: str) -> RootInfo:
     for root in catalog.roots:
         if root.template == index:
             return root
-    from skillprism.core.resolve import expand_template
+    from skillprism.core.roots import expand_template
 
     n = len(profile.roots)
     rank = (n - 1 - index if profile.tie_rule == "last-wins" else index) * 1000

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from skillprism.core.catalog import RootInfo
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import expand_template, root_condition
+from skillprism.core.roots import expand_template, root_condition
 from skillprism.core.scan import DEFAULT_MAX_DIRS, SKILL_FILE_LOWER, FoundFile, search
 from skillprism.core.structured import MANIFEST_MAX_BYTES, StructuredError, read_structured
 

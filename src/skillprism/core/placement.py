@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from skillprism.core.document_cache import DocumentCache
 from skillprism.core.profiles import Profile
-from skillprism.core.resolve import DocumentCache, build_catalog, expand_template, repository_root
+from skillprism.core.resolve import build_catalog
+from skillprism.core.roots import expand_template, repository_root
 from skillprism.core.vocabulary import LEVEL_ORDER
 
 PROJECT, PERSONAL = "project", "personal"

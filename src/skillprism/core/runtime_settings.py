@@ -14,7 +14,7 @@ from typing import Any
 
 from skillprism.core.disclose import BudgetSettings
 from skillprism.core.disclosure_spec import SettingsSpec
-from skillprism.core.resolve import expand_template
+from skillprism.core.roots import expand_template
 from skillprism.core.structured import StructuredError, read_structured
 from skillprism.core.vocabulary import OVERRIDES
 

@@ -8,21 +8,25 @@ description the way the runtime does (defaults, sanitising, collapsing).
 from __future__ import annotations
 
 import functools
-import json
 import os
-import posixpath
 import re
-import stat
 import unicodedata
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from typing import Any
-from urllib.parse import unquote
 
+from skillprism.core.body_links import (
+    INLINE_CODE,
+    body_references,
+    check_reference,
+    mentioned_files,
+    quick_targets,
+)
 from skillprism.core.document import Finding, SkillDocument
 from skillprism.core.framing import frame
+from skillprism.core.js_values import non_string_text
 from skillprism.core.profiles import Profile
 from skillprism.core.reading import frontmatter_data, skip_field
+from skillprism.core.reference_validator import reference_validator_notes
 from skillprism.core.yamlread import YamlResult, type_name
 
 _ASCII_NAME_CHARS = re.compile(r"^[a-z0-9-]+$")
@@ -383,89 +387,6 @@ def _name_charset(ev: Evaluation, p: Profile, name: str, line: int, col: int) ->
             )
 
 
-_EXPONENT = re.compile(r"e([+-])0*(\d)")
-
-
-def non_string_text(value: Any, mode: str) -> str | None:
-    """What a runtime whose profile says `non_strings = mode` reads a number, boolean, list or
-    mapping as (None = refused): `js-string` = JavaScript's String(); `js-json` = String() for a
-    number or boolean, JSON.stringify() for a list or mapping (OpenClaw)."""
-    if mode == "js-json" and isinstance(value, (list, dict)):
-        return js_json(value)
-    if mode in ("js-string", "js-json"):
-        return js_string(value)
-    return None
-
-
-def js_json(value: Any) -> str | None:
-    """JavaScript's JSON.stringify() of a YAML list or mapping (None for a value it cannot write
-    the way JavaScript would, such as a date)."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (bool, int, float)):
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            return "null"
-        return js_string(value)
-    if isinstance(value, list):
-        parts = [js_json(item) for item in value]
-        return None if None in parts else "[" + ",".join(parts) + "]"  # type: ignore[arg-type]
-    if isinstance(value, dict):
-        out = []
-        for key, item in value.items():
-            text = js_json(item)
-            if text is None:
-                return None
-            out.append(
-                f"{json.dumps(key if isinstance(key, str) else js_string(key), ensure_ascii=False)}:{text}"
-            )
-        return "{" + ",".join(out) + "}"
-    return None
-
-
-def js_string(value: Any) -> str | None:
-    """What JavaScript's String() makes of a YAML number, boolean or list; None for anything else
-    (the yaml package's mappings have no prototype: String() throws on them, in a list too).
-    Numbers follow Number.prototype.toString: integers beyond 2**53 become the nearest double,
-    plain digits from 1e-6 up to 1e21, the shortest exponent form outside."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        if abs(value) < 2**53:
-            return str(value)
-        try:
-            value = float(value)
-        except OverflowError:
-            return "Infinity" if value > 0 else "-Infinity"
-    if isinstance(value, float):
-        if value != value:
-            return "NaN"
-        if value in (float("inf"), float("-inf")):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value == 0:
-            return "0"
-        if 1e-6 <= abs(value) < 1e21:
-            # Python's repr is the shortest round-trip digits, as JavaScript's; only the form
-            # differs (JavaScript writes no exponent in this range).
-            text = format(Decimal(repr(value)), "f")
-            return text[:-2] if text.endswith(".0") else text
-        return _EXPONENT.sub(r"e\1\2", repr(value))
-    if isinstance(value, list):
-        # Array.prototype.toString: the items' strings joined by ',', null as ''.
-        parts = []
-        for item in value:
-            if item is None:
-                parts.append("")
-                continue
-            text = item if isinstance(item, str) else js_string(item)
-            if text is None:
-                return None
-            parts.append(text)
-        return ",".join(parts)
-    return None
-
-
 @functools.lru_cache(maxsize=32)
 def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
@@ -746,210 +667,6 @@ def _field_type(
         )
 
 
-# Link text and target stop at the next '[' (possessively), so a line of 10^6 '[' is linear time.
-_LINK = re.compile(
-    r"!?\[(?:[^\[\]\\]|\\[^\[])*+\]\(\s*<?([^)\s>\[]++)>?(?:\s+[\"'][^\"']*[\"'])?\s*\)"
-)
-_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+:")
-_WINDOWS_ABS = re.compile(r"^(?:[a-zA-Z]:[\\/]|\\\\|//)")
-
-
-_QUICK_LINK = re.compile(r"\]\(\s*<?([^)\s>\[]+)")
-_QUICK_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.M)
-_FENCE_LINE = re.compile(r"\n[^\S\n]*(?:```|~~~)")
-_LINK_MARK = re.compile(r"\][(:]")
-
-
-def body_references(body: str) -> list[tuple[str, int, int]]:
-    """Relative file targets of Markdown links/images in `body`, outside code, with 0-based line and
-    column within the body."""
-    out: list[tuple[str, int, int]] = []
-    if "](" not in body and "]:" not in body:
-        return out
-    # Visit only fence lines and lines holding '](' or ']:', found by two regex scans that start
-    # at a literal (fast), instead of a Python loop over every line of every body.
-    fences = {m.start() for m in _FENCE_LINE.finditer("\n" + body)}  # their offsets in body
-    starts = set(fences)
-    # The start of each mark's line, found moving forward: a search back from each mark to the
-    # line start would be quadratic on one long line of links.
-    line_start, next_nl = 0, body.find("\n")
-    for m in _LINK_MARK.finditer(body):
-        pos = m.start()
-        if 0 <= next_nl < pos:
-            line_start = body.rfind("\n", next_nl, pos) + 1
-            next_nl = body.find("\n", pos)
-        starts.add(line_start)
-    in_fence = False
-    i = last = 0
-    for start in sorted(starts):
-        i += body.count("\n", last, start)
-        last = start
-        if start in fences:  # the line's lstrip() starts with ``` or ~~~
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        end = body.find("\n", start)
-        line = body[start:] if end < 0 else body[start:end]
-        stripped = (
-            re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line) if "`" in line else line
-        )
-        for m in _LINK.finditer(stripped):
-            out.append((m.group(1), i, m.start(1)))
-        m = _REF_DEF.match(stripped)
-        if m:
-            out.append((m.group(1), i, m.start(1)))
-    return out
-
-
-# A reference's form is judged from its text alone, and the same targets ("references/api.md")
-# recur in skill after skill: judge each distinct text once per process (bounded).
-_Problem = tuple[str, str, str]
-_Form = tuple[_Problem | None, tuple[str, ...], str, _Problem | None]
-
-
-@functools.lru_cache(maxsize=4096)
-def _reference_form(target: str) -> _Form | None:
-    """None when `target` is fine or not a file reference; else (problem, parts, shown, deep):
-    a problem found from the text alone, or the path segments below the skill folder, the target
-    as shown in messages and the verdict should the file exist (too deep, or None)."""
-    if (
-        not target
-        or target.startswith("#")
-        or (_SCHEME.match(target) and not _WINDOWS_ABS.match(target))
-    ):
-        return None
-    target = target.split("#", 1)[0].split("?", 1)[0]
-    if not target:
-        return None
-    # The same form checks `skillprism resource` applies ('..' segments, encoded escapes, drive
-    # and UNC forms, look-alikes), so check and tier 3 never disagree about one link.
-    from skillprism.core.tier3 import reference_form_problem  # imported on first use: startup
-
-    problem = reference_form_problem(target)
-    if problem is not None:
-        return problem, (), target, None
-    target = unquote(target)
-    if target.startswith("/") or _WINDOWS_ABS.match(target) or target.startswith("\\"):
-        return (
-            (
-                "reference-absolute",
-                f"absolute reference '{target}'",
-                "refer to files relative to the skill folder, e.g. references/guide.md",
-            ),
-            (),
-            target,
-            None,
-        )
-    norm = posixpath.normpath(target.replace("\\", "/"))
-    if norm == ".." or norm.startswith("../"):
-        return (
-            (
-                "reference-escapes",
-                f"reference '{target}' leaves the skill folder",
-                "copy the file into the skill folder and link it relatively",
-            ),
-            (),
-            target,
-            None,
-        )
-    deep = None
-    if norm.count("/") > 1:
-        deep = (
-            "reference-deep",
-            f"reference '{target}' is {norm.count('/')} folders deep",
-            "keep references one level deep, e.g. references/file.md",
-        )
-    return None, tuple(norm.split("/")), target, deep
-
-
-def check_reference(
-    skill_dir: str, target: str, links: dict[str, bool] | None = None
-) -> tuple[str, str, str] | None:
-    """Classify one link target: None when fine or not a file reference, else (rule, message, hint).
-
-    `links`, when given, remembers which folders below `skill_dir` are symlinks, for the other
-    links of the same skill (its `references/` folder is on the way to most of them)."""
-    form = _reference_form(target)
-    if form is None:
-        return None
-    problem, parts, target, deep = form
-    if problem is not None:
-        return problem
-    full = os.path.join(skill_dir, os.sep.join(parts))  # no part is absolute or empty
-    try:
-        last = os.lstat(full)
-    except (OSError, ValueError):
-        return (
-            "reference-missing",
-            f"referenced file '{target}' does not exist",
-            "create the file or fix the link",
-        )
-    # Only a symlink below the skill folder can lead out of it: resolve real paths only then.
-    # The file's own lstat is already in hand; the folders on the way cost one lstat each.
-    linked = stat.S_ISLNK(last.st_mode)
-    cur = skill_dir
-    for part in parts[:-1]:
-        if linked:
-            break
-        cur = os.path.join(cur, part)
-        if links is None:
-            linked = os.path.islink(cur)
-        else:
-            known = links.get(cur)
-            if known is None:
-                known = links[cur] = os.path.islink(cur)
-            linked = known
-    if linked:
-        real_dir = os.path.realpath(skill_dir)
-        real = os.path.realpath(full)
-        if real != real_dir and not real.startswith(real_dir + os.sep):
-            return (
-                "reference-escapes",
-                f"reference '{target}' resolves outside the skill folder (symlink)",
-                "replace the symlink with the file itself",
-            )
-    return deep
-
-
-# Beyond this many ']' in a body, _quick_targets lets the regexes scan it instead.
-_QUICK_BRACKETS = 64
-
-
-def _quick_targets(body: str) -> set[str]:
-    """`set(_QUICK_LINK.findall(body))`, plus `_QUICK_REF_DEF.findall(body)` when the body holds
-    ']:'. A body has a few ']' at most, and str.find jumps to each (memchr) several times faster
-    than the regex engine and `in` walk the whole text; so the link pattern is matched only where
-    ']' is, skipping what the previous match consumed, exactly as findall would. A body full of
-    ']' goes to the regexes."""
-    quick: set[str] = set()
-    has_ref_mark = False
-    end = 0  # where findall would resume after the last match
-    seen = 0
-    find = body.find
-    i = find("]")
-    while i >= 0:
-        seen += 1
-        if seen > _QUICK_BRACKETS:
-            quick = set(_QUICK_LINK.findall(body))
-            has_ref_mark = "]:" in body
-            break
-        after = body[i + 1 : i + 2]
-        if after == "(":
-            if i >= end:
-                m = _QUICK_LINK.match(body, i)
-                if m is not None:
-                    quick.add(m.group(1))
-                    end = m.end()
-        elif after == ":":
-            has_ref_mark = True
-        i = find("]", i + 1)
-    if has_ref_mark:
-        quick.update(_QUICK_REF_DEF.findall(body))
-    return quick
-
-
 def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
     body = doc.body
     # Same test as `not body.strip()` without copying the body: isspace stops at the first letter.
@@ -992,7 +709,7 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
     # Almost every link is fine, and only a broken one needs a line number. So check the targets
     # of a cheap superset scan first (same capture as _LINK / _REF_DEF, anchored at "](" and "]:")
     # and run the exact, position-tracking body_references only when one of them is a problem.
-    quick = _quick_targets(body)
+    quick = quick_targets(body)
     links: dict[str, bool] = {}
     seen = {t: check_reference(skill_dir, t, links) for t in quick}
     # A backtick inside a target means inline code may cut it differently: take the exact path.
@@ -1005,29 +722,6 @@ def _body(ev: Evaluation, p: Profile, doc: SkillDocument) -> None:
         if problem:
             rule, message, hint = problem
             ev.findings.append(Finding(rule, message, doc.body_first_line + i, col + 1, hint))
-
-
-# A file of the skill named in inline code or in allowed-tools: a relative path into one of the
-# folders skills keep their files in, with an extension (`scripts/fill.py`, `python
-# references/x.md`). Links are checked apart (body_references); this is for the files an agent is
-# told to run or read without a link. `./scripts/x.sh` is a path in the project the agent works
-# in (commands run there), not in the skill, and is left alone.
-_SKILL_FOLDERS = ("scripts", "references", "assets", "templates", "examples", "resources")
-_MENTION = re.compile(
-    r"(?<![\w./~$-])((?:" + "|".join(_SKILL_FOLDERS) + r")/[\w./-]*?\.[A-Za-z0-9]{1,8})(?![\w/-])"
-)
-_INLINE_CODE = re.compile(r"(?<!`)`([^`\n]{1,300})`(?!`)")
-
-
-def mentioned_files(text: str) -> list[tuple[str, int]]:
-    """Paths of skill files `text` names (see _MENTION), with their offset in it."""
-    out = []
-    for m in _MENTION.finditer(text):
-        path = m.group(1)
-        if "*" in path or path.endswith("/"):
-            continue
-        out.append((path, m.start(1)))
-    return out
 
 
 def _mentioned_files(
@@ -1064,7 +758,7 @@ def _mentioned_files(
     for i, body_line in enumerate(doc.body.split("\n")):
         if "`" not in body_line:
             continue
-        for code in _INLINE_CODE.finditer(body_line):
+        for code in INLINE_CODE.finditer(body_line):
             for path, at in mentioned_files(code.group(1)):
                 if missing(path):
                     first.setdefault(path, (doc.body_first_line + i, code.start(1) + at + 1))
@@ -1080,165 +774,3 @@ def _mentioned_files(
                 "add the file, or fix the path",
             )
         )
-
-
-_TAB_AFTER_KEY = re.compile(r"^[ ]*+[\w-]++:\t", re.M)
-
-
-def reference_validator_notes(doc: SkillDocument, yml: YamlResult | None) -> list[Finding]:
-    """Where skills-ref 0.1.1 would judge this file differently from the specification."""
-    notes: list[Finding] = []
-    msg_start = "'SKILL.md must start with YAML frontmatter (---)'"
-    if doc.invalid_utf8:
-        notes.append(
-            Finding(
-                "refval-crashes",
-                "the reference validator crashes on invalid UTF-8 "
-                "(UnicodeDecodeError) instead of reporting it",
-                1,
-                1,
-            )
-        )
-    if doc.bom:
-        notes.append(
-            Finding(
-                "refval-rejects-file", f"the reference validator rejects a BOM: {msg_start}", 1, 1
-            )
-        )
-    elif doc.leading_blank_lines:
-        notes.append(
-            Finding(
-                "refval-rejects-file",
-                f"the reference validator rejects blank lines before '---': {msg_start}",
-                1,
-                1,
-            )
-        )
-    tab = _TAB_AFTER_KEY.search(doc.frontmatter_text) if doc.has_frontmatter else None
-    if tab is not None:
-        notes.append(
-            Finding(
-                "refval-rejects-file",
-                "the reference validator (strictyaml) rejects a tab after ':' (found character "
-                "'\\t' that cannot start any token)",
-                doc.frontmatter_first_line + doc.frontmatter_text.count("\n", 0, tab.start()),
-                tab.end() - tab.start(),
-                "put a space after ':' instead of a tab",
-            )
-        )
-    if doc.has_frontmatter and "---" in doc.frontmatter_text:
-        offset = doc.frontmatter_text.index("---")
-        line = doc.frontmatter_first_line + doc.frontmatter_text.count("\n", 0, offset)
-        notes.append(
-            Finding(
-                "refval-rejects-file",
-                "the reference validator splits the file at this '---' inside a value and "
-                "reads a truncated frontmatter",
-                line,
-                1,
-                "avoid '---' inside frontmatter values",
-            )
-        )
-    if yml is not None and not yml.failed:
-        if yml.flow_style:
-            notes.append(
-                Finding(
-                    "refval-flow-style",
-                    "the reference validator (strictyaml) rejects flow-style YAML such as [a, b]",
-                    yml.flow_style_at[0] or doc.frontmatter_first_line,
-                    yml.flow_style_at[1] or 1,
-                    "write lists as '- item' lines",
-                )
-            )
-        if any(i.rule == "duplicate-key" for i in yml.issues):
-            notes.append(
-                Finding(
-                    "refval-rejects-file",
-                    "the reference validator (strictyaml) rejects duplicate keys",
-                    doc.frontmatter_first_line,
-                    1,
-                )
-            )
-        notes.extend(_refval_strictyaml_tokens(doc))
-        if isinstance(yml.data, dict):
-            notes.extend(_refval_unchecked_fields(yml, doc))
-    if doc.text and any(f.rule == "frontmatter-unclosed" for f in doc.findings):
-        start = doc.text.find("---") + 3
-        cut = doc.text.find("---", start)
-        if start >= 3 and cut >= 0:
-            notes.append(
-                Finding(
-                    "refval-rejects-file",
-                    "the reference validator ends the frontmatter at this '---' (it splits on the "
-                    "first two '---' anywhere) and may accept the file",
-                    doc.text.count("\n", 0, cut) + 1,
-                    1,
-                )
-            )
-    return notes
-
-
-# YAML reads '&', '*' or '!' as anchor, alias or tag only at the start of a node: at a line start,
-# after white space, or after a flow '[', '{' or ','. "git:*" or "R&D" are plain text.
-_TOKEN_START_SIGIL = re.compile(r"(?:^|[\s\[{,])[&*!](?=\S)", re.M)
-
-
-def _refval_strictyaml_tokens(doc: SkillDocument) -> list[Finding]:
-    """Anchors, aliases and tags parse here; strictyaml (skills-ref) refuses them."""
-    text = doc.frontmatter_text
-    # Only a '&', '*' or '!' that starts a token can be an anchor, alias or tag; "R&D" or "now!"
-    # in a description cannot, and skipping the token scan for them keeps checks fast.
-    if ("&" not in text and "*" not in text and "!" not in text) or not _TOKEN_START_SIGIL.search(
-        text
-    ):
-        return []
-    # PyYAML is imported here, on first need, as in yamlread: most checks never need it.
-    import yaml
-
-    from skillprism.core.yamlread import LOADER
-
-    refuses = {
-        yaml.AnchorToken: "anchors (&)",
-        yaml.AliasToken: "aliases (*)",
-        yaml.TagToken: "tags (!)",
-    }
-    try:
-        for token in yaml.scan(text, Loader=LOADER):
-            what = refuses.get(type(token))
-            if what:
-                return [
-                    Finding(
-                        "refval-rejects-file",
-                        f"the reference validator (strictyaml) rejects YAML {what}",
-                        doc.frontmatter_first_line + token.start_mark.line,
-                        token.start_mark.column + 1,
-                        "write plain values; quote text that starts with '&', '*' or '!'",
-                    )
-                ]
-    except yaml.YAMLError:
-        pass
-    return []
-
-
-def _refval_unchecked_fields(yml: YamlResult, doc: SkillDocument) -> list[Finding]:
-    """Optional fields whose value the specification restricts but skills-ref never checks."""
-    data = yml.data
-    notes: list[Finding] = []
-    for key in ("compatibility", "license", "allowed-tools", "metadata"):
-        if key not in data:
-            continue
-        value = data[key]
-        if key == "compatibility":
-            bad, what = isinstance(value, str) and not value.strip(), "an empty 'compatibility'"
-        elif key == "metadata":
-            bad = not isinstance(value, dict) or any(not isinstance(v, str) for v in value.values())
-            what = "any value of 'metadata' (it does not check for a string-to-string map)"
-        else:
-            bad = not isinstance(value, (str, list) if key == "allowed-tools" else str)
-            what = f"any value of '{key}' (it does not check its type)"
-        if bad:
-            line, col = yml.key_positions.get((key,), (doc.frontmatter_first_line, 1))
-            notes.append(
-                Finding("refval-rejects-file", f"the reference validator accepts {what}", line, col)
-            )
-    return notes

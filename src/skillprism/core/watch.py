@@ -20,19 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
+from skillprism.core.document_cache import DocumentCache
+from skillprism.core.evaluator import evaluate_file
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, clash_key
-from skillprism.core.resolve import (
-    DocumentCache,
-    Located,
-    build_catalog,
-    evaluate_file,
-    expand_template,
-    plugin_name,
-    profile_roots,
-    resolve_located,
-    with_cross_skill_risks,
-)
+from skillprism.core.resolve import Located, build_catalog, plugin_name, resolve_located
+from skillprism.core.risk_diagnostics import with_cross_skill_risks
+from skillprism.core.roots import expand_template, profile_roots
 from skillprism.core.scan import ARCHIVE_SUFFIXES, DEFAULT_MAX_DEPTH, SKILL_FILE_LOWER, FoundFile
 from skillprism.core.validate import Evaluation
 

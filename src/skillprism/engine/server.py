@@ -676,7 +676,7 @@ class Engine:
         """Saved roots that still exist, else the profile's own roots (answered as [] = use
         them) when any exists here, else the bundled demo set."""
         from skillprism.core.profiles import ProfileError, load_profile
-        from skillprism.core.resolve import profile_roots
+        from skillprism.core.roots import profile_roots
         from skillprism.paths import demo_skills_dir
 
         kept = [r for r in saved if os.path.exists(r)]

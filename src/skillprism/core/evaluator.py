@@ -1,0 +1,424 @@
+"""Parsing and evaluating skill files for a build: in this process for small sets, in a pool of
+worker processes (core/workers.py) for large ones or with the security pass, fed while the
+folder search still runs; stored evaluations are reused while a file is unchanged."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from skillprism.core.cancel import checkpoint
+from skillprism.core.document import FileStamp, Finding, SkillDocument, parse_document
+from skillprism.core.document_cache import DocumentCache
+from skillprism.core.profiles import Profile
+from skillprism.core.scan import (
+    FoundFile,
+    TreeListing,
+)
+from skillprism.core.validate import Evaluation, evaluate
+
+if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
+    from skillprism.core.security import RiskFinding
+    from skillprism.core.workers import Job, WorkerPool
+
+log = logging.getLogger(__name__)
+
+
+# A skill file to evaluate: its path, its real path if known ("" if not) and whether the scan saw
+# a regular file (see FoundFile).
+EvalItem = tuple[str, str, bool]
+
+# Below this many skills a process pool costs more (fork, pickling) than it saves.
+PARALLEL_MIN_SKILLS = 400
+# With the security pass a skill costs many times more (every file of it is read and scanned):
+# from this many on the workers scan, in jobs of SCAN_BATCH skills (small, so that the skills
+# with many files spread over the workers).
+PARALLEL_MIN_SKILLS_SECURITY = 10
+SCAN_BATCH = 8
+_pool_profile: Profile | None = None
+
+
+def _real_path(path: str, known: str = "") -> str:
+    if known:
+        return known
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def evaluate_file(
+    path: str,
+    profile: Profile,
+    cache: DocumentCache | None = None,
+    *,
+    regular: bool = False,
+    security: bool = False,
+) -> tuple[Evaluation, FileStamp | None]:
+    """Parse (through `cache`, if given) and evaluate one skill file, with the stamp of the file
+    read; `security`: also scan the skill for risks (once per skill: the result does not depend on
+    the profile, and the cache keeps it). An unexpected error in Skill Prism itself stays here: it
+    becomes an `internal-error` finding on this one skill, and every other skill is checked as
+    usual."""
+    try:
+        doc = cache.get(path) if cache is not None else parse_document(path, regular=regular)
+        evaluation = evaluate(doc, profile, os.path.basename(os.path.dirname(path)))
+    except Exception as err:  # one bad skill must never take the whole set down
+        return _internal_error(path, err), None
+    if security:
+        # A scan that fails costs only the risks, as in a worker (`_pool_scan`): the evaluation
+        # stands, with the failure reported once.
+        try:
+            evaluation.risks = skill_risks(path, doc, cache)
+        except Exception as err:
+            evaluation.findings.extend(_internal_error(path, err).findings)
+            evaluation.risks = []
+    return evaluation, doc.stamp
+
+
+def _internal_error(path: str, err: BaseException) -> Evaluation:
+    log.warning("evaluating %s failed", path, exc_info=True)
+    detail = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    return Evaluation(
+        findings=[
+            Finding(
+                "internal-error",
+                f"Skill Prism failed while checking this file ({detail[:200]})",
+                hint="please report this file to Skill Prism; other skills are unaffected",
+            )
+        ]
+    )
+
+
+def skill_risks(
+    path: str,
+    doc: SkillDocument,
+    cache: DocumentCache | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[RiskFinding]:
+    """The security findings of the skill whose file is `path`: kept in `cache` while the skill
+    file's stamp holds, and otherwise from the security pass, which keeps per-file results in
+    the user's cache folder (core/security/cache.py), so only changed files are read again.
+    `cancelled` is asked between files (core.security.engine.ScanCancelled when it says so)."""
+    if cache is not None:
+        known = cache.risks(path)
+        if known is not None:
+            return known
+    from skillprism.core.security import scan_skill
+
+    risks = scan_skill(os.path.dirname(path), path, cancelled=cancelled)
+    if cache is not None:
+        cache.store_risks(path, doc.stamp, risks)
+    return risks
+
+
+def _evaluate_one(
+    item: EvalItem, profile: Profile, cache: DocumentCache | None, security: bool = False
+) -> tuple[Evaluation, str, FileStamp | None]:
+    path, known_real, regular = item[:3]
+    # Worker processes parse directly: a cache that dies with the process would only add a stat.
+    evaluation, stamp = evaluate_file(path, profile, cache, regular=regular, security=security)
+    return evaluation, _real_path(path, known_real), stamp
+
+
+def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -> None:
+    global _pool_profile
+    _pool_profile = profile
+    if security:
+        # Loaded here, while the process that started this one walks the folders: that process
+        # leaves every scan to its workers, so it never loads the security pass at all. The
+        # rules load when a file the cache does not know first needs them: a repeated check
+        # never does. A worker from a fork server learns the cache switch here.
+        from skillprism.core.security import cache as security_cache
+
+        security_cache.set_enabled(cache_on)
+        import skillprism.core.security.engine  # noqa: F401
+
+
+def _pool_evaluate(batch: list[EvalItem]) -> list[tuple[Evaluation, str, FileStamp | None]]:
+    """Evaluate a batch in a worker (its security scans are jobs of their own)."""
+    assert _pool_profile is not None
+    return [_evaluate_one(item, _pool_profile, None) for item in batch]
+
+
+def _pool_scan(
+    scans: list[tuple[str, TreeListing | None, str]],
+) -> list[list[RiskFinding] | None]:
+    """The security scan of the skill of each (skill file, the listings the search made of its
+    folders, its real path), in a worker: the cache is asked once for all of them (a skill it
+    knows as it is now costs no read), the rest are scanned; None where the scan failed (the
+    process that asked scans that skill again itself and reports the failure)."""
+    from skillprism.core.security import cache as security_cache
+    from skillprism.core.security import scan_skill
+    from skillprism.core.security.engine import cached_findings_many
+
+    try:
+        known = cached_findings_many(
+            [
+                (os.path.dirname(path), path, tree, os.path.dirname(real) if real else "")
+                for path, tree, real in scans
+            ]
+        )
+    except Exception:  # scanned below, where a failure is reported
+        known = [None] * len(scans)
+    out: list[list[RiskFinding] | None] = []
+    for (path, tree, real), found in zip(scans, known, strict=True):
+        if found is not None:
+            out.append(found)
+            continue
+        try:
+            real_dir = os.path.dirname(real) if real else ""
+            out.append(scan_skill(os.path.dirname(path), path, listing=tree, real_dir=real_dir))
+        except Exception:  # one bad skill must never take the whole set down
+            out.append(None)
+    security_cache.flush()  # a worker may be stopped without running exit handlers
+    return out
+
+
+class Evaluator:
+    """Parses and evaluates skill files. Large sets (`workers` > 1) go to worker processes in
+    batches *while the search is still running*, so reading, YAML and body checks overlap the
+    folder walk; small sets evaluate in-process. Unchanged files reuse their stored evaluation
+    either way. The CLI forks; the GUI, whose process has threads, asks for a fork server (forking
+    a threaded process can deadlock the child).
+
+    The workers are never handed more than a few batches ahead: once the search is done this
+    process takes the batches still waiting and evaluates them itself, alongside the workers,
+    instead of idling until they are through. So the pool has one process fewer than `workers`
+    (and than there are cores): the walk, and then this process, keep the last one busy.
+
+    With the security pass, each batch's scans are a job of their own, handed to the pool as soon
+    as the batch is complete and ahead of any evaluation: a worker runs scans back to back, not
+    interleaved with parsing (each runs faster with the other's data out of the processor's
+    caches), and this process, which walks and evaluates, never loads the security pass. While
+    scans are outstanding the pool is busy, so this process evaluates the waiting batches."""
+
+    BATCH = 100
+    AHEAD = 1  # batches handed to each worker process beyond the one it is on
+
+    def __init__(
+        self,
+        profile: Profile,
+        cache: DocumentCache,
+        workers: int,
+        start_method: str = "fork",
+        security: bool = False,
+    ) -> None:
+        self.profile = profile
+        self.security = security
+        self.profile_key = hash(repr(profile))
+        self.cache = cache
+        self.start_method = start_method
+        # Whether processes can be had is asked only when a pool is needed: importing
+        # multiprocessing costs more than checking a small set takes.
+        self.workers = max(workers, 1)
+        self.processes = 0
+        self.pending: list[EvalItem] = []
+        self.scan_pending: list[tuple[str, TreeListing | None, str]] = []
+        self.waiting: deque[list[EvalItem]] = deque()  # batches not yet handed to the pool
+        self.seen = 0
+        self.pool: WorkerPool | None = None
+        self.jobs: list[tuple[list[EvalItem], Job]] = []
+        self.scans: list[tuple[list[str], Job]] = []
+        self.in_flight: list[Job] = []  # handed to the pool and not done yet
+
+    def search_callbacks(self) -> dict[str, Callable[..., None]]:
+        """What `search` should call with each skill file it finds: with the security pass, once
+        it has listed the skill's folders, so the scan (in a worker) need not list them again."""
+        if self.security and self.workers > 1:
+            return {"on_tree": self.add}
+        return {"on_file": self.add}
+
+    def add(self, found: FoundFile, tree: TreeListing | None = None) -> None:
+        checkpoint()
+        if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
+            return
+        want_risks = self.security and self.cache.risks(found.path) is None
+        self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
+        if want_risks:
+            self.scan_pending.append((found.path, tree, found.real))
+        self.seen += 1
+        if self.seen < (PARALLEL_MIN_SKILLS_SECURITY if self.security else PARALLEL_MIN_SKILLS):
+            return
+        if len(self.scan_pending) >= SCAN_BATCH:
+            self._submit_scans()
+        if len(self.pending) >= self.BATCH:
+            self._submit()
+
+    def _submit_scans(self) -> None:
+        """Hand the scans found so far to the pool, ahead of any evaluation."""
+        if self.pool is None and not self._start_pool():
+            return
+        scans, self.scan_pending = self.scan_pending, []
+        for at in range(0, len(scans), SCAN_BATCH):
+            chunk = scans[at : at + SCAN_BATCH]
+            job = self._hand(_pool_scan, chunk)
+            if job is None:
+                return  # no worker left: scanned here (results)
+            self.scans.append(([item[0] for item in chunk], job))
+            self.in_flight.append(job)
+
+    def _submit(self) -> None:
+        if self.scan_pending:
+            self._submit_scans()
+        if self.pool is None and not self._start_pool():
+            return
+        batch, self.pending = self.pending, []
+        self.waiting.append(batch)
+        self._feed()
+
+    def _start_pool(self) -> bool:
+        import multiprocessing
+
+        from skillprism.core.workers import WorkerPool
+
+        if not start_method_available(self.start_method):
+            self.workers = 1  # evaluate here instead
+            self.pending.clear()
+            self.scan_pending.clear()
+            return False
+        # This process only hands out jobs and evaluates while it waits; with the security pass,
+        # the scans (most of the work) keep every core busy.
+        cores = min(self.workers, os.cpu_count() or 1)
+        self.processes = max(1, cores if self.security else cores - 1)
+        try:
+            ctx = multiprocessing.get_context(self.start_method)
+            if self.start_method == "forkserver":
+                # The fork server loads these once for every worker it starts.
+                preload = ["skillprism.core.evaluator", "skillprism.core.workers"]
+                if self.security:
+                    preload.append("skillprism.core.security.preload")
+                ctx.set_forkserver_preload(preload)
+            cache_on = None
+            if self.security:
+                from skillprism.core.security import cache as security_cache
+
+                cache_on = security_cache.enabled()
+            self.pool = WorkerPool(
+                ctx, self.processes, _pool_init, (self.profile, self.security, cache_on)
+            )
+        except (OSError, ValueError):
+            self.workers = 1  # no processes to be had: evaluate here instead
+            self.pending.clear()
+            self.scan_pending.clear()
+            return False
+        return True
+
+    def _feed(self) -> None:
+        """Hand waiting batches to the pool while it has fewer than AHEAD + 1 jobs per process
+        (scans included) not done yet."""
+        assert self.pool is not None
+        self.pool.collect()
+        self.in_flight = [job for job in self.in_flight if not job.done]
+        while self.waiting and len(self.in_flight) < self.processes * (self.AHEAD + 1):
+            job = self._hand(_pool_evaluate, self.waiting[0])
+            if job is None:
+                return
+            self.jobs.append((self.waiting.popleft(), job))
+            self.in_flight.append(job)
+
+    def _hand(self, func: Callable[[Any], Any], arg: Any) -> Job | None:
+        """The job of `func(arg)` in the pool; None once no worker is left (what the pool does
+        not get is evaluated here)."""
+        from skillprism.core.workers import WorkerDied
+
+        assert self.pool is not None
+        try:
+            return self.pool.submit(func, arg)
+        except WorkerDied:
+            return None
+
+    def results(self, items: list[EvalItem]) -> dict[str, tuple[Evaluation, str]]:
+        done: dict[str, tuple[Evaluation, str]] = {}
+        if self.pool is not None:
+            stamps: dict[str, FileStamp | None] = {}
+            try:
+                if self.pending:
+                    self._submit()
+                # Share the batches the pool has not been handed yet: take the last one here
+                # while the workers work through theirs, until none is left.
+                while self.waiting:
+                    self._feed()
+                    if self.waiting:
+                        for item in self.waiting.pop():
+                            ev, real, stamp = _evaluate_one(item, self.profile, None)
+                            done[item[0]] = (ev, real)
+                            stamps[item[0]] = stamp
+                # A job whose worker died or that failed is evaluated (or scanned) here below;
+                # every other job's results are kept.
+                for batch, job in self.jobs:
+                    try:
+                        answers = self.pool.result(job)
+                    except Exception:
+                        log.warning("a worker's batch failed; evaluating it here", exc_info=True)
+                        continue
+                    for item, (ev, real, stamp) in zip(batch, answers, strict=True):
+                        done[item[0]] = (ev, real)
+                        stamps[item[0]] = stamp
+                for paths, job in self.scans:
+                    try:
+                        found = self.pool.result(job)
+                    except Exception:
+                        log.warning("a worker's scans failed; scanning here", exc_info=True)
+                        continue
+                    for path, risks in zip(paths, found, strict=True):
+                        if path in done:
+                            done[path][0].risks = risks
+            finally:
+                # Every result is in (or a worker failed): stop the workers now rather than
+                # waiting for them to wind down.
+                self.pool.close()
+                self.pool = None
+            for path, stamp in stamps.items():
+                self._store(path, stamp, done[path][0])
+        for item in items:
+            path = item[0]
+            if path in done:
+                continue
+            checkpoint()
+            stored = self.cache.evaluation(path, self.profile_key)
+            if stored is not None:
+                done[path] = (stored, _real_path(path, item[1]))
+                continue
+            ev, real, stamp = _evaluate_one(item, self.profile, self.cache, self.security)
+            done[path] = (ev, real)
+            self.cache.store_evaluation(path, self.profile_key, stamp, ev)
+        if self.security:
+            for path, (ev, _real) in done.items():
+                if ev.risks is None:  # evaluated without: its scan is in the cache, or made now
+                    known = self.cache.risks(path)
+                    if known is not None:
+                        ev.risks = known  # (without parsing the document here again)
+                        continue
+                    try:
+                        ev.risks = skill_risks(path, self.cache.get(path), self.cache)
+                    except Exception as err:  # never the whole set for one skill
+                        ev.findings.extend(_internal_error(path, err).findings)
+                        ev.risks = []
+        return done
+
+    def close(self) -> None:
+        """Stop the workers, if any are still running."""
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def _store(self, path: str, stamp: FileStamp | None, ev: Evaluation) -> None:
+        self.cache.store_evaluation(path, self.profile_key, stamp, ev)
+        if ev.risks is not None:
+            self.cache.store_risks(path, stamp, ev.risks)
+
+
+def evaluator_scans(evaluator: object) -> bool:
+    """Whether `evaluator` (an Evaluator, or a live catalog's) runs the security pass."""
+    return bool(getattr(evaluator, "security", False))
+
+
+def start_method_available(method: str) -> bool:
+    import multiprocessing
+
+    return method in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux")

@@ -128,7 +128,12 @@ class WindowChecks:
         root = Path(self.tmp) / "skills"
         _write_skill(root, "alpha")
         window.set_roots([str(root)])
-        if not self._wait(lambda: _names(window) == {"alpha"}, WINDOW_TIMEOUT_S):
+        if not self._wait(
+            lambda: _names(window) == {"alpha"}
+            and window.loaded is not None
+            and not window.loaded.risks_pending,  # its risks in: the view is complete
+            WINDOW_TIMEOUT_S,
+        ):
             raise self.failure(f"the temporary skill set did not load (saw {_names(window)})")
         if not self._wait(lambda: window.watch_mode[0] in ("native", "polling"), WATCH_TIMEOUT_S):
             raise self.failure(f"the watcher did not start (mode {window.watch_mode[0]!r})")

@@ -38,7 +38,7 @@ def test_self_test_passes_in_process(qapp, tmp_path: Path) -> None:  # type: ign
     text = out.getvalue()
     for name in CHECKS:
         assert f"ok   {name}" in text, name
-    assert "self-test passed: 11 of 11 checks ok" in text
+    assert "self-test passed: 12 of 12 checks ok" in text
     assert "via native events" in text or "via polling" in text
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -113,7 +113,7 @@ def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 def test_self_test_command_leaves_no_settings(tmp_path: Path) -> None:
     result = _cli("self-test", home=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1].startswith("self-test passed: 11 of 11")
+    assert result.stdout.splitlines()[-1].startswith("self-test passed: 12 of 12")
     assert "propagateSizeHints" not in result.stderr
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert leftovers == [], leftovers  # nothing saved: settings went to a temporary file

@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
 from skillprism.core.budget_inputs import BudgetInputs
@@ -51,6 +52,9 @@ from skillprism.core.settings import (
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
 from skillprism.core.watch import LiveCatalog
+
+if TYPE_CHECKING:  # loaded when a prompt is first ranked (it brings numpy)
+    from skillprism.core.trigger import TriggerIndex
 
 DEFAULT_PROFILE = "agentskills"
 REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown"}
@@ -152,6 +156,7 @@ class Workspace:
         self._profiles: dict[str, Profile] = {}
         self._live: dict[str, LiveCatalog] = {}
         self._counter: TokenCounter | None = None
+        self._trigger: tuple[tuple[str, str, int], TriggerIndex, Catalog] | None = None
         self.chosen: tuple[str, ...] = ()
         self.choose(profiles or self._settings_profiles() or (DEFAULT_PROFILE,))
 
@@ -453,6 +458,19 @@ class Workspace:
     def tier1(self, spec: str, inputs: BudgetInputs, style: str | None = None) -> Tier1Result:
         settings, _unread = self.budget_settings(spec, inputs)
         return self.tier1_model(spec, style).compute(settings)
+
+    def trigger_index(self, spec: str, inputs: BudgetInputs) -> TriggerIndex:
+        """The skills `spec`'s runtime lists under `inputs`, each with its entry as listed,
+        indexed for ranking prompts against them (core/trigger.py: an offline estimate). Kept
+        while the catalog and the inputs are the same."""
+        from skillprism.core.trigger import TriggerIndex, candidates
+
+        catalog = self._catalog_for_listing(spec)
+        key = (spec, repr(inputs), id(catalog))
+        if self._trigger is None or self._trigger[0] != key:
+            index = TriggerIndex(candidates(self.tier1(spec, inputs)))
+            self._trigger = (key, index, catalog)  # the catalog too: its id stays unique
+        return self._trigger[1]
 
     # --- activation and resources ----------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from skillprism.cli import (
     report,
     resource,
     selftest,
+    trigger,
     watch,
     where,
 )
@@ -29,6 +30,7 @@ COMMANDS = (
     prompt,
     activate,
     resource,
+    trigger,
     watch,
     report,
     where,

@@ -83,6 +83,7 @@ class SelfTest:
             ("check", self.steps.check_demo_set),
             ("tokenizer", self.steps.check_tokenizer),
             ("security", self.steps.check_security),
+            ("trigger", self.steps.check_trigger),
             ("render", self.steps.check_render),
             ("processes", self.steps.check_processes),
             ("binding", self.window.check_binding),

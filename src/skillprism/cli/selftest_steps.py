@@ -112,6 +112,22 @@ class Steps:
             raise SelfTestFailure(f"the security pass missed {sorted(wanted - rules)}")
         return f"the security pass finds planted risks ({len(rules)} rules fired)"
 
+    def check_trigger(self) -> str:
+        """The offline trigger estimate ranks with its bundled parts (BM25, NumPy, the English
+        stemmer and stop words): the demo skill a prompt names comes first."""
+        from skillprism.core.trigger import Candidate, TriggerIndex
+
+        index = TriggerIndex(
+            [
+                Candidate("a", "pdf-forms", "full", "pdf-forms: Fill in PDF forms."),
+                Candidate("b", "slides", "full", "slides: Build presentation slide decks."),
+            ]
+        )
+        picked = index.estimate("please build slides for my presentation").picked()
+        if picked is None or picked.key != "b":
+            raise SelfTestFailure(f"the trigger estimate ranked {picked} first")
+        return "the offline trigger estimate ranks prompts (BM25 with stemming, no model)"
+
     def check_render(self) -> str:
         from skillprism.render.code_html import lexer_name
         from skillprism.render.markdown_html import render_markdown

@@ -134,6 +134,11 @@ class Tier1Result:
             self._entries = tuple(out)
         return self._entries
 
+    def shown(self) -> tuple[str, ...]:
+        """Each entry's text as the listing shows it, in the order of `entries` ("" when it is
+        not listed): what a model reads of the skill when it decides."""
+        return tuple(row[3] for row in self._rows)
+
     def outcomes(self) -> dict[str, str]:
         """Skill key -> outcome, cheaply."""
         return {

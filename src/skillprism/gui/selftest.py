@@ -129,9 +129,11 @@ class WindowChecks:
         _write_skill(root, "alpha")
         window.set_roots([str(root)])
         if not self._wait(
-            lambda: _names(window) == {"alpha"}
-            and window.loaded is not None
-            and not window.loaded.risks_pending,  # its risks in: the view is complete
+            lambda: (
+                _names(window) == {"alpha"}
+                and window.loaded is not None
+                and not window.loaded.risks_pending
+            ),  # its risks in: the view is complete
             WINDOW_TIMEOUT_S,
         ):
             raise self.failure(f"the temporary skill set did not load (saw {_names(window)})")

@@ -539,7 +539,19 @@ class Engine:
                 send(p.done, p.total)
 
         self._risks_scanned = False
-        if not workspace.scan_risks(progress, stop_wanted):
+        done = (0, 0)
+
+        def track(p: RiskProgress) -> None:
+            nonlocal done
+            done = (p.done, p.total)
+            progress(p)
+
+        try:
+            finished = workspace.scan_risks(track, stop_wanted)
+        finally:
+            if risks:  # what was scanned before a pause is sent, never dropped
+                send(*done)
+        if not finished:
             raise Cancelled  # paused: the next risks job goes on from what was scanned
         self._risks_due = False
         # from here on only an open stops the answer: the window must get the view whose rows

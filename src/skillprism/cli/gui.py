@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{APP_NAME}: {problem}", file=sys.stderr)
     if problems:
         return 2
+    from skillprism.engine.launch import prestart
+
+    prestart()  # the engine starts up while the window loads Qt
     from skillprism.gui.app import run_gui
 
     return run_gui(

@@ -4,6 +4,7 @@ folder search still runs; stored evaluations are reused while a file is unchange
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -289,10 +290,7 @@ class Evaluator:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":
                 # The fork server loads these once for every worker it starts.
-                preload = ["skillprism.core.evaluator", "skillprism.core.workers"]
-                if self.security:
-                    preload.append("skillprism.core.security.preload")
-                ctx.set_forkserver_preload(preload)
+                ctx.set_forkserver_preload(forkserver_preload(self.security))
             cache_on = None
             if self.security:
                 from skillprism.core.security import cache as security_cache
@@ -411,6 +409,29 @@ class Evaluator:
         self.cache.store_evaluation(path, self.profile_key, stamp, ev)
         if ev.risks is not None:
             self.cache.store_risks(path, stamp, ev.risks)
+
+
+def forkserver_preload(security: bool) -> list[str]:
+    """The modules the fork server loads once for every worker it starts."""
+    preload = ["skillprism.core.evaluator", "skillprism.core.workers"]
+    if security:
+        preload.append("skillprism.core.security.preload")
+    return preload
+
+
+def warm_forkserver() -> None:
+    """Start the fork server the worker pool will use, with every module a worker may need
+    (the security pass's too), before a pool is asked for: a process that waits for its first
+    request (the window's engine) starts it while it waits. The first preload set is the one
+    the server keeps."""
+    if not start_method_available("forkserver"):
+        return
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(forkserver_preload(True))
+    with contextlib.suppress(OSError):  # the pool says so when asked for, and works in-process
+        forkserver.ensure_running()
 
 
 def evaluator_scans(evaluator: object) -> bool:

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 
 TEMP_PREFIX = "skillprism-engine-"
 
@@ -44,3 +47,58 @@ def remove_private_temp() -> None:
     temp = os.environ.get("TMPDIR", "")
     if os.path.basename(temp.rstrip(os.sep)).startswith(TEMP_PREFIX):
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@dataclass
+class Launched:
+    """An engine process, the window's end of its socket and its private temporary folder."""
+
+    process: subprocess.Popen[bytes]
+    sock: socket.socket
+    temp: str
+
+
+def launch_engine() -> Launched:
+    """Start an engine process (OSError when it cannot be started; nothing is left behind)."""
+    mine, theirs = socket.socketpair()
+    temp = private_temp_dir()
+    try:
+        process = subprocess.Popen(
+            engine_command(theirs.fileno()),
+            pass_fds=(theirs.fileno(),),
+            env=engine_environment(temp),
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError:
+        mine.close()
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    finally:
+        theirs.close()
+    return Launched(process, mine, temp)
+
+
+_early: Launched | None = None
+
+
+def prestart() -> None:
+    """Start the window's engine now, before the window loads Qt: the engine's own start-up
+    (an interpreter, the workspace's modules) runs while the window's does. Without a window
+    taking it, it ends when this process does (its socket closes)."""
+    global _early
+    if _early is None:
+        try:
+            _early = launch_engine()
+        except OSError:
+            _early = None  # the window starts one itself, and says why if it cannot
+
+
+def take_prestarted() -> Launched | None:
+    """The engine `prestart` started, once (None when there is none, or it has ended)."""
+    global _early
+    early, _early = _early, None
+    if early is not None and early.process.poll() is not None:
+        early.sock.close()
+        shutil.rmtree(early.temp, ignore_errors=True)
+        return None
+    return early

@@ -200,6 +200,9 @@ class Engine:
         """Answer requests until the window goes."""
         assert self.sock is not None
         self._send((HELLO, self.info()))
+        from skillprism.core.evaluator import warm_forkserver
+
+        warm_forkserver()  # its start-up runs while the window loads, before the first open
         reader = threading.Thread(target=self._read, name="skillprism-engine-reader", daemon=True)
         reader.start()
         try:

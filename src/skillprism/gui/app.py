@@ -349,7 +349,10 @@ def run_gui(
     elif exit_when_ready:
 
         def ready(loaded: LoadedView) -> None:
-            print(f"{APP_NAME}: window ready ({loaded.summary['skills']} skills)", flush=True)
+            print(
+                f"{APP_NAME}: window ready ({loaded.summary['skills']} skills; the engine took {loaded.seconds:.2f} s)",
+                flush=True,
+            )
             app.quit()
 
         def not_ready(message: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
-from skillprism.engine.launch import engine_command, engine_environment, private_temp_dir
+from skillprism.engine.launch import launch_engine, take_prestarted
 from skillprism.engine.protocol import (
     ANSWER,
     BYE,
@@ -98,23 +98,13 @@ class EngineClient(QObject):
 
     def start(self) -> None:
         """Start an engine (the window asks before its first request)."""
-        mine, theirs = socket.socketpair()
-        self._temp = private_temp_dir()
         try:
-            self._process = subprocess.Popen(
-                engine_command(theirs.fileno()),
-                pass_fds=(theirs.fileno(),),
-                env=engine_environment(self._temp),
-                stdin=subprocess.DEVNULL,
-            )
+            launched = take_prestarted() or launch_engine()
         except OSError as err:
-            mine.close()
-            shutil.rmtree(self._temp, ignore_errors=True)
             self.dead = f"the engine process could not be started: {err}"
             QTimer.singleShot(0, lambda: self.sig_died.emit(self.dead))
             return
-        finally:
-            theirs.close()
+        self._process, self._temp, mine = launched.process, launched.temp, launched.sock
         mine.setblocking(False)
         self._sock = mine
         self._splitter = FrameSplitter()

@@ -142,6 +142,7 @@ class SkillTreeModel(QAbstractItemModel):
         if self._skill_index is None:
             self._skill_index = {row.key: i for i, row in enumerate(self._skills)}
         last = len(self.COLUMNS) - 1
+        spans: dict[int, tuple[int, int]] = {}  # per root: the first and last row changed
         for key, risk in risks:
             i = self._skill_index.get(key)
             if i is None:
@@ -150,10 +151,14 @@ class SkillTreeModel(QAbstractItemModel):
             at = self._positions.get(key)
             if at is not None and at[1] >= 0:
                 r, s = at
-                self.dataChanged.emit(
-                    self.createIndex(s, 0, _skill_id(r, s)),
-                    self.createIndex(s, last, _skill_id(r, s)),
-                )
+                low, high = spans.get(r, (s, s))
+                spans[r] = (min(low, s), max(high, s))
+        # one signal per root: a fill of hundreds of skills costs the view one update each
+        for r, (first, end) in spans.items():
+            self.dataChanged.emit(
+                self.createIndex(first, 0, _skill_id(r, first)),
+                self.createIndex(end, last, _skill_id(r, end)),
+            )
 
     @property
     def filtered(self) -> bool:

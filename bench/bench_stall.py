@@ -417,7 +417,8 @@ def repeat(args: argparse.Namespace) -> int:
                 return 2
             runs.append(json.loads(out.read_text(encoding="utf-8")))
             print(f"run {i + 1} of {args.runs} done", file=sys.stderr)
-    print(f"\n{args.n:,} skills laid out like a repository ({PROFILE}); {args.runs} runs")
+    what = args.set or f"{args.n:,} skills laid out like a repository"
+    print(f"\n{what} ({PROFILE}); {args.runs} runs")
     print(f"{'interaction':36} {'worst block':>12} {'median':>10} {'target':>8}  verdict")
     failed = False
     for pos, row in enumerate(runs[0]["rows"]):

@@ -38,27 +38,25 @@ class ProblemsModel(RowsTableModel):
     def set_rows(self, rows: list[ProblemRow]) -> None:
         """Show prepared rows (already in the first column's order)."""
         self.beginResetModel()
-        self._rows = rows
+        self._rows = list(rows)  # its own list: rows added later never change the caller's
         if self._order != (0, Qt.SortOrder.AscendingOrder):
             self._sort_rows(*self._order)
         self.endResetModel()
 
     def add_rows(self, rows: Sequence[ProblemRow]) -> None:
-        """Show more rows (risks as they are scanned), each in its place in the current order."""
+        """Show more rows (risks as they are scanned) after the rows shown, in the current order
+        among themselves: the cost is theirs alone, however many rows are shown (the view with
+        every risk, which follows the scan, puts every row in its place)."""
         if not rows:
             return
         column, order = self._order
-        self.layoutAboutToBeChanged.emit()
-        held = self.persistentIndexList()  # a selection, the current row: they follow their row
-        held_rows = [self._rows[i.row()] for i in held]
-        self._rows = [*self._rows, *rows]
-        self._sort_rows(column, order)
-        where = {id(row): n for n, row in enumerate(self._rows)}
-        self.changePersistentIndexList(
-            held,
-            [self.index(where[id(r)], i.column()) for r, i in zip(held_rows, held, strict=True)],
+        added = sorted(
+            rows, key=lambda r: r.sort_keys[column], reverse=order == Qt.SortOrder.DescendingOrder
         )
-        self.layoutChanged.emit()
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+        self._rows.extend(added)
+        self.endInsertRows()
 
     def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:
         self._rows.sort(

@@ -49,6 +49,8 @@ class RisksView(QWidget):
         self._selected = ""
         self._loaded = False
         self._scanning: tuple[int, int] | None = None  # (done, total) while risks come in
+        self._counts: Counter[str] = Counter()  # rows shown per severity
+        self._skills: set[str] = set()  # skills with a row shown
         self.table = PlaceholderTableView(self._placeholder)
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
@@ -110,12 +112,16 @@ class RisksView(QWidget):
         self._loaded = True
         self._scanning = scanning
         self.model.set_rows(rows)
+        self._counts = Counter(r.diagnostic.severity.value for r in rows)
+        self._skills = {r.key for r in rows}
         self._show_counts()
 
     def add_rows(self, rows: Sequence[ProblemRow], scanning: tuple[int, int]) -> None:
         """Risks scanned since: shown in their place, the progress beside the counts."""
         self._scanning = scanning
         self.model.add_rows(rows)
+        self._counts.update(r.diagnostic.severity.value for r in rows)
+        self._skills.update(r.key for r in rows)
         self._show_counts()
         self.table.viewport().update()  # the placeholder says how far the scan is
 
@@ -127,9 +133,7 @@ class RisksView(QWidget):
         self.proxy.set_skill(self._selected if self.only_selected.isChecked() else "")
 
     def _show_counts(self) -> None:
-        rows = [self.model.row(i) for i in range(self.model.rowCount())]
-        counts = Counter(r.diagnostic.severity.value for r in rows)
-        skills = len({r.key for r in rows})
+        counts, skills = self._counts, len(self._skills)
         scanning = ""
         if self._scanning is not None:
             done, total = self._scanning

@@ -186,7 +186,8 @@ class Engine:
         # The security pass is on and the shown catalog was built without it: the risks are
         # scanned between requests (a job the engine gives itself) until they are all in.
         self._risks_due = False
-        self._filled: set[str] = set()  # skills whose risks were sent for this generation
+        # skills whose risks were sent for this generation, and the risk sent
+        self._filled: dict[str, str] = {}
         self._risks_scanned = False  # every risk is in; the view with them is being sent
 
     # --- the loop ----------------------------------------------------------------------------------
@@ -438,7 +439,7 @@ class Engine:
         shown.index = FilterIndex(catalog)
         self.shown = shown
         self.generation += 1
-        self._filled = set()
+        self._filled = {}
         tree = self._tree(before, update.changed_keys if update is not None else None)
         return LoadedView(
             spec,
@@ -534,9 +535,9 @@ class Engine:
         def progress(p: RiskProgress) -> None:
             skill = self.shown.by_key.get(p.key)
             if skill is not None and p.key not in self._filled:
-                self._filled.add(p.key)
                 found = p.diagnostics.get(profile, ())
-                risks.append((p.key, risk_of(found)))
+                self._filled[p.key] = risk_of(found)
+                risks.append((p.key, self._filled[p.key]))
                 rows.extend(prepare.problem_row(d, skill) for d in found)
             if time.monotonic() - last >= FILL_INTERVAL or p.done == p.total:
                 send(p.done, p.total)
@@ -560,6 +561,13 @@ class Engine:
         # from here on only an open stops the answer: the window must get the view whose rows
         # later answers (a filter's tree) are made of
         self._risks_scanned = True
+        # the window shows the risks sent: the view with the pass changes only the rows that
+        # differ from those (most often none), not every row
+        filled = self._filled
+        self.shown.skills = [
+            row._replace(risk=filled[row.key]) if row.key in filled else row
+            for row in self.shown.skills
+        ]
         return self._loaded(self.spec, start, None, kind="risks")
 
     def _do_filter(self, query: FilterQuery) -> TreeView:

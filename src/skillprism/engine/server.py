@@ -86,6 +86,9 @@ log = logging.getLogger("skillprism.engine")
 
 FILE_LIMIT = 500  # files of one skill the tree lists
 FILL_INTERVAL = 0.25  # seconds between two fills of risks sent while they are scanned
+# skills in one fill at most: the window applies a fill in one go, so a scan that runs fast
+# (the cache knows the skills) comes in several small fills rather than one that blocks it
+FILL_MAX_SKILLS = 300
 ENGINE_NICENESS = 5  # how much lower the engine's scheduling priority is than the window's
 # Items per frame of a streamed answer: each frame is decoded by the window in one go, so it is
 # kept to a few milliseconds of unpickling.
@@ -539,7 +542,11 @@ class Engine:
                 self._filled[p.key] = risk_of(found)
                 risks.append((p.key, self._filled[p.key]))
                 rows.extend(prepare.problem_row(d, skill) for d in found)
-            if time.monotonic() - last >= FILL_INTERVAL or p.done == p.total:
+            if (
+                time.monotonic() - last >= FILL_INTERVAL
+                or len(risks) >= FILL_MAX_SKILLS
+                or p.done == p.total
+            ):
                 send(p.done, p.total)
 
         self._risks_scanned = False

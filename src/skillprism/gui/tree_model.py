@@ -101,7 +101,7 @@ class SkillTreeModel(QAbstractItemModel):
             self._loading.clear()
             self.endResetModel()
             return
-        old_groups = self._groups
+        old_groups, old_skills = self._groups, self._skills
         self._roots, self._skills, self._groups = roots, skills, view.groups
         self._serial, self._keep = view.serial, view.keep
         last = len(self.COLUMNS) - 1
@@ -111,12 +111,21 @@ class SkillTreeModel(QAbstractItemModel):
                     self.createIndex(r, 0, _root_id(r)), self.createIndex(r, last, _root_id(r))
                 )
         # Only the skills the engine says changed (a tree of the same shape always says which):
-        # a save of one skill costs one row, not a pass over 10,000.
+        # a save of one skill costs one row, not a pass over 10,000. A row whose risk alone
+        # changed is updated from the state column on: the name column (which the view asks
+        # about children for, row by row) stays as it is.
         rows_changed: dict[int, list[int]] = {}
+        risk_only: dict[int, list[int]] = {}
         for key in view.changed or ():
             at = self._positions.get(key)
-            if at is not None and at[1] >= 0:
-                rows_changed.setdefault(at[0], []).append(at[1])
+            if at is None or at[1] < 0:
+                continue
+            r, s = at
+            before, after = old_skills[old_groups[r][2][s]], skills[view.groups[r][2][s]]
+            if self._files.get((r, s)) or before._replace(risk=after.risk) != after:
+                rows_changed.setdefault(r, []).append(s)  # (its files are listed again)
+            elif before.risk != after.risk:
+                risk_only.setdefault(r, []).append(s)
         for r, changed_rows in rows_changed.items():
             for s in changed_rows:
                 if self._files.get((r, s)):  # its files may have changed too: listed again
@@ -129,6 +138,12 @@ class SkillTreeModel(QAbstractItemModel):
             first, end = min(changed_rows), max(changed_rows)
             self.dataChanged.emit(
                 self.createIndex(first, 0, _skill_id(r, first)),
+                self.createIndex(end, last, _skill_id(r, end)),
+            )
+        for r, changed_rows in risk_only.items():
+            first, end = min(changed_rows), max(changed_rows)
+            self.dataChanged.emit(
+                self.createIndex(first, 1, _skill_id(r, first)),
                 self.createIndex(end, last, _skill_id(r, end)),
             )
 
@@ -153,10 +168,11 @@ class SkillTreeModel(QAbstractItemModel):
                 r, s = at
                 low, high = spans.get(r, (s, s))
                 spans[r] = (min(low, s), max(high, s))
-        # one signal per root: a fill of hundreds of skills costs the view one update each
+        # one signal per root, from the state column on (the risk is shown there; the name
+        # column, which the view asks about children for row by row, does not change)
         for r, (first, end) in spans.items():
             self.dataChanged.emit(
-                self.createIndex(first, 0, _skill_id(r, first)),
+                self.createIndex(first, 1, _skill_id(r, first)),
                 self.createIndex(end, last, _skill_id(r, end)),
             )
 

@@ -312,8 +312,13 @@ class Engine:
             self.sent.append(message)
             return
         data = encode(message)
-        with self._send_lock:
-            self.sock.sendall(data)
+        try:
+            with self._send_lock:
+                self.sock.sendall(data)
+        except OSError:
+            # the window is gone (its end closed): nothing more to send; the work running now
+            # stops at its next checkpoint and the loop ends
+            self.close()
 
     def _answer(self, job: _Job, payload: Any) -> None:
         """Send `payload`, its long lists in parts (STREAMED), then the answer itself."""
@@ -439,6 +444,16 @@ class Engine:
         roots = prepare.ordered_roots(catalog)
         shown.roots = prepare.root_rows(roots)
         shown.skills, shown.members = prepare.skill_rows(catalog, roots, not pending)
+        if pending and before.skills:
+            # while the risks are scanned again, a skill keeps the risk it was last shown with
+            # (the status bar says the scan is under way; its fill brings the new one), rather
+            # than every row of the tree flashing to "not scanned yet" on a reload
+            known = {row.key: row.risk for row in before.skills if row.risk}
+            if known:
+                shown.skills = [
+                    row._replace(risk=known[row.key]) if row.key in known else row
+                    for row in shown.skills
+                ]
         shown.index = FilterIndex(catalog)
         self.shown = shown
         self.generation += 1

@@ -139,9 +139,12 @@ class RisksView(QWidget):
             done, total = self._scanning
             scanning = f" — scanning: {done} of {total} skills"
         if not counts:
-            self.counts.setText(
-                f"<span style='color:gray'>Static security pass: no risks{scanning}</span>"
-            )
+            if self._scanning is not None:
+                done, total = self._scanning
+                text = f"Static security pass: looking for risks, {done} of {total} skills scanned"
+            else:
+                text = "Static security pass: no risks"
+            self.counts.setText(f"<span style='color:gray'>{text}</span>")
             return
         # the same words as the table's Severity column
         parts = [

@@ -72,5 +72,5 @@ def test_the_window_started_in_a_trapped_folder_runs_none_of_it(tmp_path: Path) 
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "window ready (450 skills)" in done.stdout
+    assert "window ready (450 skills;" in done.stdout
     assert sorted(p.name for p in tmp_path.glob("PWNED-*")) == []

@@ -5,6 +5,7 @@ engine process) can hold one without loading the pipeline."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 CELL_VALUES = (
     "full", "shortened", "name-only", "omitted", "excluded",
@@ -12,16 +13,14 @@ CELL_VALUES = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class MatrixCell:
+class MatrixCell(NamedTuple):
+    """One cell. A tuple of strings: cheap to unpickle, and the window's garbage collector stops
+    tracking it (a matrix of 10,000 skills x 4 runtimes holds 40,000 cells)."""
+
     value: str  # the state, or the tier-1 outcome for an active skill
     reason: str
     state: str
     outcome: str  # "" unless the skill is active under the profile
-
-    def __reduce__(self) -> tuple[type[MatrixCell], tuple[str, str, str, str]]:
-        # one call per cell when the window unpickles a matrix (see Diagnostic.__reduce__)
-        return (MatrixCell, (self.value, self.reason, self.state, self.outcome))
 
     @property
     def warned(self) -> bool:
@@ -36,14 +35,10 @@ class MatrixCell:
         return f"{self.value} ⚠" if self.state == "warning" else f"{self.value} ✖"
 
 
-@dataclass(frozen=True, slots=True)
-class MatrixRow:
+class MatrixRow(NamedTuple):
     key: str  # the skill file's path as found (the same key the GUI selects by)
     name: str
     cells: tuple[MatrixCell, ...]
-
-    def __reduce__(self) -> tuple[type[MatrixRow], tuple[str, str, tuple[MatrixCell, ...]]]:
-        return (MatrixRow, (self.key, self.name, self.cells))
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,3 +255,22 @@ def test_listing_and_activation_agree_on_who_may_invoke(profile: str) -> None:
     honours = bool(catalog.profile.disclosure.tier2.model_invocation_off)
     assert ("deploy" in listed) is allowed is (not honours)
     assert honours is (profile == "claude-code")
+
+
+def test_a_name_not_found_among_many_names_the_closest(tmp_path: Path) -> None:
+    from skillprism.core.activate import MAX_NAMES_LISTED
+    from skillprism.core.profiles import load_profile
+
+    for i in range(MAX_NAMES_LISTED + 5):
+        d = tmp_path / "skills" / f"tool-{i:02d}-automation"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(
+            f"---\nname: tool-{i:02d}-automation\ndescription: Tool {i}.\n---\nBody.\n",
+            encoding="utf-8",
+        )
+    catalog = build_catalog(load_profile("agentskills"), [str(tmp_path / "skills")])
+    with pytest.raises(ActivationError) as err:
+        find_skill(catalog, "tool-07-automaton")
+    text = str(err.value)
+    assert f"among {MAX_NAMES_LISTED + 5} visible skills" in text
+    assert "did you mean tool-07-automation" in text and "tool-33-automation" not in text

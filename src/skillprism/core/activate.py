@@ -30,6 +30,9 @@ from skillprism.core.tokens import EstimateCounter, TokenCounter
 INVOKERS = ("model", "user")
 
 
+MAX_NAMES_LISTED = 30  # a not-found message lists the names up to this many, else the closest
+
+
 class ActivationError(Exception):
     """The request cannot be simulated (unknown skill, unreadable file); the message says why."""
 
@@ -144,9 +147,18 @@ def find_skill(catalog: Catalog, name: str, path: str | None = None) -> SkillEnt
         )
     visible = sorted({s.qualified_name for s in catalog.skills if s.loaded})
     visible += [b.name for b in catalog.profile.disclosure.tier1.builtin]
-    message = (
-        f'Skill "{name}" not found. Visible skills: {", ".join(visible) if visible else "none"}'
-    )
+    if len(visible) <= MAX_NAMES_LISTED:
+        shown = ", ".join(visible) if visible else "none"
+        message = f'Skill "{name}" not found. Visible skills: {shown}'
+    else:
+        import difflib
+
+        close = difflib.get_close_matches(name, visible, n=5, cutoff=0.5)
+        message = (
+            f'Skill "{name}" not found among {len(visible)} visible skills'
+            + (f"; did you mean {', '.join(close)}?" if close else "")
+            + " (`skillprism prompt` lists every one)"
+        )
     other = next((s for s in catalog.skills if name in (s.qualified_name, s.name)), None)
     if other is not None:
         message += f" ({name} exists at {other.path} but is {other.status}: {other.reason})"

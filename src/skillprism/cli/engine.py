@@ -15,13 +15,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    import atexit
+    from multiprocessing import util
 
     from skillprism.engine.launch import remove_private_temp
 
-    # Registered before the worker pool's own clean-up exists, so it runs after it (atexit runs
-    # last-registered first): the pool removes its folder, then this removes the one around it.
-    atexit.register(remove_private_temp)
+    # Run at exit after multiprocessing's own clean-up of its folders inside this one (a lower
+    # exit priority runs later), whenever multiprocessing was first imported (the frozen app's
+    # start-up imports it before this runs): the pool and the fork server remove their folders,
+    # then this removes the one around them.
+    util.Finalize(None, remove_private_temp, exitpriority=-1000)
     from skillprism.engine.server import main
 
     return main(args.fd)

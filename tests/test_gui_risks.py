@@ -28,7 +28,8 @@ def _skill(root: Path, name: str, body: str = "Body.\n") -> Path:
     return d
 
 
-def _window(qtbot, tmp_path: Path, root: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+def _unopened(qtbot, tmp_path: Path, root: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    """The window on `root`, shown, nothing read yet."""
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     w = MainWindow(
         roots=[str(root)],
@@ -40,6 +41,11 @@ def _window(qtbot, tmp_path: Path, root: Path) -> MainWindow:  # type: ignore[no
     w.live = False
     qtbot.addWidget(w)
     w.show()
+    return w
+
+
+def _window(qtbot, tmp_path: Path, root: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = _unopened(qtbot, tmp_path, root)
     with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
         w.reload()
     # the tree comes first; the view with the risks in follows the risk scan
@@ -154,17 +160,7 @@ def test_the_tree_comes_first_and_the_risks_fill_in(qtbot, qtmodeltester, tmp_pa
     )
     for i in range(30):
         _skill(root, f"plain-{i:02d}")
-    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(
-        roots=[str(root)],
-        profile="claude-code",
-        project=str(tmp_path),
-        dark=False,
-        settings=settings,
-    )
-    w.live = False
-    qtbot.addWidget(w)
-    w.show()
+    w = _unopened(qtbot, tmp_path, root)
     views: list = []  # type: ignore[type-arg]
     fills: list = []  # type: ignore[type-arg]
     w.sig_catalog_applied.connect(views.append)

@@ -151,25 +151,20 @@ class TriggerIndex:
         `minimum` of the other's own score: their words say nearly the same thing."""
         if self._bm25 is None:
             return []
-        own = [self._scores(d)[i] if d else 0.0 for i, d in enumerate(self._docs)]
-        rows = range(len(self.listed))
-        if key:
-            rows = range(0)
-            at = next((i for i, c in enumerate(self.listed) if c.key == key), None)
-            if at is not None:
-                rows = range(at, at + 1)
+        own = functools.cache(lambda i: self._scores(self._docs[i])[i] if self._docs[i] else 0.0)
+        keys = [c.key for c in self.listed]
+        rows = [keys.index(key)] if key in keys else [] if key else range(len(keys))
         found: dict[tuple[int, int], float] = {}
         for i in rows:
-            if not self._docs[i]:
+            if not self._docs[i] or own(i) <= 0:
                 continue
             reach = self._scores(self._docs[i])  # entry i's words against every entry
             for j, score in enumerate(reach):
-                if j == i or own[j] <= 0 or score / own[j] < minimum:
+                if j == i or score <= 0 or own(j) <= 0 or score / own(j) < minimum:
                     continue
-                back = self._scores(self._docs[j])[i] / own[i] if own[i] > 0 else 0.0
+                back = self._scores(self._docs[j])[i] / own(i)
                 if back >= minimum:
-                    pair = (min(i, j), max(i, j))
-                    found[pair] = round(min(score / own[j], back), 3)
+                    found[(min(i, j), max(i, j))] = round(min(score / own(j), back), 3)
         return [
             Overlap(self.listed[a].key, self.listed[b].key, sim)
             for (a, b), sim in sorted(found.items(), key=lambda kv: -kv[1])

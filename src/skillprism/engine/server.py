@@ -550,7 +550,11 @@ class Engine:
             rows.clear()
             last = time.monotonic()
 
+        done = (0, 0)
+
         def progress(p: RiskProgress) -> None:
+            nonlocal done
+            done = (p.done, p.total)
             skill = self.shown.by_key.get(p.key)
             if skill is not None and p.key not in self._filled:
                 found = p.diagnostics.get(profile, ())
@@ -565,15 +569,8 @@ class Engine:
                 send(p.done, p.total)
 
         self._risks_scanned = False
-        done = (0, 0)
-
-        def track(p: RiskProgress) -> None:
-            nonlocal done
-            done = (p.done, p.total)
-            progress(p)
-
         try:
-            finished = workspace.scan_risks(track, stop_wanted)
+            finished = workspace.scan_risks(progress, stop_wanted)
         finally:
             if risks:  # what was scanned before a pause is sent, never dropped
                 send(*done)

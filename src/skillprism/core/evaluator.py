@@ -196,7 +196,9 @@ class Evaluator:
     as the batch is complete and ahead of any evaluation: a worker runs scans back to back, not
     interleaved with parsing (each runs faster with the other's data out of the processor's
     caches), and this process, which walks and evaluates, never loads the security pass. While
-    scans are outstanding the pool is busy, so this process evaluates the waiting batches."""
+    scans are outstanding the pool is busy, so this process evaluates the waiting batches. A skill
+    the pass's cache knows as it is now is looked up here as the search finds it and never handed
+    out: a check of an unchanged set starts workers only if it is large enough without the pass."""
 
     BATCH = 100
     AHEAD = 1  # batches handed to each worker process beyond the one it is on
@@ -226,6 +228,8 @@ class Evaluator:
         self.jobs: list[tuple[list[EvalItem], Job]] = []
         self.scans: list[tuple[list[str], Job]] = []
         self.in_flight: list[Job] = []  # handed to the pool and not done yet
+        self.known_risks: dict[str, list[RiskFinding]] = {}  # from the cache, looked up here
+        self.scans_wanted = False  # a skill the cache does not know was found
 
     def search_callbacks(self) -> dict[str, Callable[..., None]]:
         """What `search` should call with each skill file it finds: with the security pass, once
@@ -238,17 +242,44 @@ class Evaluator:
         checkpoint()
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
-        want_risks = self.security and self.cache.risks(found.path) is None
+        want_risks = (
+            self.security
+            and self.cache.risks(found.path) is None
+            and not self._known_here(found, tree)
+        )
         self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
         if want_risks:
             self.scan_pending.append((found.path, tree, found.real))
+            self.scans_wanted = True
         self.seen += 1
-        if self.seen < (PARALLEL_MIN_SKILLS_SECURITY if self.security else PARALLEL_MIN_SKILLS):
+        # Scans are worth workers from a few skills on; evaluations alone only from many.
+        wanted = PARALLEL_MIN_SKILLS_SECURITY if self.scans_wanted else PARALLEL_MIN_SKILLS
+        if self.seen < wanted:
             return
         if len(self.scan_pending) >= SCAN_BATCH:
             self._submit_scans()
         if len(self.pending) >= self.BATCH:
             self._submit()
+
+    def _known_here(self, found: FoundFile, tree: TreeListing | None) -> bool:
+        """Whether the security pass's cache knows the skill's folder as it is now: then its
+        findings are taken here (a lookup and a stat per file, no rule loaded, nothing read)
+        and no worker is started for it, so a repeated check of an unchanged set starts none."""
+        from skillprism.core.security.engine import cached_findings
+
+        try:
+            known = cached_findings(
+                os.path.dirname(found.path),
+                found.path,
+                listing=tree,
+                real_dir=os.path.dirname(found.real) if found.real else "",
+            )
+        except Exception:  # scanned by a worker, where a failure is reported
+            return False
+        if known is None:
+            return False
+        self.known_risks[found.path] = known
+        return True
 
     def _submit_scans(self) -> None:
         """Hand the scans found so far to the pool, ahead of any evaluation."""
@@ -388,6 +419,11 @@ class Evaluator:
         if self.security:
             for path, (ev, _real) in done.items():
                 if ev.risks is None:  # evaluated without: its scan is in the cache, or made now
+                    looked_up = self.known_risks.get(path)
+                    if looked_up is not None:
+                        ev.risks = looked_up
+                        self.cache.store_risks(path, self.cache.evaluated_stamp(path), looked_up)
+                        continue
                     known = self.cache.risks(path)
                     if known is not None:
                         ev.risks = known  # (without parsing the document here again)

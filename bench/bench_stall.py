@@ -136,6 +136,43 @@ class BlockLocator:
         self._stop.set()
 
 
+class GcPauses:
+    """The longest pause of the cyclic garbage collector since `reset()`, per generation, with
+    the number of objects it tracked: a block the GUI thread's own code does not explain is often
+    a collection of the oldest generation over every object the window keeps."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.longest: dict[int, float] = {}
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        took = (time.perf_counter() - self._started) * 1000
+        gen = info["generation"]
+        self.longest[gen] = max(self.longest.get(gen, 0.0), took)
+
+    def reset(self) -> None:
+        self.longest.clear()
+
+    def report(self, name: str) -> None:
+        import gc
+
+        parts = ", ".join(f"gen{g} {ms:.0f} ms" for g, ms in sorted(self.longest.items()))
+        tracked = gc.get_objects()
+        print(f"--- {name}: longest collections: {parts or 'none'}; tracked {len(tracked):,}")
+        kinds: dict[str, int] = {}
+        for obj in tracked:
+            kind = type(obj).__qualname__
+            kinds[kind] = kinds.get(kind, 0) + 1
+        top = sorted(kinds.items(), key=lambda kv: -kv[1])[:10]
+        print("    most tracked: " + ", ".join(f"{k} {n:,}" for k, n in top))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=10_000)
@@ -163,6 +200,12 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         metavar="N",
         help="run the whole sequence N times, each in a fresh process; print worst and median",
+    )
+    parser.add_argument(
+        "--gc",
+        action="store_true",
+        help="print, per interaction, the longest pause of the GUI process's cyclic garbage "
+        "collector and how many objects it tracked then (only watched, never tuned)",
     )
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # one run's figures
     args = parser.parse_args(argv)
@@ -195,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     beat = Heartbeat()
     beat.start()
     locator = BlockLocator(beat) if args.locate else None
+    pauses = GcPauses() if args.gc else None
     # (interaction, longest block ms, seconds until answered, GUI-thread CPU ms in that block, note)
     rows: list[tuple[str, float, float, float, str]] = []
 
@@ -223,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         beat.reset()
         if locator is not None:
             locator.seen.clear()
+        if pauses is not None:
+            pauses.reset()
         start = time.perf_counter()
         act()
         until(done)
@@ -231,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((name, beat.longest_ms, took, beat.longest_cpu * 1000, ""))
         if locator is not None:
             locator.report(name)
+        if pauses is not None:
+            pauses.report(name)
         if profiler is not None:
             import pstats
 
@@ -239,13 +287,15 @@ def main(argv: list[str] | None = None) -> int:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(14)
         return took
 
-    applied: list[object] = []
+    # Counted, not kept: a list of every view applied would keep each one's rows alive, which
+    # the window itself does not, and every collection would walk them.
+    applied: list[None] = []
     shown: list[str] = []
     start = time.perf_counter()
     window = MainWindow(
         roots=[str(repo)], profile=PROFILE, project=str(project), dark=False, settings=settings
     )
-    window.sig_catalog_applied.connect(applied.append)
+    window.sig_catalog_applied.connect(lambda _view: applied.append(None))
     window.sig_skill_shown.connect(shown.append)
     window.resize(1440, 900)
     beat.reset()

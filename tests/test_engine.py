@@ -29,8 +29,9 @@ from skillprism.engine.protocol import (
     encode,
     read_frames,
 )
+from skillprism.engine.rows import RowList
 from skillprism.engine.server import Engine
-from skillprism.engine.views import FilterQuery, LoadedView, OpenSpec
+from skillprism.engine.views import FilterQuery, LoadedView, OpenSpec, SkillRow
 
 
 def _skills(root: Path, n: int) -> None:
@@ -311,6 +312,9 @@ def test_large_answers_come_in_parts_the_client_puts_together(tmp_path: Path) ->
         assert len({m[2] for m in parts}) >= 1 and len(parts) >= 2
         skills = [s for m in parts if m[2] == "skills" for s in m[3]]
         assert len(skills) == 1600 and seen[-1][3].skills == []  # the answer itself is light
+        # rows travel as plain tuples; the answer says of which kind (the client rebuilds them)
+        assert all(type(s) is tuple for s in skills)
+        assert isinstance(seen[-1][3].skills, RowList) and seen[-1][3].skills.kind is SkillRow
     finally:
         wire.close()
 

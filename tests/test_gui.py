@@ -3,6 +3,7 @@ deletion, filtering, profile switching and dropped folders behave as a user expe
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 from pathlib import Path
@@ -198,6 +199,10 @@ def test_writing_a_skill_updates_tree_preview_and_problems(window, qtbot, tmp_pa
     )
     qtbot.waitUntil(lambda: "Edited on disk." in w.overview.toPlainText(), timeout=5000)
     assert w.selected_key == key  # selection survived the reload
+    # the rows the window keeps are plain tuples, which the garbage collector skips
+    gc.collect()
+    assert not any(gc.is_tracked(row) for row in w.loaded.skills.plain)
+    assert w.skills[key].name == "alpha"
     codes = {w.problems_model.diagnostic(r).code for r in range(w.problems_model.rowCount())}
     assert "SP216" in codes
 

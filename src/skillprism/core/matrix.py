@@ -14,8 +14,8 @@ CELL_VALUES = (
 
 
 class MatrixCell(NamedTuple):
-    """One cell. A tuple of strings: cheap to unpickle, and the window's garbage collector stops
-    tracking it (a matrix of 10,000 skills x 4 runtimes holds 40,000 cells)."""
+    """One cell: a tuple of strings, cheap to unpickle. (The window keeps its cells as plain
+    tuples, which the garbage collector stops tracking; see `MatrixRow.cell`.)"""
 
     value: str  # the state, or the tier-1 outcome for an active skill
     reason: str
@@ -38,7 +38,17 @@ class MatrixCell(NamedTuple):
 class MatrixRow(NamedTuple):
     key: str  # the skill file's path as found (the same key the GUI selects by)
     name: str
+    # one per runtime; a row the window keeps holds them as plain tuples: read them with `cell`
     cells: tuple[MatrixCell, ...]
+
+    def cell(self, column: int) -> MatrixCell:
+        """The cell of runtime `column`, whether kept as a MatrixCell or as a plain tuple."""
+        found = self.cells[column]
+        return found if type(found) is MatrixCell else tuple.__new__(MatrixCell, found)
+
+    def plain(self) -> tuple[str, str, tuple[tuple[str, str, str, str], ...]]:
+        """The row as plain tuples, cells too (what a RowList keeps)."""
+        return (self.key, self.name, tuple(tuple(c) for c in self.cells))  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclose import Tier1Result
 from skillprism.core.display import home_relative
-from skillprism.core.matrix import Matrix
+from skillprism.core.matrix import Matrix, MatrixRow
+from skillprism.engine.rows import RowList
 from skillprism.engine.views import (
     FILTER_SEP,
     FilterQuery,
@@ -196,7 +197,7 @@ def tier1_view(result: Tier1Result, title: str, unread: Sequence[str]) -> Tier1V
         tuple(result.settings_applied),
         tuple(result.assumptions),
         tuple(unread),
-        entries,
+        RowList(OutcomeRow, entries),
     )
 
 
@@ -217,6 +218,7 @@ def matrix_view(matrix: Matrix) -> MatrixData:
     ]
     texts = []
     for column in range(len(matrix.profiles)):
-        distinct = {row.cells[column].text for row in matrix.rows}
+        distinct = {row.cell(column).text for row in matrix.rows}
         texts.append(tuple(sorted(distinct, key=len, reverse=True)))
-    return MatrixData(matrix.profiles, matrix.titles, tuple(texts), labels, list(matrix.rows))
+    rows = RowList.from_plain(MatrixRow, [row.plain() for row in matrix.rows])
+    return MatrixData(matrix.profiles, matrix.titles, tuple(texts), labels, rows)

@@ -61,6 +61,7 @@ from skillprism.engine.protocol import (
     encode,
     read_frames,
 )
+from skillprism.engine.rows import RowList
 from skillprism.engine.views import (
     EngineInfo,
     Failure,
@@ -324,13 +325,15 @@ class Engine:
         """Send `payload`, its long lists in parts (STREAMED), then the answer itself."""
         streamed = STREAMED.get(job.kind, {})
         if streamed and dataclasses.is_dataclass(payload) and not isinstance(payload, type):
-            emptied: dict[str, list[Any]] = {}
+            emptied: dict[str, Any] = {}
             for name, size in streamed.items():
                 items = getattr(payload, name)
-                for part in chunks(items, size):
+                # a RowList goes as its plain tuples, and comes back one (engine_client)
+                rows = items.plain if isinstance(items, RowList) else items
+                for part in chunks(rows, size):
                     _check(job, self)
                     self._send((PART, job.id, name, part))
-                emptied[name] = []
+                emptied[name] = RowList(items.kind) if isinstance(items, RowList) else []
             payload = dataclasses.replace(payload, **emptied)
         _check(job, self)
         self._send((ANSWER, job.id, job.kind, payload))
@@ -475,7 +478,7 @@ class Engine:
             tuple(report.lines()),
             report.relaxes,
             pending,
-            shown.skills,
+            RowList(SkillRow, shown.skills),
             prepare.problem_rows(catalog),
         )
 

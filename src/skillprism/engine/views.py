@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.matrix import MatrixRow
+from skillprism.engine.rows import RowList
 
 RESOURCE_SCHEME = "skillprism-file"  # a skill's file in a page's links: skillprism-file:/rel/path
 COPY_SCHEME = "copy"  # a page's link that copies its path to the clipboard: copy:text
@@ -180,7 +181,7 @@ class LoadedView:
     # The security pass is on and its risks are still being scanned: this view has the
     # validation findings only; RiskFill events follow, then a view with everything.
     risks_pending: bool = False
-    skills: list[SkillRow] = field(default_factory=list)
+    skills: RowList[SkillRow] = field(default_factory=lambda: RowList(SkillRow))
     problems: list[ProblemRow] = field(default_factory=list)
 
 
@@ -273,7 +274,7 @@ class Tier1View:
     settings_applied: tuple[str, ...]
     assumptions: tuple[str, ...]
     unread: tuple[str, ...]  # runtime settings files that could not be read
-    entries: list[OutcomeRow] = field(default_factory=list)
+    entries: RowList[OutcomeRow] = field(default_factory=lambda: RowList(OutcomeRow))
 
     def by_outcome(self, outcome: str) -> list[OutcomeRow]:
         return [e for e in self.entries if e.outcome == outcome]
@@ -289,4 +290,4 @@ class MatrixData:
     titles: tuple[str, ...]
     texts: tuple[tuple[str, ...], ...]
     labels: list[str] = field(default_factory=list)
-    rows: list[MatrixRow] = field(default_factory=list)
+    rows: RowList[MatrixRow] = field(default_factory=lambda: RowList(MatrixRow))

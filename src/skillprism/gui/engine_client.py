@@ -41,6 +41,7 @@ from skillprism.engine.protocol import (
     decode,
     encode,
 )
+from skillprism.engine.rows import RowList
 from skillprism.engine.views import EngineInfo, Failure
 
 log = logging.getLogger("skillprism.window")
@@ -295,7 +296,17 @@ class EngineClient(QObject):
                     and dataclasses.is_dataclass(payload)
                     and not isinstance(payload, type)
                 ):
-                    payload = dataclasses.replace(payload, **self._parts)
+                    payload = dataclasses.replace(
+                        payload,
+                        **{
+                            name: (
+                                RowList.from_plain(empty.kind, items)
+                                if isinstance(empty := getattr(payload, name), RowList)
+                                else items
+                            )
+                            for name, items in self._parts.items()
+                        },
+                    )
                 self._parts_id, self._parts = None, {}
             if self._settle(job, kind):
                 self.sig_answer.emit(kind, payload)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QTimer, QUrl, Signal
@@ -41,6 +42,7 @@ from skillprism import APP_NAME, __version__
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.display import display_path, home_relative
 from skillprism.core.vocabulary import STATES
+from skillprism.engine.rows import RowIndex
 from skillprism.engine.views import (
     RESOURCE_SCHEME,
     EngineInfo,
@@ -107,7 +109,8 @@ class MainWindow(QMainWindow):
         self.project = project
         self.dark = dark
         self.loaded: LoadedView | None = None
-        self.skills: dict[str, SkillRow] = {}
+        # the shown view's skills by key (over its rows: no second copy)
+        self.skills: Mapping[str, SkillRow] = {}
         self.selected_key = ""
         self._last_refresh = ""
         self.setWindowTitle(APP_NAME)
@@ -393,10 +396,11 @@ class MainWindow(QMainWindow):
         if self.loaded is None or fill.generation != self.loaded.generation:
             return  # of a view the window no longer shows
         self.tree_model.set_risks(fill.risks)
+        rows = self.loaded.skills
         for key, risk in fill.risks:
-            row = self.skills.get(key)
-            if row is not None:
-                self.skills[key] = row._replace(risk=risk)
+            at = self.skills.position(key) if isinstance(self.skills, RowIndex) else None
+            if at is not None and rows[at].risk != risk:
+                rows[at] = rows[at]._replace(risk=risk)
         scanning = (fill.done, fill.total)
         self.problems_panel.add_rows(fill.problems)
         self.risks.add_rows(fill.problems, scanning)
@@ -543,7 +547,7 @@ class MainWindow(QMainWindow):
         )  # the last selection of the previous session
         key = loaded.moved.get(key, key)  # a renamed folder keeps its selection
         self.loaded = loaded
-        self.skills = {row.key: row for row in loaded.skills}
+        self.skills = RowIndex(loaded.skills)
         self.tree_model.set_tree(loaded.tree, loaded.roots, loaded.skills)
         self.problems_panel.set_rows(loaded.problems)
         scanning = (0, len(loaded.skills)) if loaded.risks_pending else None

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from skillprism.core.display import home_relative
 from skillprism.core.vocabulary import state_and_risk
+from skillprism.engine.rows import RowList
 from skillprism.engine.views import FileList, RootRow, SkillRow, TreeView
 from skillprism.gui.icons import STATE_TEXT, state_icon
 
@@ -152,7 +153,7 @@ class SkillTreeModel(QAbstractItemModel):
         show it (nothing else of the tree changes)."""
         if not risks:
             return
-        if not isinstance(self._skills, list):
+        if not isinstance(self._skills, (list, RowList)):
             self._skills = list(self._skills)
         if self._skill_index is None:
             self._skill_index = {row.key: i for i, row in enumerate(self._skills)}

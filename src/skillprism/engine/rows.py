@@ -1,0 +1,108 @@
+"""Long lists of rows kept as plain tuples, so the window's garbage collector can skip them.
+
+CPython's cyclic garbage collector stops tracking a plain tuple once every item in it is untracked
+(strings, numbers, None), but it never stops tracking an instance of a tuple subclass such as a
+NamedTuple. A window that keeps 10,000 skill rows as NamedTuples has 10,000 more objects that
+every full collection walks, on the GUI thread, at a moment nobody chooses. A `RowList` keeps
+plain tuples and hands out a NamedTuple of its kind on each access (short-lived, cheap);
+`RowIndex` finds a row by its key without keeping a second copy of the rows.
+
+Rows must hold only strings, numbers, booleans and None (or tuples of those) for the collector
+to skip them; a row with a tracked object in it works the same, only it stays tracked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+R = TypeVar("R", bound=tuple[Any, ...])
+
+
+class RowList(Sequence[R]):
+    """A list of rows of the NamedTuple type `kind`, stored as plain tuples. Indexing and
+    iterating give rows of `kind`; `plain` is the stored list (what the engine streams)."""
+
+    __slots__ = ("kind", "plain")
+
+    def __init__(self, kind: type[R], rows: Iterable[R] = ()) -> None:
+        self.kind = kind
+        self.plain: list[tuple[Any, ...]] = [tuple(row) for row in rows]
+
+    @classmethod
+    def from_plain(cls, kind: type[R], plain: list[tuple[Any, ...]]) -> RowList[R]:
+        """Rows of `kind` over `plain` (kept, not copied)."""
+        out = cls(kind)
+        out.plain = plain
+        return out
+
+    def __len__(self) -> int:
+        return len(self.plain)
+
+    def __bool__(self) -> bool:
+        return bool(self.plain)
+
+    @overload
+    def __getitem__(self, at: int) -> R: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[R]: ...
+
+    def __getitem__(self, at: int | slice) -> R | list[R]:
+        if isinstance(at, slice):
+            kind = self.kind
+            return [tuple.__new__(kind, row) for row in self.plain[at]]
+        return tuple.__new__(self.kind, self.plain[at])
+
+    def __setitem__(self, at: int, row: R) -> None:
+        self.plain[at] = tuple(row)
+
+    def __iter__(self) -> Iterator[R]:
+        kind, new = self.kind, tuple.__new__
+        for row in self.plain:
+            yield new(kind, row)
+
+    def append(self, row: R) -> None:
+        self.plain.append(tuple(row))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RowList):
+            return self.kind is other.kind and self.plain == other.plain
+        if isinstance(other, list):
+            return len(other) == len(self.plain) and all(
+                type(row) is self.kind and row == plain
+                for row, plain in zip(other, self.plain, strict=True)
+            )
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"RowList({self.kind.__name__}, {len(self.plain)} rows)"
+
+
+class RowIndex(Mapping[str, R]):
+    """The rows of a `RowList` by the value of their field `field` (the first row wins when two
+    share it). The rows stay where they are: a row changed in the list is seen here."""
+
+    def __init__(self, rows: RowList[R], field: str = "key") -> None:
+        self.rows = rows
+        at = rows.kind._fields.index(field)  # type: ignore[attr-defined]
+        self._where: dict[str, int] = {}
+        for i, row in enumerate(rows.plain):
+            self._where.setdefault(row[at], i)
+
+    def __getitem__(self, key: str) -> R:
+        return self.rows[self._where[key]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def position(self, key: str) -> int | None:
+        """Where the row of `key` is in the list (None: no such row)."""
+        return self._where.get(key)

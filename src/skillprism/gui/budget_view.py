@@ -6,6 +6,7 @@ rule as the CLI's) and the window hands the result to `show_result`."""
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -75,14 +76,14 @@ class OutcomeModel(RowsTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._result: Tier1View | None = None
-        self._rows: list[Any] = []
+        self._rows: Sequence[Any] = []
         self.overrides: dict[str, str] = {}
         self.usage: dict[str, float] = {}
 
     def set_result(self, result: Tier1View | None) -> None:
         self.beginResetModel()
         self._result = result
-        self._rows = list(result.entries) if result is not None else []
+        self._rows = result.entries if result is not None else []  # (its RowList, not a copy)
         self.endResetModel()
 
     def entry(self, row: int) -> Any:

@@ -76,5 +76,6 @@ def test_matrix_rows_keep_their_cells_plain_and_read_them_as_cells() -> None:
         gc.collect()
     assert not gc.is_tracked(data.rows.plain[0])
     row = data.rows[0]
-    assert row.cell(0) == cells[0] and type(row.cell(1)) is MatrixCell
-    assert row.cell(0).text == "full ⚠" and row.cell(1).reason == "cap"
+    assert row.cells == cells and all(type(c) is MatrixCell for c in row.cells)
+    assert row.cells[0].text == "full ⚠" and row.cells[1].reason == "cap"
+    assert list(data.rows) == [MatrixRow("/k/SKILL.md", "k", cells)]

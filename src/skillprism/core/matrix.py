@@ -14,8 +14,7 @@ CELL_VALUES = (
 
 
 class MatrixCell(NamedTuple):
-    """One cell: a tuple of strings, cheap to unpickle. (The window keeps its cells as plain
-    tuples, which the garbage collector stops tracking; see `MatrixRow.cell`.)"""
+    """One cell: a tuple of strings, cheap to unpickle."""
 
     value: str  # the state, or the tier-1 outcome for an active skill
     reason: str
@@ -38,17 +37,17 @@ class MatrixCell(NamedTuple):
 class MatrixRow(NamedTuple):
     key: str  # the skill file's path as found (the same key the GUI selects by)
     name: str
-    # one per runtime; a row the window keeps holds them as plain tuples: read them with `cell`
-    cells: tuple[MatrixCell, ...]
+    cells: tuple[MatrixCell, ...]  # one per runtime
 
-    def cell(self, column: int) -> MatrixCell:
-        """The cell of runtime `column`, whether kept as a MatrixCell or as a plain tuple."""
-        found = self.cells[column]
-        return found if type(found) is MatrixCell else tuple.__new__(MatrixCell, found)
+    @classmethod
+    def to_plain(cls, row: MatrixRow) -> tuple[str, str, tuple[tuple[str, ...], ...]]:
+        """The row as plain tuples, its cells too (as engine/rows.py's RowList keeps it)."""
+        return (row.key, row.name, tuple(tuple(c) for c in row.cells))
 
-    def plain(self) -> tuple[str, str, tuple[tuple[str, str, str, str], ...]]:
-        """The row as plain tuples, cells too (what a RowList keeps)."""
-        return (self.key, self.name, tuple(tuple(c) for c in self.cells))  # type: ignore[misc]
+    @classmethod
+    def from_plain(cls, plain: tuple[str, str, tuple[tuple[str, ...], ...]]) -> MatrixRow:
+        key, name, cells = plain
+        return cls(key, name, tuple(tuple.__new__(MatrixCell, c) for c in cells))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,12 @@ from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclose import Tier1Result
 from skillprism.core.display import home_relative
 from skillprism.core.matrix import Matrix, MatrixRow
+from skillprism.core.trigger import EvalReport, Overlap, TriggerIndex
 from skillprism.engine.rows import RowList
 from skillprism.engine.views import (
     FILTER_SEP,
+    EvalRow,
+    EvalView,
     FilterQuery,
     MatrixData,
     OutcomeRow,
@@ -28,6 +31,8 @@ from skillprism.engine.views import (
     SkillRow,
     Tier1View,
     TreeView,
+    TriggerRow,
+    TriggerView,
 )
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
@@ -218,7 +223,71 @@ def matrix_view(matrix: Matrix) -> MatrixData:
     ]
     texts = []
     for column in range(len(matrix.profiles)):
-        distinct = {row.cell(column).text for row in matrix.rows}
+        distinct = {row.cells[column].text for row in matrix.rows}
         texts.append(tuple(sorted(distinct, key=len, reverse=True)))
-    rows = RowList.from_plain(MatrixRow, [row.plain() for row in matrix.rows])
-    return MatrixData(matrix.profiles, matrix.titles, tuple(texts), labels, rows)
+    return MatrixData(
+        matrix.profiles, matrix.titles, tuple(texts), labels, RowList(MatrixRow, matrix.rows)
+    )
+
+
+ABOVE_SHOWN = 8  # names of the skills ranked above the selected one, in a trigger view
+
+
+def trigger_view(
+    index: TriggerIndex,
+    prompt: str,
+    key: str,
+    title: str,
+    context_window: int,
+    overlaps: Sequence[Overlap],
+) -> TriggerView:
+    """`prompt` against the listed skills of `index`, seen from the skill `key`."""
+    from skillprism.core.trigger import ESTIMATE_NOTE
+
+    candidate = index.candidate(key)
+    estimate = index.estimate(prompt) if prompt.strip() else None
+    ranking = estimate.ranking if estimate is not None else ()
+    rank = estimate.rank_of(key) if estimate is not None else None
+    picked = estimate.picked() if estimate is not None else None
+    names = {c.key: c.name for c in index.candidates}
+    return TriggerView(
+        prompt,
+        key,
+        candidate.name if candidate is not None else "",
+        title,
+        context_window,
+        ESTIMATE_NOTE,
+        len(index.listed),
+        len(index.candidates),
+        candidate.outcome if candidate is not None else "",
+        rank,
+        tuple(r.name for r in estimate.above(key)[:ABOVE_SHOWN]) if estimate is not None else (),
+        picked.name if picked is not None else "",
+        tuple(
+            (other, names.get(other, other), o.similarity)
+            for o in overlaps
+            for other in (o.second if o.first == key else o.first,)
+        ),
+        RowList(
+            TriggerRow, (TriggerRow(r.rank, r.key, r.name, r.outcome, r.score) for r in ranking)
+        ),
+    )
+
+
+def eval_view(report: EvalReport, path: str, key: str, name: str, title: str) -> EvalView:
+    """An eval set's outcomes as the trigger view's table shows them."""
+    return EvalView(
+        path,
+        key,
+        name,
+        title,
+        report.accuracy,
+        report.precision,
+        report.recall,
+        report.top(1),
+        report.top(3),
+        tuple(
+            EvalRow(o.query, o.should_trigger, o.picked, o.rank or 0, o.instead, o.correct)
+            for o in report.outcomes
+        ),
+    )

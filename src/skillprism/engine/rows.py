@@ -8,14 +8,25 @@ plain tuples and hands out a NamedTuple of its kind on each access (short-lived,
 `RowIndex` finds a row by its key without keeping a second copy of the rows.
 
 Rows must hold only strings, numbers, booleans and None (or tuples of those) for the collector
-to skip them; a row with a tracked object in it works the same, only it stays tracked."""
+to skip them; a row with a tracked object in it works the same, only it stays tracked. A kind whose
+rows hold rows of their own (a matrix row's cells) says how to store and rebuild them with the
+class methods `to_plain(row)` and `from_plain(plain)`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 R = TypeVar("R", bound=tuple[Any, ...])
+
+
+@functools.cache
+def _codec(kind: type) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any], Any]]:
+    """How rows of `kind` are stored and rebuilt: its own class methods, else tuple()."""
+    to_plain = getattr(kind, "to_plain", None) or tuple
+    from_plain = getattr(kind, "from_plain", None) or functools.partial(tuple.__new__, kind)
+    return to_plain, from_plain
 
 
 class RowList(Sequence[R]):
@@ -26,7 +37,8 @@ class RowList(Sequence[R]):
 
     def __init__(self, kind: type[R], rows: Iterable[R] = ()) -> None:
         self.kind = kind
-        self.plain: list[tuple[Any, ...]] = [tuple(row) for row in rows]
+        to_plain = _codec(kind)[0]
+        self.plain: list[tuple[Any, ...]] = [to_plain(row) for row in rows]
 
     @classmethod
     def from_plain(cls, kind: type[R], plain: list[tuple[Any, ...]]) -> RowList[R]:
@@ -48,29 +60,27 @@ class RowList(Sequence[R]):
     def __getitem__(self, at: slice) -> list[R]: ...
 
     def __getitem__(self, at: int | slice) -> R | list[R]:
+        make = _codec(self.kind)[1]
         if isinstance(at, slice):
-            kind = self.kind
-            return [tuple.__new__(kind, row) for row in self.plain[at]]
-        return tuple.__new__(self.kind, self.plain[at])
+            return [make(row) for row in self.plain[at]]
+        return make(self.plain[at])  # type: ignore[no-any-return]
 
     def __setitem__(self, at: int, row: R) -> None:
-        self.plain[at] = tuple(row)
+        self.plain[at] = _codec(self.kind)[0](row)
 
     def __iter__(self) -> Iterator[R]:
-        kind, new = self.kind, tuple.__new__
-        for row in self.plain:
-            yield new(kind, row)
+        return map(_codec(self.kind)[1], self.plain)
 
     def append(self, row: R) -> None:
-        self.plain.append(tuple(row))
+        self.plain.append(_codec(self.kind)[0](row))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, RowList):
             return self.kind is other.kind and self.plain == other.plain
         if isinstance(other, list):
             return len(other) == len(self.plain) and all(
-                type(row) is self.kind and row == plain
-                for row, plain in zip(other, self.plain, strict=True)
+                type(row) is self.kind and row == mine
+                for row, mine in zip(other, self, strict=True)
             )
         return NotImplemented
 

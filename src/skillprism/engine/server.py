@@ -64,6 +64,7 @@ from skillprism.engine.protocol import (
 from skillprism.engine.rows import RowList
 from skillprism.engine.views import (
     EngineInfo,
+    EvalView,
     Failure,
     FileList,
     FilterQuery,
@@ -79,6 +80,7 @@ from skillprism.engine.views import (
     SkillRow,
     Tier1View,
     TreeView,
+    TriggerView,
     WherePage,
 )
 from skillprism.paths import user_state_dir
@@ -97,6 +99,7 @@ STREAMED: dict[str, dict[str, int]] = {
     "open": {"skills": 1500, "problems": 500},
     "refresh": {"skills": 1500, "problems": 500},
     "tier1": {"entries": 2000},
+    "trigger": {"rows": 2000},
     "matrix": {"rows": 400, "labels": 4000},
 }
 
@@ -695,6 +698,43 @@ class Engine:
         settings, unread = workspace.budget_settings(profile, inputs)
         result = workspace.tier1_model(profile).compute(settings)
         return prepare.tier1_view(result, workspace.profile(profile).title, unread)
+
+    def _do_trigger(self, profile: str, inputs: BudgetInputs, prompt: str, key: str) -> TriggerView:
+        """`prompt` against the skills `profile`'s runtime lists under `inputs` (an estimate),
+        seen from the skill `key`, with the skills whose entries say nearly what its entry
+        says."""
+        workspace = self._require()
+        index = workspace.trigger_index(profile, inputs)
+        return prepare.trigger_view(
+            index,
+            prompt,
+            key,
+            workspace.profile(profile).title,
+            inputs.context_window,
+            index.overlaps(key=key) if key else (),
+        )
+
+    def _do_trigger_evals(
+        self, profile: str, inputs: BudgetInputs, key: str, path: str
+    ) -> EvalView:
+        """The eval set in the file `path` (skill-creator's format) run for the skill `key`."""
+        from skillprism.core.eval_sets import EvalSetError, read_eval_set
+        from skillprism.core.trigger import run_eval_set
+
+        workspace = self._require()
+        try:
+            items = read_eval_set(path)
+        except EvalSetError as err:
+            raise WorkspaceError(str(err)) from None
+        index = workspace.trigger_index(profile, inputs)
+        candidate = index.candidate(key)
+        return prepare.eval_view(
+            run_eval_set(index, key, items),
+            path,
+            key,
+            candidate.name if candidate is not None else "",
+            workspace.profile(profile).title,
+        )
 
     def _do_matrix(self, profiles: Sequence[str], inputs: BudgetInputs) -> MatrixData:
         return prepare.matrix_view(self._require().matrix(profiles, inputs))

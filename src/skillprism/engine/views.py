@@ -246,6 +246,67 @@ class WherePage:
     error: str = ""
 
 
+# --- will a model pick it: the trigger estimate -------------------------------------------------------
+
+
+class TriggerRow(NamedTuple):
+    """One listed skill against a prompt (core/trigger.py's Ranked)."""
+
+    rank: int
+    key: str
+    name: str
+    outcome: str  # its tier-1 outcome: full, shortened or name-only
+    score: float
+
+
+@dataclass(frozen=True)
+class TriggerView:
+    """A prompt against every skill one runtime lists (an estimate, `note` says of what), seen
+    from the skill `key` (its rank, what ranks above it, whose entries overlap with its entry).
+    `rank` None: the runtime does not list that skill (`outcome` says why), so no model can pick
+    it. An empty prompt ranks nothing (`rows` empty) but still says how the skill is listed."""
+
+    prompt: str
+    key: str
+    name: str
+    title: str  # the runtime's
+    context_window: int
+    note: str
+    listed: int
+    total: int
+    outcome: str  # the skill's tier-1 outcome ("" when it is not in the listing at all)
+    rank: int | None
+    above: tuple[str, ...]  # names ranked above the skill (first ones only)
+    picked: str  # the name the estimate picks ("" when no skill shares a word)
+    overlaps: tuple[tuple[str, str, float], ...]  # (key, name, similarity) with the skill
+    rows: RowList[TriggerRow] = field(default_factory=lambda: RowList(TriggerRow))
+
+
+class EvalRow(NamedTuple):
+    query: str
+    should_trigger: bool
+    picked: bool
+    rank: int  # 0: the skill is not listed
+    instead: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class EvalView:
+    """An eval set (skill-creator's format) run against the estimate for the skill `key`."""
+
+    path: str
+    key: str
+    name: str
+    title: str
+    accuracy: float
+    precision: float | None
+    recall: float | None
+    top1: tuple[int, int]
+    top3: tuple[int, int]
+    rows: tuple[EvalRow, ...]
+
+
 # --- the budget -----------------------------------------------------------------------------------
 
 

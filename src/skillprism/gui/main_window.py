@@ -273,6 +273,21 @@ class MainWindow(QMainWindow):
         self.matrix_dock.setWidget(self.matrix)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.matrix_dock)
         self.tabifyDockWidget(self.budget_dock, self.matrix_dock)
+        from skillprism.gui.trigger_view import TriggerPanel
+
+        self.trigger = TriggerPanel()
+        self.trigger.sig_prompt_changed.connect(lambda _p: self._request_trigger())
+        self.trigger.sig_evals_requested.connect(self._request_trigger_evals)
+        self.trigger.sig_select_skill.connect(self.select_skill)
+        self.trigger_dock = QDockWidget("Trigger Estimate", self)
+        self.trigger_dock.setObjectName("trigger-dock")
+        self.trigger_dock.setWidget(self.trigger)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.trigger_dock)
+        self.tabifyDockWidget(self.matrix_dock, self.trigger_dock)
+        self.trigger_dock.visibilityChanged.connect(
+            lambda shown: shown and self._request_trigger_if_shown()
+        )
+        self._trigger_dirty = True  # ranked again when the trigger view is next shown
         self.problems_dock.raise_()
         self.budget_dock.visibilityChanged.connect(
             lambda shown: shown and self._request_budget_if_shown()
@@ -441,6 +456,8 @@ class MainWindow(QMainWindow):
             self.matrix.show_failure(message)
         elif kind == "tier1":
             self.budget.show_failure(message)
+        elif kind in ("trigger", "trigger_evals"):
+            self.trigger.show_failure(message)
         elif kind == "where":
             self.where_view.show_pending(message)
         else:
@@ -453,6 +470,10 @@ class MainWindow(QMainWindow):
             self._apply_filter(result)
         elif kind == "tier1":
             self.budget.show_result(result)
+        elif kind == "trigger":
+            self.trigger.show_result(result)
+        elif kind == "trigger_evals":
+            self.trigger.show_evals(result)
         elif kind == "matrix":
             self.matrix.show_matrix(result)
         elif kind == "report":
@@ -522,6 +543,31 @@ class MainWindow(QMainWindow):
     def _request_budget(self, inputs: BudgetInputs) -> None:
         self._budget_dirty = False
         self.engine.request("tier1", self.profile, inputs)
+        self._trigger_dirty = True  # the listing it ranks follows the budget's inputs
+        self._request_trigger_if_shown()
+
+    def _request_trigger(self) -> None:
+        """Rank the listed skills against the trigger view's prompt, for the selected skill."""
+        self._trigger_dirty = False
+        if self.loaded is None or not self.selected_key:
+            return
+        self.engine.request(
+            "trigger",
+            self.profile,
+            self.budget.inputs(),
+            self.trigger.prompt.text(),
+            self.selected_key,
+        )
+
+    def _request_trigger_if_shown(self) -> None:
+        if self._trigger_dirty and (self.trigger.isVisible() or not self.isVisible()):
+            self._request_trigger()
+
+    def _request_trigger_evals(self, path: str) -> None:
+        if self.loaded is not None and self.selected_key:
+            self.engine.request(
+                "trigger_evals", self.profile, self.budget.inputs(), self.selected_key, path
+            )
 
     def _request_budget_if_shown(self) -> None:
         """The budget listing is computed for a budget view that can be seen (or for a window
@@ -560,6 +606,7 @@ class MainWindow(QMainWindow):
         )
         self._budget_dirty = True
         self._request_budget_if_shown()
+        self._trigger_dirty = True
         if first:
             self.place.open_first_roots()
         else:
@@ -730,6 +777,7 @@ class MainWindow(QMainWindow):
         self.source.set_source("", [])
         self.files_view.setHtml("")
         self.activation.show_skill("", "")
+        self.trigger.set_skill("")
 
     def _show_key(self, key: str) -> None:
         """Show skill `key`: its pages are prepared in the background and applied when ready
@@ -744,6 +792,9 @@ class MainWindow(QMainWindow):
         self.selected_key = key
         self.risks.set_selected(key)
         self.problems_panel.set_selected(key)
+        self.trigger.set_skill(key)
+        self._trigger_dirty = True
+        self._request_trigger_if_shown()
         self.engine.request("preview", key, self._open_file, self.dark)
 
     def _apply_preview(self, preview: PreviewPages) -> None:

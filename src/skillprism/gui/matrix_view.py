@@ -90,7 +90,7 @@ class MatrixModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 return row.key
             return None
-        cell = row.cell(index.column() - 1)
+        cell = row.cells[index.column() - 1]
         warned = cell.warned
         if role == Qt.ItemDataRole.DisplayRole:
             return cell.text

@@ -170,6 +170,7 @@ def build_actions(window: MainWindow) -> None:
     m_view.addAction(window.risks_dock.toggleViewAction())
     m_view.addAction(window.budget_dock.toggleViewAction())
     m_view.addAction(window.matrix_dock.toggleViewAction())
+    m_view.addAction(window.trigger_dock.toggleViewAction())
     m_help = mb.addMenu("&Help")
     m_help.addAction(window.act_diag_ref)
     m_help.addAction(window.act_runtime_details)

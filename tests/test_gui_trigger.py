@@ -218,3 +218,67 @@ def test_the_window_ranks_for_the_selected_skill_and_follows_the_selection(qtbot
         qtbot.waitUntil(lambda: w.selected_key == keys["sheets"], timeout=5000)
     finally:
         w.shutdown()
+
+
+def test_an_eval_set_is_edited_saved_and_refused_when_the_file_changed(
+    qtbot, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    root = tmp_path / "skills"
+    make_set(root)
+    engine, panel, keys, rank = wired(qtbot, tmp_path, root)
+    inputs = BudgetInputs()
+    panel.sig_evals_run.connect(
+        lambda path, items: panel.show_evals(
+            answer(engine, "trigger_evals", "claude-code", inputs, panel.key, path, tuple(items))
+        )
+    )
+    from skillprism.app.workspace import WorkspaceError
+
+    def save(path: str, items: list, expected) -> None:  # type: ignore[no-untyped-def]
+        # as the window does: a refusal is shown in the panel
+        try:
+            panel.saved(panel.key, *answer(engine, "save_evals", path, tuple(items), expected))
+        except WorkspaceError as err:
+            panel.show_failure(str(err))
+
+    panel.sig_evals_save.connect(save)
+    panel.set_skill(keys["slides"], str(root / "slides"))
+    assert not panel.add_should.isEnabled()  # no prompt typed yet
+    panel.prompt.setText("build a slide deck for the board")
+    panel.add_should.click()
+    panel.prompt.setText("a pivot table of sales in Excel")
+    panel.add_should_not.click()
+    assert panel.eval_model.rowCount() == 2 and "not saved" in panel.eval_summary.text()
+    assert panel.save.isEnabled()
+    # Save: a new set, where the user chooses; nothing is written before
+    target = tmp_path / "slides.evals.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert not target.exists()
+    panel.save.click()
+    assert json.loads(target.read_text(encoding="utf-8")) == [
+        {"query": "build a slide deck for the board", "should_trigger": True},
+        {"query": "a pivot table of sales in Excel", "should_trigger": False},
+    ]
+    assert not panel.save.isEnabled() and "not saved" not in panel.eval_summary.text()
+    # another program changes the file; an edit saved over it is refused, the file kept
+    target.write_text('[{"query": "theirs", "should_trigger": true}]\n', encoding="utf-8")
+    panel.eval_table.selectRow(1)
+    panel.remove.click()
+    assert panel.eval_model.rowCount() == 1
+    panel.save.click()
+    assert "changed on disk since it was opened" in panel.summary.text()
+    assert "theirs" in target.read_text(encoding="utf-8")
+    # saving into the skill's own folder asks first; "No" writes nothing
+    inside = root / "slides" / "evals.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(inside), ""))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    panel.save_as.click()
+    assert not inside.exists()
+    # the edited set comes back with its skill
+    panel.set_skill(keys["sheets"], str(root / "sheets"))
+    assert panel.eval_model.rowCount() == 0
+    panel.set_skill(keys["slides"], str(root / "slides"))
+    assert panel.eval_model.rowCount() == 1 and "not saved" in panel.eval_summary.text()
+    del rank

@@ -58,6 +58,12 @@ def parse_eval_set(text: str, where: str = "eval set") -> tuple[EvalItem, ...]:
 
 def read_eval_set(path: str) -> tuple[EvalItem, ...]:
     """The eval set in the file `path` (EvalSetError when it cannot be read or used)."""
+    return load_eval_set(path)[1]
+
+
+def load_eval_set(path: str) -> tuple[str, tuple[EvalItem, ...]]:
+    """The text of the file `path` and the eval set it holds (EvalSetError when it cannot be
+    read or used): the text tells, when the set is saved again, whether the file changed since."""
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)
@@ -69,7 +75,7 @@ def read_eval_set(path: str) -> tuple[EvalItem, ...]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise EvalSetError(f"{path}: the eval set is not UTF-8 text") from None
-    return parse_eval_set(text, path)
+    return text, parse_eval_set(text, path)
 
 
 def eval_set_text(items: Sequence[EvalItem]) -> str:

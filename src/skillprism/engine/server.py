@@ -715,26 +715,62 @@ class Engine:
         )
 
     def _do_trigger_evals(
-        self, profile: str, inputs: BudgetInputs, key: str, path: str
+        self,
+        profile: str,
+        inputs: BudgetInputs,
+        key: str,
+        path: str,
+        edited: Sequence[tuple[str, bool]] | None = None,
     ) -> EvalView:
-        """The eval set in the file `path` (skill-creator's format) run for the skill `key`."""
-        from skillprism.core.eval_sets import EvalSetError, read_eval_set
+        """The eval set in the file `path` (skill-creator's format) run for the skill `key`, or,
+        when given, the set as the user `edited` it ((query, should trigger) each)."""
+        from skillprism.core.eval_sets import EvalItem, EvalSetError, load_eval_set
         from skillprism.core.trigger import run_eval_set
 
         workspace = self._require()
-        try:
-            items = read_eval_set(path)
-        except EvalSetError as err:
-            raise WorkspaceError(str(err)) from None
+        source: str | None = None
+        if edited is not None:
+            items = tuple(EvalItem(query, should) for query, should in edited)
+        else:
+            try:
+                source, items = load_eval_set(path)
+            except EvalSetError as err:
+                raise WorkspaceError(str(err)) from None
         index = workspace.trigger_index(profile, inputs)
         candidate = index.candidate(key)
-        return prepare.eval_view(
+        view = prepare.eval_view(
             run_eval_set(index, key, items),
             path,
             key,
             candidate.name if candidate is not None else "",
             workspace.profile(profile).title,
         )
+        return dataclasses.replace(view, source=source)
+
+    def _do_save_evals(
+        self, path: str, edited: Sequence[tuple[str, bool]], expected: str | None
+    ) -> tuple[str, str]:
+        """Write the eval set `edited` to `path` in skill-creator's format; refused when the file
+        is no longer the text `expected` (as it was read or last saved; None: a new file, which
+        the window's Save As asked about). Returns (path, the text written)."""
+        from skillprism.core.eval_sets import EvalItem, eval_set_text
+
+        if expected is not None:
+            try:
+                with open(path, encoding="utf-8-sig", newline="") as fh:
+                    now = fh.read()
+            except FileNotFoundError:
+                now = None
+            except OSError as err:
+                raise WorkspaceError(f"{path}: cannot read it again: {err.strerror}") from None
+            if now != expected:
+                raise WorkspaceError(
+                    f"{path} changed on disk since it was opened: nothing was written. Open it "
+                    "again to see the change, or save your set under another name."
+                )
+        text = eval_set_text([EvalItem(query, should) for query, should in edited])
+        write_atomically(path, text)
+        return path, text
 
     def _do_matrix(self, profiles: Sequence[str], inputs: BudgetInputs) -> MatrixData:
         return prepare.matrix_view(self._require().matrix(profiles, inputs))

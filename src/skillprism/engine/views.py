@@ -305,6 +305,8 @@ class EvalView:
     top1: tuple[int, int]
     top3: tuple[int, int]
     rows: tuple[EvalRow, ...]
+    # the file's text as read (None: the set was not read from the file now, it was edited)
+    source: str | None = None
 
 
 # --- the budget -----------------------------------------------------------------------------------

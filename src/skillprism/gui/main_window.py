@@ -277,7 +277,13 @@ class MainWindow(QMainWindow):
 
         self.trigger = TriggerPanel()
         self.trigger.sig_prompt_changed.connect(lambda _p: self._request_trigger())
+        self.trigger.project = self.project
         self.trigger.sig_evals_requested.connect(self._request_trigger_evals)
+        self.trigger.sig_evals_run.connect(
+            lambda path, items: self._request_trigger_evals(path, tuple(items))
+        )
+        self.trigger.sig_evals_save.connect(self._save_evals)
+        self._evals_saving = ""  # the skill whose eval set is being saved
         self.trigger.sig_select_skill.connect(self.select_skill)
         self.trigger_dock = QDockWidget("Trigger Estimate", self)
         self.trigger_dock.setObjectName("trigger-dock")
@@ -456,7 +462,7 @@ class MainWindow(QMainWindow):
             self.matrix.show_failure(message)
         elif kind == "tier1":
             self.budget.show_failure(message)
-        elif kind in ("trigger", "trigger_evals"):
+        elif kind in ("trigger", "trigger_evals", "save_evals"):
             self.trigger.show_failure(message)
         elif kind == "where":
             self.where_view.show_pending(message)
@@ -474,6 +480,9 @@ class MainWindow(QMainWindow):
             self.trigger.show_result(result)
         elif kind == "trigger_evals":
             self.trigger.show_evals(result)
+        elif kind == "save_evals":
+            self.trigger.saved(self._evals_saving, *result)
+            self.statusBar().showMessage(f"Eval set saved: {result[0]}", 6000)
         elif kind == "matrix":
             self.matrix.show_matrix(result)
         elif kind == "report":
@@ -563,11 +572,19 @@ class MainWindow(QMainWindow):
         if self._trigger_dirty and (self.trigger.isVisible() or not self.isVisible()):
             self._request_trigger()
 
-    def _request_trigger_evals(self, path: str) -> None:
+    def _request_trigger_evals(
+        self, path: str, edited: tuple[tuple[str, bool], ...] | None = None
+    ) -> None:
+        """Run the eval set in the file `path` (or the set as edited) for the selected skill."""
         if self.loaded is not None and self.selected_key:
             self.engine.request(
-                "trigger_evals", self.profile, self.budget.inputs(), self.selected_key, path
+                "trigger_evals", self.profile, self.budget.inputs(), self.selected_key, path, edited
             )
+
+    def _save_evals(self, path: str, items: list[tuple[str, bool]], expected: str | None) -> None:
+        """Write an eval set where the user chose (the user's action: Save or Save As)."""
+        self._evals_saving = self.selected_key
+        self.engine.request("save_evals", path, tuple(items), expected)
 
     def _request_budget_if_shown(self) -> None:
         """The budget listing is computed for a budget view that can be seen (or for a window
@@ -792,7 +809,7 @@ class MainWindow(QMainWindow):
         self.selected_key = key
         self.risks.set_selected(key)
         self.problems_panel.set_selected(key)
-        self.trigger.set_skill(key)
+        self.trigger.set_skill(key, skill.directory)
         self._trigger_dirty = True
         self._request_trigger_if_shown()
         self.engine.request("preview", key, self._open_file, self.dark)
@@ -1085,7 +1102,7 @@ class MainWindow(QMainWindow):
     def set_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Project Folder", self.project)
         if folder:
-            self.project = folder
+            self.project = self.trigger.project = folder
             self.settings.setValue("project", folder)
             self.set_roots([])
 

@@ -9,7 +9,9 @@ figure is labelled an estimate: it rewards shared words, and a model also reads 
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTabWidget,
     QVBoxLayout,
@@ -128,21 +131,40 @@ class EvalModel(RowsTableModel):
         return None
 
 
+@dataclass
+class EvalSet:
+    """A skill's eval set as the user has it in the window: where it is saved ("" not yet), its
+    prompts, the file's text as last read or written (None: not read from a file), and whether
+    it was edited since."""
+
+    path: str = ""
+    items: list[tuple[str, bool]] = field(default_factory=list)
+    source: str | None = None
+    dirty: bool = False
+
+
 class TriggerPanel(QWidget):
     """The prompt, the ranking and the eval set of the selected skill."""
 
     sig_prompt_changed = Signal(str)
     """The prompt to rank, after a pause in typing."""
     sig_evals_requested = Signal(str)
-    """An eval set file to run for the selected skill."""
+    """An eval set file to open and run for the selected skill."""
+    sig_evals_run = Signal(str, list)
+    """The selected skill's eval set as edited (its path, its (query, should trigger) items)."""
+    sig_evals_save = Signal(str, list, object)
+    """Save the eval set: path, items, the file's text as read (None: a new file)."""
     sig_select_skill = Signal(str)
     """A skill of the ranking was activated (double-click): select it in the tree."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.key = ""
+        self.directory = ""  # the selected skill's folder
+        self.project = ""  # where Save As starts
         self.result: TriggerView | None = None
         self.evals: EvalView | None = None
+        self.sets: dict[str, EvalSet] = {}  # per skill key, kept while the window is open
         self._evals_path = ""
 
         self.prompt = QLineEdit(placeholderText="Type a prompt a user might send…")
@@ -203,12 +225,34 @@ class TriggerPanel(QWidget):
         eh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for col in (0, 2, 3, 4):
             eh.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.eval_table.selectionModel().selectionChanged.connect(lambda *_: self._enable())
         self.eval_summary = QLabel()
         self.eval_summary.setWordWrap(True)
         self.eval_summary.setTextFormat(Qt.TextFormat.RichText)
+        self.add_should = QPushButton("Add Prompt: Should Trigger")
+        self.add_should.setToolTip("Add the prompt typed above to this skill's eval set")
+        self.add_should.clicked.connect(lambda: self._add(True))
+        self.add_should_not = QPushButton("Add Prompt: Should Not")
+        self.add_should_not.setToolTip(
+            "Add the prompt typed above as one that should not make a model pick this skill"
+        )
+        self.add_should_not.clicked.connect(lambda: self._add(False))
+        self.remove = QPushButton("Remove")
+        self.remove.clicked.connect(self._remove)
+        self.save = QPushButton("Save")
+        self.save.clicked.connect(self._save)
+        self.save_as = QPushButton("Save As…")
+        self.save_as.clicked.connect(lambda: self._save(choose=True))
+        tools = QHBoxLayout()
+        for button in (self.add_should, self.add_should_not, self.remove):
+            tools.addWidget(button)
+        tools.addStretch(1)
+        tools.addWidget(self.save)
+        tools.addWidget(self.save_as)
         evals_page = QWidget()
         ev = QVBoxLayout(evals_page)
         ev.setContentsMargins(0, 4, 0, 0)
+        ev.addLayout(tools)
         ev.addWidget(self.eval_summary)
         ev.addWidget(self.eval_table, 1)
 
@@ -224,21 +268,28 @@ class TriggerPanel(QWidget):
         layout.addWidget(self.overlaps)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.note)
+        self.prompt.textChanged.connect(lambda _t: self._enable())
         self._show_summary()
+        self._enable()
 
     # --- what the window tells it ------------------------------------------------------------------
 
-    def set_skill(self, key: str) -> None:
-        """The skill the view is about changed (the tree's selection)."""
+    def set_skill(self, key: str, directory: str = "") -> None:
+        """The skill the view is about changed (the tree's selection). Its eval set, if it had
+        one in this session (edited or not), comes back with it."""
         if key == self.key:
             return
-        self.key = key
+        self.key, self.directory = key, directory
         self.ranking_model.set_rows(self.ranking_model._rows, key)
         if self.evals is not None and self.evals.key != key:
             self.evals = None
             self.eval_model.set_rows((), "")
+        held = self.sets.get(key)
+        if held is not None and held.items:
+            self.sig_evals_run.emit(held.path, list(held.items))
         self._show_summary()
         self._show_evals()
+        self._enable()
 
     def show_result(self, result: TriggerView) -> None:
         if result.key != self.key:
@@ -258,10 +309,24 @@ class TriggerPanel(QWidget):
     def show_evals(self, evals: EvalView) -> None:
         if evals.key != self.key:
             return
+        held = self.sets.setdefault(evals.key, EvalSet())
+        if evals.source is not None:  # read from its file now: the set as the file has it
+            held.path, held.source, held.dirty = evals.path, evals.source, False
+            held.items = [(r.query, r.should_trigger) for r in evals.rows]
+            self.tabs.setCurrentIndex(1)
         self.evals = evals
         self.eval_model.set_rows(evals.rows, evals.name)
-        self.tabs.setCurrentIndex(1)
         self._show_evals()
+        self._enable()
+
+    def saved(self, key: str, path: str, text: str) -> None:
+        """The skill `key`'s eval set was written to `path` as `text`."""
+        held = self.sets.get(key)
+        if held is not None:
+            held.path, held.source, held.dirty = path, text, False
+        if key == self.key:
+            self._show_evals()
+            self._enable()
 
     def show_failure(self, message: str) -> None:
         self.summary.setText(f"<span style='color:#c0392b'>{html.escape(message)}</span>")
@@ -335,25 +400,105 @@ class TriggerPanel(QWidget):
 
     def _show_evals(self) -> None:
         e = self.evals
-        if e is None:
+        held = self.sets.get(self.key)
+        if e is None or held is None:
             self.eval_summary.setText(
-                "<i>No eval set opened.</i>" if self.key else "<i>No skill selected.</i>"
+                "<i>No eval set opened: open one, or add the prompt typed above.</i>"
+                if self.key
+                else "<i>No skill selected.</i>"
             )
             return
+        where = html.escape(held.path) if held.path else "<i>a new eval set, not saved</i>"
+        if held.dirty:
+            where += " <b>(edited, not saved)</b>"
         pct = lambda v: "n/a" if v is None else f"{v:.0%}"  # noqa: E731
         t1, n1 = e.top1
         t3, _n3 = e.top3
         self.eval_summary.setText(
-            f"{html.escape(e.path)}: {len(e.rows)} prompts under {html.escape(e.title)} · "
+            f"{where}: {len(e.rows)} prompts under {html.escape(e.title)} · "
             f"agreement <b>{pct(e.accuracy)}</b> · precision {pct(e.precision)} · "
             f"recall {pct(e.recall)} · should-trigger prompts ranking it first {t1}/{n1}, "
             f"in the first three {t3}/{n1} <i>(estimate)</i>"
         )
 
+    def _enable(self) -> None:
+        held = self.sets.get(self.key)
+        has_prompt = bool(self.key and self.prompt.text().strip())
+        self.add_should.setEnabled(has_prompt)
+        self.add_should_not.setEnabled(has_prompt)
+        self.remove.setEnabled(bool(held and self.eval_table.selectionModel().selectedRows()))
+        self.save.setEnabled(bool(held and held.items and (held.dirty or not held.path)))
+        self.save_as.setEnabled(bool(held and held.items))
+
+    def _edited(self, held: EvalSet) -> None:
+        held.dirty = True
+        self.sig_evals_run.emit(held.path, list(held.items))
+        self._enable()
+
+    def _add(self, should: bool) -> None:
+        query = " ".join(self.prompt.text().split())
+        if not self.key or not query:
+            return
+        held = self.sets.setdefault(self.key, EvalSet())
+        held.items.append((query, should))
+        self.tabs.setCurrentIndex(1)
+        self._edited(held)
+
+    def _remove(self) -> None:
+        held = self.sets.get(self.key)
+        rows = sorted({i.row() for i in self.eval_table.selectionModel().selectedRows()})
+        if held is None or not rows:
+            return
+        for row in reversed(rows):
+            if 0 <= row < len(held.items):
+                del held.items[row]
+        self._edited(held)
+
+    def _save(self, choose: bool = False) -> None:
+        held = self.sets.get(self.key)
+        if held is None or not held.items:
+            return
+        path, expected = held.path, held.source
+        if choose or not path:
+            name = (self.result.name if self.result is not None else "") or "skill"
+            start = path or os.path.join(self.project or os.getcwd(), f"{name}.evals.json")
+            path, _filter = QFileDialog.getSaveFileName(
+                self, "Save Eval Set", start, "Eval sets (*.json);;All files (*)"
+            )
+            if not path:
+                return
+            expected = held.source if path == held.path else None  # (the dialog asked)
+            if not self._outside_skill_or_asked(path):
+                return
+        self.sig_evals_save.emit(path, list(held.items), expected)
+
+    def _outside_skill_or_asked(self, path: str) -> bool:
+        """An eval set written into the skill's own folder ships with the skill: only when the
+        user says so."""
+        folder = os.path.join(os.path.realpath(self.directory), "") if self.directory else ""
+        if not folder or not os.path.realpath(path).startswith(folder):
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Save Into the Skill's Folder?",
+            f"{path} is inside the skill's folder: the eval set would be installed with the "
+            "skill wherever it is copied. Save it there?",
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def _choose_evals(self) -> None:
         if not self.key:
             self.show_failure("Select a skill first: an eval set is run for one skill.")
             return
+        held = self.sets.get(self.key)
+        if held is not None and held.dirty:
+            answer = QMessageBox.question(
+                self,
+                "Discard the Edited Eval Set?",
+                "This skill's eval set was edited and not saved. Open another one instead?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
         path, _filter = QFileDialog.getOpenFileName(
             self, "Open Eval Set", self._evals_path, "Eval sets (*.json);;All files (*)"
         )

@@ -22,9 +22,7 @@ worker thread). See docs/architecture.md.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -52,6 +50,7 @@ from skillprism.core.settings import (
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
 from skillprism.core.watch import LiveCatalog
+from skillprism.core.write_back import WriteError, new_file_mode, replace_atomically
 
 if TYPE_CHECKING:  # loaded when a prompt is first ranked (it brings numpy)
     from skillprism.core.trigger import TriggerIndex
@@ -593,38 +592,14 @@ class Workspace:
         return fmt
 
 
-def _umask() -> int:
-    """This process's umask, read without changing it where the system says (Linux); elsewhere
-    by setting and restoring it."""
-    with (
-        contextlib.suppress(OSError, ValueError),
-        open("/proc/self/status", encoding="ascii") as fh,
-    ):
-        for line in fh:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_atomically(path: str, text: str) -> None:
-    """Write `text` (UTF-8) to `path` through a temporary file in the same folder and a rename, so
-    a reader never sees half a file and a failed write leaves the old one alone. The file gets the
-    mode an ordinary new file would (0666 less the umask), not the temporary file's 0600."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise WorkspaceError(f"{path}: folder {folder} not found")
-    fd, tmp = tempfile.mkstemp(prefix=".skillprism-", suffix=".tmp", dir=folder)
+    """Write `text` (UTF-8, "\n" line ends) to `path` through the one atomic replace
+    (core/write_back.py): a reader never sees half a file and a failed write leaves the old one
+    alone. The file gets the mode an ordinary new file would (0666 less the umask)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        replace_atomically(path, text.encode("utf-8"), new_file_mode())
+    except WriteError as err:
+        raise WorkspaceError(str(err)) from None
 
 
 __all__ = [

@@ -13,6 +13,7 @@ from skillprism.cli import (
     activate,
     check,
     engine,
+    fix,
     gui,
     profiles,
     prompt,
@@ -27,6 +28,7 @@ from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 COMMANDS = (
     check,
+    fix,
     prompt,
     activate,
     resource,

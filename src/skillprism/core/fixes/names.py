@@ -59,7 +59,9 @@ def candidates(ctx: FixContext) -> Iterator[Candidate]:
         )
     raw = block.value(text).strip("\"'")
     form = _cut(spec_form(unicodedata.normalize("NFKC", raw)), limit)
-    if form and form != raw:
+    # A name that agrees with its folder keeps agreeing: writing it in the spec's form would
+    # only trade its finding for a name-folder mismatch (the folder needs renaming as well).
+    if form and form != raw and unicodedata.normalize("NFKC", raw) != folder:
         for code in FORM_CODES:
             if code in codes:
                 yield Candidate(

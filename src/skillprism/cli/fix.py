@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -29,6 +30,9 @@ from skillprism.formats.stream import terminal_text
 
 if TYPE_CHECKING:
     from skillprism.core.fixes import Fix
+
+
+_CODE = re.compile(r"(?i)SP\d{3}")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -123,9 +127,15 @@ def run(args: argparse.Namespace) -> int:
         return _backups()
     if args.undo:
         return _undo()
+    codes = None
+    if args.only:
+        # `--only SP113 skills/`: what follows the codes and is not one is a PATH.
+        codes = [c.upper() for c in args.only if _CODE.fullmatch(c)]
+        args.paths = [*args.paths, *(c for c in args.only if not _CODE.fullmatch(c))]
+        if not codes:
+            return error("--only: expected codes such as SP113")
     try:
         workspace = open_workspace(args, workers=min(os.cpu_count() or 1, 4))
-        codes = [c.upper() for c in args.only] if args.only else None
         fixes = workspace.fixes(args.paths, codes=codes, confidence=args.confidence)
     except (UsageError, WorkspaceError) as err:
         return error(str(err))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
+from skillprism.core.advisor import Plan, advise
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
@@ -37,6 +38,7 @@ from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result
 from skillprism.core.document import SkillDocument
 from skillprism.core.document_cache import DocumentCache
 from skillprism.core.fixes import CONFIDENCES, Fix, combined_edits, non_overlapping, offer_fixes
+from skillprism.core.fixes.descriptions import shorten_in
 from skillprism.core.placement import WhereReport, where
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
@@ -489,6 +491,42 @@ class Workspace:
         except WriteError as err:
             raise WorkspaceError(str(err)) from err
         return FixOutcome(tuple(applied), tuple(skipped), tuple(refused), batch)
+
+    def advise(self, spec: str, inputs: BudgetInputs, style: str | None = None) -> Plan:
+        """The budget advisor's plans for `spec`'s listing under `inputs` (core/advisor.py):
+        which descriptions to shorten by how much, or which skills to disable, for every listed
+        skill to keep its full description, checked with the runtime's own budget model."""
+        settings, _unread = self.budget_settings(spec, inputs)
+        model = self.tier1_model(spec, style)
+        return advise(
+            model.catalog, settings, lambda catalog: Tier1Model(catalog, self.counter, model.spec)
+        )
+
+    def plan_fixes(self, plan: Plan) -> list[Fix]:
+        """The plan's description cuts as fixes (applied with `apply_fixes`, undone with
+        `undo_fixes`), one per skill file, each helping the plan's runtime."""
+        out = []
+        for cut in plan.shorten or ():
+            try:
+                snap = Snapshot.read(os.path.realpath(cut.path))
+            except WriteError:
+                continue
+            edit = shorten_in(snap, cut.keep)
+            if edit is None:
+                continue
+            out.append(
+                Fix(
+                    "SP402",
+                    snap.path,
+                    0,
+                    f"shorten the description by {cut.by:,} characters",
+                    "review",
+                    (edit,),
+                    (plan.profile,),
+                    snap,
+                )
+            )
+        return out
 
     @staticmethod
     def undo_fixes() -> Batch | None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from skillprism import __version__
 from skillprism.cli import (
     activate,
+    advise,
     check,
     engine,
     fix,
@@ -30,6 +31,7 @@ COMMANDS = (
     check,
     fix,
     prompt,
+    advise,
     activate,
     resource,
     trigger,

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 
 import yaml
 
+from skillprism.core.document import parse_document
 from skillprism.core.fixes import Candidate, FixContext
-from skillprism.core.fixes.frontmatter_lines import yaml_scalar
-from skillprism.core.write_back import TextEdit
+from skillprism.core.fixes.frontmatter_lines import KeyBlock, locate, yaml_scalar
+from skillprism.core.write_back import Snapshot, TextEdit
 
 CODE = "SP212"
 DEFAULT_CAP = 1024  # the specification's limit
@@ -51,6 +52,27 @@ def cut_text(text: str, cap: int) -> str:
     return text[:cap]
 
 
+def description_edit(text: str, block: KeyBlock, keep: str) -> TextEdit:
+    """The edit that makes the description value of `block` (in `text`) read `keep`: its tail
+    dropped when the value is one plain line that starts with `keep`, else the value rewritten."""
+    raw = block.value(text)
+    if not block.more and raw.startswith(keep) and yaml_scalar(raw) == raw:
+        return TextEdit(block.value_start + len(keep), block.value_end, "")
+    end = block.more[-1][1] if block.more else block.value_end
+    return TextEdit(block.value_start, end, yaml_scalar(keep))
+
+
+def shorten_in(snapshot: Snapshot, keep: str) -> TextEdit | None:
+    """The edit that makes the description of the skill file `snapshot` read `keep` (None
+    when the file has no description value to edit)."""
+    doc = parse_document(snapshot.path, snapshot.data)
+    fm = locate(doc) if doc.text == snapshot.text else None
+    block = fm.get("description") if fm is not None else None
+    if block is None or not block.value(doc.text or ""):
+        return None
+    return description_edit(doc.text or "", block, keep)
+
+
 def candidates(ctx: FixContext) -> Iterator[Candidate]:
     fm = ctx.frontmatter
     block = fm.get("description") if fm is not None else None
@@ -65,17 +87,10 @@ def candidates(ctx: FixContext) -> Iterator[Candidate]:
         return
     cap = description_cap(ctx)
     cut = cut_text(value["description"], cap)
-    raw = block.value(text)
-    if not block.more and raw.startswith(cut) and yaml_scalar(raw) == raw:
-        # A plain one-line value: drop its tail, nothing else.
-        edit = TextEdit(block.value_start + len(cut), block.value_end, "")
-    else:
-        end = block.more[-1][1] if block.more else block.value_end
-        edit = TextEdit(block.value_start, end, yaml_scalar(cut))
     yield Candidate(
         CODE,
         block.line,
         f"cut the description to {len(cut):,} characters (the cap is {cap:,})",
         "review",
-        (edit,),
+        (description_edit(text, block, cut),),
     )

@@ -1,6 +1,6 @@
 """Command-line front end: one small module per command (check, fix, prompt, advise, activate,
-resource, watch, report, gui, self-test), each turning arguments into Workspace calls and formatted output with an
-exit code. No command opens the desktop window. Headless commands never import Qt."""
+resource, watch, report, gui, self-test), each turning arguments into Workspace calls and
+formatted output with an exit code. No command opens the desktop window. Headless commands never import Qt."""
 
 from __future__ import annotations
 

@@ -124,3 +124,42 @@ def test_nothing_to_fix_and_usage_errors(
     assert "nothing to fix" in capsys.readouterr().out
     assert cli.main(["fix", "missing-folder"]) == 2
     assert cli.main(["fix", "--profile", "no-such", "skills"]) == 2
+
+
+def test_folder_renames_only_when_asked_in_the_diff_and_undone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    skill = tmp_path / "skills" / "my_tool"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(
+        b"---\r\nname: my_tool\r\ndescription: D.\r\n---\r\n\r\nBody.\r\n"
+    )
+    (skill / "scripts" / "run.py").write_bytes(b"print(1)\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["fix", "--dry-run", "--diff", "skills"]) == 0  # not without asking
+    capfdbinary.readouterr()
+    assert cli.main(["fix", "--dry-run", "--diff", "--rename-folders", "skills"]) == 1
+    patch = capfdbinary.readouterr().out
+    assert (
+        b"rename from skills/my_tool/scripts/run.py\nrename to skills/my-tool/scripts/run.py\n"
+        in patch
+    )
+    (tmp_path / "fix.patch").write_bytes(patch)
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "skills"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "apply", "--check", "--index", "fix.patch"], cwd=tmp_path, check=True)
+    assert cli.main(["fix", "--rename-folders", "skills"]) == 0
+    out = capfdbinary.readouterr().out
+    assert b"renamed skills/my_tool to skills/my-tool" in out
+    moved = tmp_path / "skills" / "my-tool"
+    assert not skill.exists()
+    assert (
+        moved / "SKILL.md"
+    ).read_bytes() == b"---\r\nname: my-tool\r\ndescription: D.\r\n---\r\n\r\nBody.\r\n"
+    assert (moved / "scripts" / "run.py").read_bytes() == b"print(1)\n"
+    assert cli.main(["fix", "--undo"]) == 0
+    assert b"renamed skills/my-tool back to skills/my_tool" in capfdbinary.readouterr().out
+    assert (skill / "SKILL.md").read_bytes().startswith(b"---\r\nname: my_tool\r\n")
+    assert not moved.exists()

@@ -23,7 +23,7 @@ LONG = "Fills PDF forms from structured data. " * 30
 
 names = st.sampled_from(
     [None, "pdf-tools", "PDF Tools", "pdf_tools", "-pdf-tools-", "other-name", "'pdf-tools'",
-     "Pdf--Tools"]
+     "Pdf--Tools", "my_tool"]
 )  # fmt: skip
 descriptions = st.sampled_from(
     [
@@ -59,7 +59,7 @@ bodies = st.sampled_from(
 
 @st.composite
 def skill_files(draw: st.DrawFn) -> tuple[str, bytes]:
-    folder = draw(st.sampled_from(["pdf-tools", "pdf_tools"]))
+    folder = draw(st.sampled_from(["pdf-tools", "pdf_tools", "PDF Tools"]))
     lines = []
     name = draw(names)
     if name is not None:
@@ -141,14 +141,23 @@ def test_every_offered_fix_keeps_its_promises(case: tuple[str, bytes]) -> None:
             # the whole pipeline agrees that the finding is gone where the fix says it helps
             with open(path, "wb") as fh:
                 fh.write(new)
+            checked = skill
+            if fix.rename is not None:  # the folder renamed as the fix says
+                assert fix.rename[0] == skill
+                checked = fix.rename[1]
+                os.rename(skill, checked)
             try:
                 for profile in fix.helps:
-                    after = _counts(skill, profile)
+                    after = _counts(checked, profile)
                     assert after.get(fix.code, 0) < before[profile].get(fix.code, 0), (
                         fix.title,
                         profile,
                     )
+                    if fix.rename is not None:  # and the name agrees with the new folder
+                        assert "SP208" not in after, fix.title
             finally:
+                if checked != skill:
+                    os.rename(checked, skill)
                 with open(path, "wb") as fh:
                     fh.write(data)
     finally:

@@ -107,10 +107,15 @@ def test_name_set_to_folder(tmp_path: Path) -> None:
     assert fix.new_bytes() == b"---\nname: pdf-tools\ndescription: Reads PDFs.\n---\n" + BODY
 
 
-def test_name_not_set_to_an_invalid_folder_name(tmp_path: Path) -> None:
-    f = _skill(
-        tmp_path, "PDF Tools", b"---\nname: pdf-tools\ndescription: Reads PDFs.\n---\n" + BODY
-    )
+def test_an_invalid_folder_name_is_renamed_not_copied(tmp_path: Path) -> None:
+    data = b"---\nname: pdf-tools\ndescription: Reads PDFs.\n---\n" + BODY
+    f = _skill(tmp_path, "PDF Tools", data)
+    fix = _only(offer_fixes(str(f), _policies("agentskills")), "SP208")
+    assert fix.title == "rename the folder to 'pdf-tools'" and fix.confidence == "review"
+    assert fix.edits == () and fix.new_bytes() == data
+    assert fix.rename == (str(tmp_path / "PDF Tools"), str(tmp_path / "pdf-tools"))
+    # not when a folder of that name is already there
+    (tmp_path / "pdf-tools").mkdir()
     assert not [x for x in offer_fixes(str(f), _policies("agentskills")) if x.code == "SP208"]
 
 
@@ -129,9 +134,12 @@ def test_name_normalised_to_the_spec_form(tmp_path: Path) -> None:
     assert len(keep) == 4 and not skipped  # the same edit, shared
 
 
-def test_name_agreeing_with_its_folder_is_not_rewritten_into_a_mismatch(tmp_path: Path) -> None:
+def test_name_agreeing_with_its_folder_is_renamed_with_it(tmp_path: Path) -> None:
     f = _skill(tmp_path, "my_tool", b"---\nname: my_tool\ndescription: Does it.\n---\n" + BODY)
-    assert [x.code for x in offer_fixes(str(f), _policies("agentskills"))] == []
+    fix = _only(offer_fixes(str(f), _policies("agentskills")), "SP207")
+    assert fix.title == "write the name as 'my-tool' and rename the folder to match"
+    assert fix.new_bytes() == b"---\nname: my-tool\ndescription: Does it.\n---\n" + BODY
+    assert fix.rename == (str(tmp_path / "my_tool"), str(tmp_path / "my-tool"))
 
 
 def test_long_name_cut_at_a_hyphen(tmp_path: Path) -> None:

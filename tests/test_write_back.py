@@ -193,3 +193,34 @@ def test_write_atomically_goes_through_the_one_writer(
     assert calls == [str(out)] and out.read_text() == "text\n"
     with pytest.raises(WorkspaceError, match="not found"):
         write_atomically(str(tmp_path / "nope" / "r.md"), "x")
+
+
+def test_renames_are_checked_first_written_last_and_undone(tmp_path: Path) -> None:
+    old, new = tmp_path / "old_name", tmp_path / "new-name"
+    old.mkdir()
+    f = old / "SKILL.md"
+    f.write_text("name: old_name\n")
+    snap = Snapshot.read(str(f))
+    change = (snap, snap.apply([TextEdit(6, 14, "new-name")]))
+    new.mkdir()  # the target is taken: nothing is written
+    with pytest.raises(WriteError, match="already exists"):
+        write_batch([change], renames=[(str(old), str(new))])
+    assert f.read_text() == "name: old_name\n"
+    new.rmdir()
+    batch = write_batch([change], renames=[(str(old), str(new))])
+    assert batch.renamed == ((str(old), str(new)),)
+    assert not old.exists() and (new / "SKILL.md").read_text() == "name: new-name\n"
+    undo = undo_last_batch()
+    assert undo is not None and undo.renamed == ((str(old), str(new)),)
+    assert not new.exists() and f.read_text() == "name: old_name\n"
+
+
+def test_undo_of_a_rename_refused_when_the_folder_moved_on(tmp_path: Path) -> None:
+    old, new = tmp_path / "a_b", tmp_path / "a-b"
+    old.mkdir()
+    (old / "SKILL.md").write_text("x\n")
+    write_batch([], renames=[(str(old), str(new))])
+    new.rename(tmp_path / "elsewhere")
+    with pytest.raises(WriteError, match="renamed or replaced"):
+        undo_last_batch()
+    assert (tmp_path / "elsewhere" / "SKILL.md").exists() and not old.exists()

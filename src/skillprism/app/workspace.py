@@ -445,10 +445,12 @@ class Workspace:
         *,
         codes: Sequence[str] | None = None,
         confidence: str = "review",
+        rename_folders: bool = False,
     ) -> list[Fix]:
         """The quick fixes offered for the loaded skills under the chosen profiles (core/fixes):
         only for files at or under `paths` and findings of `codes` when given; `confidence`
-        "safe" leaves out the fixes to review. Nothing is written."""
+        "safe" leaves out the fixes to review; the fixes that rename a skill's folder only with
+        `rename_folders`. Nothing is written."""
         if confidence not in CONFIDENCES:
             raise WorkspaceError(f"confidence {confidence!r}: expected one of {CONFIDENCES}")
         chosen = [self.policy(spec) for spec in self.chosen]
@@ -456,6 +458,8 @@ class Workspace:
         out = []
         for path in self.fix_files(paths):
             for fix in offer_fixes(path, chosen, every, codes=codes):
+                if fix.rename is not None and not rename_folders:
+                    continue
                 if confidence == "review" or fix.confidence == "safe":
                     out.append(fix)
         return out
@@ -470,6 +474,7 @@ class Workspace:
         for fix in keep:
             per_file.setdefault(fix.path, []).append(fix)
         changes = []
+        renames: list[tuple[str, str]] = []
         applied: list[Fix] = []
         refused: list[FileChangedError] = []
         for path, group in per_file.items():
@@ -485,9 +490,10 @@ class Workspace:
                 refused.append(FileChangedError(path, snap.raw, now.raw if now is not None else ""))
                 continue
             changes.append((snap, snap.apply(combined_edits(group))))
+            renames.extend(f.rename for f in group if f.rename is not None)
             applied.extend(group)
         try:
-            batch = write_batch(changes, title or f"{len(applied)} quick fix(es)")
+            batch = write_batch(changes, title or f"{len(applied)} quick fix(es)", renames)
         except WriteError as err:
             raise WorkspaceError(str(err)) from err
         return FixOutcome(tuple(applied), tuple(skipped), tuple(refused), batch)

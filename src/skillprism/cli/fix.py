@@ -66,6 +66,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="safe: only fixes that cannot change the meaning; review (default): all of them",
     )
     fix.add_argument(
+        "--rename-folders",
+        action="store_true",
+        help="also rename a skill's folder where its name should follow the folder's (review)",
+    )
+    fix.add_argument(
         "--undo", action="store_true", help="undo the last batch of fixes written, in one step"
     )
     fix.add_argument(
@@ -114,14 +119,15 @@ def _undo() -> int:
     if batch is None:
         print("nothing to undo")
         return EXIT_OK
+    for src, dst in batch.renamed:
+        print(terminal_text(f"renamed {_shown(dst)} back to {_shown(src)}"))
     for written in batch.files:
-        print(f"restored {_shown(written.path)}")
+        print(terminal_text(f"restored {_shown(written.path)}"))
     return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import WorkspaceError
-    from skillprism.formats.diff import unified_diff
 
     if args.backups:
         return _backups()
@@ -136,14 +142,19 @@ def run(args: argparse.Namespace) -> int:
             return error("--only: expected codes such as SP113")
     try:
         workspace = open_workspace(args, workers=min(os.cpu_count() or 1, 4))
-        fixes = workspace.fixes(args.paths, codes=codes, confidence=args.confidence)
+        fixes = workspace.fixes(
+            args.paths,
+            codes=codes,
+            confidence=args.confidence,
+            rename_folders=args.rename_folders,
+        )
     except (UsageError, WorkspaceError) as err:
         return error(str(err))
     if not fixes:
         print("nothing to fix", file=sys.stderr if args.diff else sys.stdout)
         return EXIT_OK
     if args.dry_run:
-        from skillprism.core.fixes import combined_edits, non_overlapping
+        from skillprism.core.fixes import non_overlapping
 
         keep, skipped = non_overlapping(fixes)
         if args.diff:
@@ -152,8 +163,7 @@ def run(args: argparse.Namespace) -> int:
                 per_file.setdefault(fix.path, []).append(fix)
             out = []
             for path, group in per_file.items():
-                snap = group[0].snapshot
-                out.append(unified_diff(snap.data, snap.apply(combined_edits(group)), _shown(path)))
+                out.append(_file_diff(path, group))
             text = "".join(out)
             if sys.stdout.isatty():
                 sys.stdout.write(terminal_text(text))
@@ -184,14 +194,40 @@ def run(args: argparse.Namespace) -> int:
         )
     for refused in outcome.refused:
         tell(f"skillprism: {refused}")
+    for src, dst in outcome.batch.renamed:
+        print(terminal_text(f"renamed {_shown(src)} to {_shown(dst)}"))
     files = len(outcome.batch.files)
     if files:
         print(
             f"wrote {files} file(s); previous versions in {outcome.batch.folder} "
             "(skillprism fix --undo puts them back)"
         )
+    elif outcome.batch.renamed:
+        print("skillprism fix --undo renames them back")
     _summary(list(outcome.applied), "applied")
     return EXIT_FINDINGS if outcome.skipped or outcome.refused else EXIT_OK
+
+
+def _file_diff(path: str, group: list[Fix]) -> str:
+    """The diff of one skill file's fixes; when they rename its folder, every file of the folder
+    is renamed in the diff too (git apply renames them)."""
+    from skillprism.core.fixes import combined_edits
+    from skillprism.formats.diff import renamed, unified_diff
+
+    snap = group[0].snapshot
+    new = snap.apply(combined_edits(group))
+    rename = next((f.rename for f in group if f.rename is not None), None)
+    if rename is None:
+        return unified_diff(snap.data, new, _shown(path))
+    src, dst = rename
+    out = [unified_diff(snap.data, new, _shown(path), new_path=_shown(dst + path[len(src) :]))]
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        for name in sorted(files):
+            other = os.path.join(root, name)
+            if other != path:
+                out.append(renamed(_shown(other), _shown(dst + other[len(src) :])))
+    return "".join(out)
 
 
 def _say(fix: Fix) -> None:

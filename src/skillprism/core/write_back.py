@@ -285,23 +285,43 @@ class Written:
 
 @dataclass(frozen=True)
 class Batch:
-    """A batch of writes: its id, its backups folder and the files written."""
+    """A batch of writes: its id, its backups folder, the files written and the folders renamed
+    (from, to)."""
 
     id: str
     folder: str
     files: tuple[Written, ...]
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
-def write_batch(changes: Sequence[tuple[Snapshot, bytes]], title: str = "") -> Batch:
-    """Write each (snapshot, new bytes) as one batch, recorded for `undo_last_batch`.
+def _check_renames(renames: Sequence[tuple[str, str]]) -> None:
+    for src, dst in renames:
+        if not os.path.isdir(src) or os.path.islink(src):
+            raise WriteError(f"{src}: not a folder; nothing was written")
+        if os.path.dirname(os.path.abspath(src)) != os.path.dirname(os.path.abspath(dst)):
+            raise WriteError(f"{src}: a folder is only renamed in place; nothing was written")
+        if os.path.lexists(dst):
+            raise WriteError(f"{dst}: already exists; nothing was written")
 
-    Every file is checked before any is written: one whose bytes differ from its snapshot raises
-    FileChangedError and nothing is written. Files whose new bytes equal the old are left alone."""
+
+def write_batch(
+    changes: Sequence[tuple[Snapshot, bytes]],
+    title: str = "",
+    renames: Sequence[tuple[str, str]] = (),
+) -> Batch:
+    """Write each (snapshot, new bytes) as one batch, then rename each (folder, new name in the
+    same parent) of `renames`; recorded for `undo_last_batch`.
+
+    Everything is checked before anything is written: a file whose bytes differ from its
+    snapshot raises FileChangedError, a rename onto something that exists WriteError, and
+    nothing is written. Files whose new bytes equal the old are left alone."""
     todo = [(snap, new) for snap, new in changes if new != snap.data]
     for snap, _new in todo:
         now = _current(snap.path)
         if now != snap.data:
             raise FileChangedError(snap.path, snap.raw, _text_of(now, snap.path))
+    renames = [(os.path.abspath(a), os.path.abspath(b)) for a, b in dict.fromkeys(renames)]
+    _check_renames(renames)
     batch_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
     folder = backups_dir() / batch_id
     written: list[Written] = []
@@ -323,38 +343,66 @@ def write_batch(changes: Sequence[tuple[Snapshot, bytes]], title: str = "") -> B
                 "after": sha256(new),
             }
         )
-    if records:
+    done: list[tuple[str, str]] = []
+    for src, dst in renames:
+        os.rename(src, dst)
+        done.append((src, dst))
+    if records or done:
         batches = _read_journal()
-        batches.append({"id": batch_id, "title": title, "time": time.time(), "files": records})
+        batches.append(
+            {
+                "id": batch_id,
+                "title": title,
+                "time": time.time(),
+                "files": records,
+                "renames": [list(r) for r in done],
+            }
+        )
         _write_journal(batches)
-    return Batch(batch_id, str(folder), tuple(written))
+    return Batch(batch_id, str(folder), tuple(written), tuple(done))
 
 
 def last_batch() -> dict | None:
-    """The newest batch in the undo journal (id, title, time, files), or None."""
+    """The newest batch in the undo journal (id, title, time, files, renames), or None."""
     batches = _read_journal()
     return batches[-1] if batches else None
 
 
+def _moved(path: str, renames: Sequence[tuple[str, str]]) -> str:
+    """Where `path` is after `renames` (folders renamed after the files were written)."""
+    for src, dst in renames:
+        if path == src or path.startswith(src + os.sep):
+            path = dst + path[len(src) :]
+    return path
+
+
 def undo_last_batch() -> Batch | None:
-    """Put back the previous bytes of every file the newest batch wrote, in one step; None when
-    there is nothing to undo. FileChangedError (nothing written) when any of the files changed
-    since the batch wrote it; WriteError when a backup is gone."""
+    """Put back the previous bytes of every file the newest batch wrote, and the names of the
+    folders it renamed, in one step; None when there is nothing to undo. FileChangedError
+    (nothing undone) when any of the files changed since the batch wrote it; WriteError when a
+    backup is gone or a renamed folder moved on."""
     batches = _read_journal()
     if not batches:
         return None
     batch = batches[-1]
+    renames = [(str(a), str(b)) for a, b in batch.get("renames", [])]
+    for src, dst in renames:
+        if not os.path.isdir(dst) or os.path.lexists(src):
+            raise WriteError(f"{dst}: renamed or replaced since the fix renamed it; nothing undone")
     restores: list[tuple[str, bytes]] = []
     for rec in batch.get("files", []):
         path, backup = str(rec["path"]), str(rec["backup"])
-        now = _current(path)
+        now_at = _moved(path, renames)
+        now = _current(now_at)
         if now is None or sha256(now) != rec["after"]:
             after = _current(f"{backup}.after")
-            raise FileChangedError(path, _text_of(after, path), _text_of(now, path))
+            raise FileChangedError(now_at, _text_of(after, path), _text_of(now, path))
         old = _current(backup)
         if old is None or sha256(old) != rec["before"]:
             raise WriteError(f"{path}: its backup {backup} is missing or changed; nothing undone")
         restores.append((path, old))
+    for src, dst in reversed(renames):
+        os.rename(dst, src)
     for path, old in restores:
         replace_atomically(path, old)
     _write_journal(batches[:-1])
@@ -362,4 +410,5 @@ def undo_last_batch() -> Batch | None:
         str(batch.get("id", "")),
         str(backups_dir() / str(batch.get("id", ""))),
         tuple(Written(p, "") for p, _o in restores),
+        tuple(renames),
     )

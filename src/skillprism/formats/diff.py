@@ -16,13 +16,28 @@ def _lines(text: str) -> list[str]:
     return [m.group(0) for m in _LINES.finditer(text) if m.group(0)]
 
 
-def unified_diff(old: bytes, new: bytes, path: str, context: int = 3) -> str:
+def renamed(path: str, new_path: str) -> str:
+    """The diff entry that renames `path` to `new_path`, its content unchanged."""
+    return (
+        f"diff --git a/{path} b/{new_path}\nsimilarity index 100%\n"
+        f"rename from {path}\nrename to {new_path}\n"
+    )
+
+
+def unified_diff(
+    old: bytes, new: bytes, path: str, context: int = 3, new_path: str | None = None
+) -> str:
     """The unified diff from `old` to `new` (UTF-8 text, a BOM kept as a character) of the file
-    at `path` (relative, '/'-separated), '' when they are equal."""
+    at `path` (relative, '/'-separated; renamed to `new_path` when given), '' when nothing
+    changes."""
+    to = new_path or path
     if old == new:
-        return ""
+        return renamed(path, to) if to != path else ""
     a, b = _lines(old.decode("utf-8")), _lines(new.decode("utf-8"))
-    out = [f"diff --git a/{path} b/{path}\n", f"--- a/{path}\n", f"+++ b/{path}\n"]
+    out = [f"diff --git a/{path} b/{to}\n"]
+    if to != path:
+        out.append(f"rename from {path}\nrename to {to}\n")
+    out += [f"--- a/{path}\n", f"+++ b/{to}\n"]
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n")

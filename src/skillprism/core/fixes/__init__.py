@@ -38,6 +38,7 @@ class Candidate:
     title: str
     confidence: str
     edits: tuple[TextEdit, ...]
+    rename_to: str = ""  # a new name for the skill's folder (asked for explicitly)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Fix:
     edits: tuple[TextEdit, ...]
     helps: tuple[str, ...]
     snapshot: Snapshot = field(repr=False, compare=False)
+    rename: tuple[str, str] | None = None  # the skill's folder, and its new path
 
     def new_bytes(self) -> bytes:
         return self.snapshot.apply(self.edits)
@@ -150,7 +152,7 @@ def offer_fixes(
     out: list[Fix] = []
     for family in _families():
         for cand in family(ctx):
-            if cand.code not in present or not cand.edits:
+            if cand.code not in present or not (cand.edits or cand.rename_to):
                 continue
             helps = _helps(cand, ctx, checked, before)
             if not any(_name(p) in helps for p in policies):
@@ -165,9 +167,17 @@ def offer_fixes(
                     cand.edits,
                     helps,
                     snap,
+                    _rename(snap.path, cand.rename_to),
                 )
             )
     return out
+
+
+def _rename(path: str, new_name: str) -> tuple[str, str] | None:
+    if not new_name:
+        return None
+    folder = os.path.dirname(path)
+    return folder, os.path.join(os.path.dirname(folder), new_name)
 
 
 def _helps(
@@ -179,6 +189,7 @@ def _helps(
     except WriteError:
         return ()
     new_doc = parse_document(ctx.snapshot.path, new)
+    new_dir = cand.rename_to or ctx.dir_name  # the folder as renamed: only its name is read
     out = []
     for policy in checked:
         name = _name(policy)
@@ -187,7 +198,7 @@ def _helps(
         had = before[name][cand.code]
         if not had:
             continue
-        now = sum(1 for d in findings(new_doc, policy, ctx.dir_name) if d.code == cand.code)
+        now = sum(1 for d in findings(new_doc, policy, new_dir) if d.code == cand.code)
         if now < had:
             out.append(name)
     return tuple(out)
@@ -197,9 +208,13 @@ def non_overlapping(fixes: Iterable[Fix]) -> tuple[list[Fix], list[Fix]]:
     """`fixes` split into those that can be applied together (per file, in order, the first of
     two whose edits overlap wins; identical edits are shared) and those left out."""
     taken: dict[str, list[TextEdit]] = {}
+    renamed: dict[str, tuple[str, str]] = {}
     keep, skipped = [], []
     for fix in fixes:
         have = taken.setdefault(fix.path, [])
+        if fix.rename is not None and renamed.get(fix.path, fix.rename) != fix.rename:
+            skipped.append(fix)
+            continue
         if any(
             (e != h and e.start < h.end and h.start < e.end)
             or (e != h and e.start == h.start == e.end == h.end)
@@ -209,6 +224,8 @@ def non_overlapping(fixes: Iterable[Fix]) -> tuple[list[Fix], list[Fix]]:
             skipped.append(fix)
             continue
         have.extend(e for e in fix.edits if e not in have)
+        if fix.rename is not None:
+            renamed[fix.path] = fix.rename
         keep.append(fix)
     return keep, skipped
 

@@ -4,6 +4,7 @@ hyphens, within the length limit). A new name changes how the skill is listed: r
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Iterator
 
@@ -58,12 +59,34 @@ def candidates(ctx: FixContext) -> Iterator[Candidate]:
             (_set(block, folder),),
         )
     raw = block.value(text).strip("\"'")
-    form = _cut(spec_form(unicodedata.normalize("NFKC", raw)), limit)
-    # A name that agrees with its folder keeps agreeing: writing it in the spec's form would
-    # only trade its finding for a name-folder mismatch (the folder needs renaming as well).
-    if form and form != raw and unicodedata.normalize("NFKC", raw) != folder:
-        for code in FORM_CODES:
-            if code in codes:
-                yield Candidate(
-                    code, block.line, f"write the name as '{form}'", "review", (_set(block, form),)
-                )
+    name = unicodedata.normalize("NFKC", raw)
+    parent = os.path.dirname(os.path.dirname(ctx.path))
+    free = not os.path.lexists(os.path.join(parent, name))
+    if MISMATCH in codes and not _valid(folder, limit) and _valid(name, limit) and free:
+        yield Candidate(
+            MISMATCH,
+            block.line,
+            f"rename the folder to '{name}'",
+            "review",
+            (),
+            rename_to=name,
+        )
+    form = _cut(spec_form(name), limit)
+    if not form or form == raw:
+        return
+    # A name that agrees with its folder keeps agreeing: the folder is renamed with it (a fix
+    # the CLI applies only when asked), else the name alone is written in the spec's form.
+    agrees = name == folder
+    if agrees and os.path.lexists(os.path.join(parent, form)):
+        return
+    for code in FORM_CODES:
+        if code in codes:
+            yield Candidate(
+                code,
+                block.line,
+                f"write the name as '{form}'"
+                + (" and rename the folder to match" if agrees else ""),
+                "review",
+                (_set(block, form),),
+                rename_to=form if agrees else "",
+            )

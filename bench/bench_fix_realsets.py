@@ -15,6 +15,7 @@ Target: `git apply --check` accepts every diff, and in every file every claimed 
 (findings of the code fall by at least the number claimed). Baseline: the findings before.
 
     python bench/bench_fix_realsets.py [--sets /work/realsets] [--profile agentskills ...]
+        [--rename-folders]
 
 Exits 1 when a target is missed.
 """
@@ -68,20 +69,36 @@ def counts(copy: Path, profile: str, env: dict[str, str]) -> Counter[tuple[str, 
     return out
 
 
-def claims(copy: Path, profile: str) -> tuple[Counter[str], Counter[tuple[str, str]]]:
-    """Fixes offered per code, and removals claimed per (real path, code)."""
+RENAME: list[str] = []  # ["--rename-folders"] when asked
+
+
+Claims = tuple[Counter[str], Counter[tuple[str, str]], dict[str, str]]
+
+
+def claims(copy: Path, profile: str) -> Claims:
+    """Fixes offered per code, removals claimed per (real path, code) and the folders the fixes
+    rename (old real path -> new)."""
     from skillprism.app.workspace import Workspace
     from skillprism.core.fixes import non_overlapping
 
     ws = Workspace(str(copy), [str(copy)], [profile], project_settings=False, security=False)
-    fixes = ws.fixes([str(copy)])
+    fixes = ws.fixes([str(copy)], rename_folders=bool(RENAME))
     keep, _skipped = non_overlapping(fixes)
     offered = Counter(f.code for f in fixes)
     claimed: Counter[tuple[str, str]] = Counter()
+    renames = {f.rename[0]: f.rename[1] for f in keep if f.rename is not None}
     for f in keep:
         if ws.profile(profile).name in f.helps:
-            claimed[(os.path.realpath(f.path), f.code)] += 1
-    return offered, claimed
+            claimed[(moved(os.path.realpath(f.path), renames), f.code)] += 1
+    return offered, claimed, renames
+
+
+def moved(path: str, renames: dict[str, str]) -> str:
+    """Where `path` is once the fixes renamed its folder."""
+    for old, new in renames.items():
+        if path.startswith(old + os.sep):
+            return new + path[len(old) :]
+    return path
 
 
 def one(src: Path, profile: str, env: dict[str, str]) -> bool:
@@ -94,8 +111,11 @@ def one(src: Path, profile: str, env: dict[str, str]) -> bool:
             ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"],
         ):
             subprocess.run(cmd, cwd=copy, check=True, capture_output=True)
-        before = counts(copy, profile, env)
-        offered, claimed = claims(copy, profile)
+        offered, claimed, renames = claims(copy, profile)
+        # the findings before, where their files are after the renames (compared file by file)
+        before = Counter()
+        for (path, code), n in counts(copy, profile, env).items():
+            before[(moved(path, renames), code)] += n
         t0 = time.perf_counter()
         run = subprocess.run(
             [
@@ -104,6 +124,7 @@ def one(src: Path, profile: str, env: dict[str, str]) -> bool:
                 "--dry-run",
                 "--diff",
                 "--no-project-settings",
+                *RENAME,
                 "--profile",
                 profile,
                 ".",
@@ -128,7 +149,7 @@ def one(src: Path, profile: str, env: dict[str, str]) -> bool:
             )
             applies = check.returncode == 0
             if applies:
-                subprocess.run(["git", "apply", str(patch)], cwd=copy, check=True)
+                subprocess.run(["git", "apply", "--index", str(patch)], cwd=copy, check=True)
             else:
                 print(f"  git apply --check refused: {check.stderr.strip()[:400]}")
         after = counts(copy, profile, env) if applies else before
@@ -175,7 +196,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="/work/realsets")
     parser.add_argument("--profile", action="append")
+    parser.add_argument("--rename-folders", action="store_true")
     args = parser.parse_args()
+    if args.rename_folders:
+        RENAME.append("--rename-folders")
     profiles = args.profile or ["agentskills", "claude-code", "codex"]
     sets = sorted(p for p in Path(args.sets).iterdir() if p.is_dir())
     env = dict(os.environ)

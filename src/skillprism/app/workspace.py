@@ -22,15 +22,14 @@ worker thread). See docs/architecture.md.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
+from skillprism.core.advisor import Plan, advise
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
@@ -38,6 +37,8 @@ from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result
 from skillprism.core.document import SkillDocument
 from skillprism.core.document_cache import DocumentCache
+from skillprism.core.fixes import CONFIDENCES, Fix, combined_edits, non_overlapping, offer_fixes
+from skillprism.core.fixes.descriptions import shorten_in
 from skillprism.core.placement import WhereReport, where
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
@@ -52,6 +53,16 @@ from skillprism.core.settings import (
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
 from skillprism.core.watch import LiveCatalog
+from skillprism.core.write_back import (
+    Batch,
+    FileChangedError,
+    Snapshot,
+    WriteError,
+    new_file_mode,
+    replace_atomically,
+    undo_last_batch,
+    write_batch,
+)
 
 if TYPE_CHECKING:  # loaded when a prompt is first ranked (it brings numpy)
     from skillprism.core.trigger import TriggerIndex
@@ -85,6 +96,18 @@ class Update:
     changed_keys: frozenset[str]
     removed_keys: frozenset[str]
     refresh: str  # "full", "incremental" or "none" (the most work any catalog needed)
+
+
+@dataclass(frozen=True)
+class FixOutcome:
+    """What `Workspace.apply_fixes` did: the fixes written, those left out (their edits overlap
+    an earlier fix's), the files refused because they changed since they were read, and the
+    batch (its backups folder, for undo)."""
+
+    applied: tuple[Fix, ...]
+    skipped: tuple[Fix, ...]
+    refused: tuple[FileChangedError, ...]
+    batch: Batch
 
 
 class Workspace:
@@ -154,6 +177,7 @@ class Workspace:
         self.paths = tuple(paths) or self.settings.roots
         self.cache = DocumentCache()
         self._profiles: dict[str, Profile] = {}
+        self._every_policy: list[Policy] | None = None  # for quick fixes: every profile
         self._live: dict[str, LiveCatalog] = {}
         self._counter: TokenCounter | None = None
         self._trigger: tuple[tuple[str, str, int], TriggerIndex, Catalog] | None = None
@@ -193,6 +217,7 @@ class Workspace:
         for spec in specs:
             self.profile(spec)
         self.chosen = tuple(specs)
+        self._every_policy = None
 
     @property
     def profiles(self) -> list[Profile]:
@@ -381,6 +406,142 @@ class Workspace:
 
             security_cache.flush()
         return Update(tuple(catalogs), frozenset(changed_keys), frozenset(removed - still), kind)
+
+    # --- quick fixes -----------------------------------------------------------------------------
+
+    def _all_policies(self) -> list[Policy]:
+        """A policy for every profile that loads (the chosen first): the runtimes a fix is
+        checked under, to say which it helps."""
+        if self._every_policy is None:
+            policies = [self.policy(spec) for spec in self.chosen]
+            names = {p.profile.name for p in policies if p.profile is not None}
+            for spec in available_profiles():
+                try:
+                    profile = self.profile(spec)
+                except WorkspaceError:
+                    continue
+                if profile.name not in names:
+                    names.add(profile.name)
+                    policies.append(self.policy(spec))
+            self._every_policy = policies
+        return self._every_policy
+
+    def fix_files(self, paths: Sequence[str] = ()) -> list[str]:
+        """The skill files of the chosen profiles' catalogs (real paths, each once), limited to
+        those at or under one of `paths` when given."""
+        under = [os.path.realpath(p) for p in paths]
+        out: dict[str, None] = {}
+        for catalog in self.catalogs(security=False):
+            for entry in catalog.skills:
+                real = entry.real_path or os.path.realpath(entry.path)
+                if under and not any(real == u or real.startswith(u + os.sep) for u in under):
+                    continue
+                out.setdefault(real, None)
+        return list(out)
+
+    def fixes(
+        self,
+        paths: Sequence[str] = (),
+        *,
+        codes: Sequence[str] | None = None,
+        confidence: str = "review",
+        rename_folders: bool = False,
+    ) -> list[Fix]:
+        """The quick fixes offered for the loaded skills under the chosen profiles (core/fixes):
+        only for files at or under `paths` and findings of `codes` when given; `confidence`
+        "safe" leaves out the fixes to review; the fixes that rename a skill's folder only with
+        `rename_folders`. Nothing is written."""
+        if confidence not in CONFIDENCES:
+            raise WorkspaceError(f"confidence {confidence!r}: expected one of {CONFIDENCES}")
+        chosen = [self.policy(spec) for spec in self.chosen]
+        every = self._all_policies()
+        out = []
+        for path in self.fix_files(paths):
+            for fix in offer_fixes(path, chosen, every, codes=codes):
+                if fix.rename is not None and not rename_folders:
+                    continue
+                if confidence == "review" or fix.confidence == "safe":
+                    out.append(fix)
+        return out
+
+    def apply_fixes(self, fixes: Sequence[Fix], title: str = "") -> FixOutcome:
+        """Write `fixes` as one batch (core/write_back.py): per file, a fix whose edits overlap
+        an earlier one's is left out; a file changed since its fixes were offered is refused
+        (nothing written to it); the rest is written with a backup, undone in one step by
+        `undo_fixes`. Only an explicit call writes."""
+        keep, skipped = non_overlapping(fixes)
+        per_file: dict[str, list[Fix]] = {}
+        for fix in keep:
+            per_file.setdefault(fix.path, []).append(fix)
+        changes = []
+        renames: list[tuple[str, str]] = []
+        applied: list[Fix] = []
+        refused: list[FileChangedError] = []
+        for path, group in per_file.items():
+            snap = group[0].snapshot
+            if any(f.snapshot.sha256 != snap.sha256 for f in group):
+                skipped.extend(group)  # offered from different reads of the file
+                continue
+            try:
+                now = Snapshot.read(path)
+            except WriteError:
+                now = None
+            if now is None or now.data != snap.data:
+                refused.append(FileChangedError(path, snap.raw, now.raw if now is not None else ""))
+                continue
+            changes.append((snap, snap.apply(combined_edits(group))))
+            renames.extend(f.rename for f in group if f.rename is not None)
+            applied.extend(group)
+        try:
+            batch = write_batch(changes, title or f"{len(applied)} quick fix(es)", renames)
+        except WriteError as err:
+            raise WorkspaceError(str(err)) from err
+        return FixOutcome(tuple(applied), tuple(skipped), tuple(refused), batch)
+
+    def advise(self, spec: str, inputs: BudgetInputs, style: str | None = None) -> Plan:
+        """The budget advisor's plans for `spec`'s listing under `inputs` (core/advisor.py):
+        which descriptions to shorten by how much, or which skills to disable, for every listed
+        skill to keep its full description, checked with the runtime's own budget model."""
+        settings, _unread = self.budget_settings(spec, inputs)
+        model = self.tier1_model(spec, style)
+        return advise(
+            model.catalog, settings, lambda catalog: Tier1Model(catalog, self.counter, model.spec)
+        )
+
+    def plan_fixes(self, plan: Plan) -> list[Fix]:
+        """The plan's description cuts as fixes (applied with `apply_fixes`, undone with
+        `undo_fixes`), one per skill file, each helping the plan's runtime."""
+        out = []
+        for cut in plan.shorten or ():
+            try:
+                snap = Snapshot.read(os.path.realpath(cut.path))
+            except WriteError:
+                continue
+            edit = shorten_in(snap, cut.keep)
+            if edit is None:
+                continue
+            out.append(
+                Fix(
+                    "SP402",
+                    snap.path,
+                    0,
+                    f"shorten the description by {cut.by:,} characters",
+                    "review",
+                    (edit,),
+                    (plan.profile,),
+                    snap,
+                )
+            )
+        return out
+
+    @staticmethod
+    def undo_fixes() -> Batch | None:
+        """Undo the last batch of fixes in one step (None: nothing to undo); WorkspaceError
+        (a FileChangedError as its cause) when a file changed since the batch wrote it."""
+        try:
+            return undo_last_batch()
+        except WriteError as err:
+            raise WorkspaceError(str(err)) from err
 
     def roots_to_watch(self) -> list[str]:
         """The folders a file watcher should watch for every live catalog."""
@@ -593,43 +754,21 @@ class Workspace:
         return fmt
 
 
-def _umask() -> int:
-    """This process's umask, read without changing it where the system says (Linux); elsewhere
-    by setting and restoring it."""
-    with (
-        contextlib.suppress(OSError, ValueError),
-        open("/proc/self/status", encoding="ascii") as fh,
-    ):
-        for line in fh:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_atomically(path: str, text: str) -> None:
-    """Write `text` (UTF-8) to `path` through a temporary file in the same folder and a rename, so
-    a reader never sees half a file and a failed write leaves the old one alone. The file gets the
-    mode an ordinary new file would (0666 less the umask), not the temporary file's 0600."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise WorkspaceError(f"{path}: folder {folder} not found")
-    fd, tmp = tempfile.mkstemp(prefix=".skillprism-", suffix=".tmp", dir=folder)
+    """Write `text` (UTF-8, "\n" line ends) to `path` through the one atomic replace
+    (core/write_back.py): a reader never sees half a file and a failed write leaves the old one
+    alone. The file gets the mode an ordinary new file would (0666 less the umask)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        replace_atomically(path, text.encode("utf-8"), new_file_mode())
+    except WriteError as err:
+        raise WorkspaceError(str(err)) from None
 
 
 __all__ = [
     "ActivationError",
     "BudgetInputs",
+    "Fix",
+    "FixOutcome",
     "RiskProgress",
     "Update",
     "Workspace",

@@ -1,6 +1,6 @@
-"""Command-line front end: one small module per command (check, prompt, activate, resource, watch,
-report, gui, self-test), each turning arguments into Workspace calls and formatted output with an
-exit code. No command opens the desktop window. Headless commands never import Qt."""
+"""Command-line front end: one small module per command (check, fix, prompt, advise, activate,
+resource, watch, report, gui, self-test), each turning arguments into Workspace calls and
+formatted output with an exit code. No command opens the desktop window. Headless commands never import Qt."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from skillprism import __version__
 from skillprism.cli import (
     activate,
+    advise,
     check,
     engine,
+    fix,
     gui,
     profiles,
     prompt,
@@ -27,7 +29,9 @@ from skillprism.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
 COMMANDS = (
     check,
+    fix,
     prompt,
+    advise,
     activate,
     resource,
     trigger,

@@ -21,3 +21,14 @@ def state_and_risk(status: str, risk: str) -> str:
     """How a skill's state and risk are shown together, in the window's tree and in text:
     the state alone when the risk is below warning ("ok"), else both ("ok, risk: error")."""
     return f"{status}, risk: {risk}" if risk in ("warning", "error") else status
+
+
+# The codes some family offers a fix for (a front end marks their findings; whether a fix is
+# offered for one finding is known only once it is checked: `offer_fixes`).
+FIXABLE_CODES = frozenset(
+    {
+        *("SP109", "SP111", "SP112", "SP113", "SP121", "SP124"),  # frontmatter, YAML values
+        *("SP203", "SP204", "SP205", "SP206", "SP207", "SP208"),  # names
+        *("SP212", "SP216", "SP217", "SP501"),  # description, fields, links
+    }
+)

@@ -16,6 +16,7 @@ from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclose import Tier1Result
 from skillprism.core.display import home_relative
+from skillprism.core.fixes import Fix
 from skillprism.core.matrix import Matrix, MatrixRow
 from skillprism.core.trigger import EvalReport, Overlap, TriggerIndex
 from skillprism.engine.rows import RowList
@@ -24,6 +25,7 @@ from skillprism.engine.views import (
     EvalRow,
     EvalView,
     FilterQuery,
+    FixRow,
     MatrixData,
     OutcomeRow,
     ProblemRow,
@@ -290,4 +292,26 @@ def eval_view(report: EvalReport, path: str, key: str, name: str, title: str) ->
             EvalRow(o.query, o.should_trigger, o.picked, o.rank or 0, o.instead, o.correct)
             for o in report.outcomes
         ),
+    )
+
+
+def fix_row(at: int, fix: Fix, key: str, project: str) -> FixRow:
+    """An offered fix as the fix dialog lists it: its diff names the file relative to the
+    project when it is inside it."""
+    from skillprism.formats.diff import unified_diff
+
+    shown = fix.path
+    if project and (fix.path + os.sep).startswith(os.path.join(project, "")):
+        shown = os.path.relpath(fix.path, project)
+    shown = shown.replace(os.sep, "/").lstrip("/")
+    return FixRow(
+        at,
+        fix.code,
+        key,
+        fix.path,
+        fix.line,
+        fix.title,
+        fix.confidence,
+        ", ".join(fix.helps),
+        unified_diff(fix.snapshot.data, fix.new_bytes(), shown),
     )

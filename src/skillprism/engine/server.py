@@ -42,6 +42,7 @@ from skillprism.app.workspace import (
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.cancel import Cancelled, cancellable, stop_wanted
 from skillprism.core.catalog import Catalog, SkillEntry, risk_of
+from skillprism.core.fixes import Fix
 from skillprism.core.layout import installable_units, layout_runtime
 from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.engine import pages, prepare
@@ -68,6 +69,8 @@ from skillprism.engine.views import (
     Failure,
     FileList,
     FilterQuery,
+    FixesDone,
+    FixesView,
     LoadedView,
     MatrixData,
     OpenSpec,
@@ -196,6 +199,7 @@ class Engine:
         # skills whose risks were sent for this generation, and the risk sent
         self._filled: dict[str, str] = {}
         self._risks_scanned = False  # every risk is in; the view with them is being sent
+        self._offered: dict[int, Fix] = {}  # the quick fixes offered last, by their row's id
 
     # --- the loop ----------------------------------------------------------------------------------
 
@@ -771,6 +775,68 @@ class Engine:
         text = eval_set_text([EvalItem(query, should) for query, should in edited])
         write_atomically(path, text)
         return path, text
+
+    def _do_fixes(self, key: str, code: str) -> FixesView:
+        """The quick fixes for the skill `key` ("": every skill shown), of `code` ("": all),
+        under the runtime shown; kept here until applied or offered again."""
+        workspace = self._require()
+        paths: tuple[str, ...] = ()
+        if key:
+            entry = self._skill(key)
+            paths = (entry.real_path or os.path.realpath(entry.path),)
+        found = workspace.fixes(paths, codes=[code] if code else None)
+        self._offered = {}
+        rows = []
+        for at, fix in enumerate(found, 1):
+            self._offered[at] = fix
+            rows.append(prepare.fix_row(at, fix, self._key_of(fix.path), workspace.project))
+        catalog = self.shown.catalog
+        return FixesView(key, code, catalog.profile.title if catalog else "", tuple(rows))
+
+    def _key_of(self, path: str) -> str:
+        """The key of the shown skill whose file is `path` (a real path), "" when none is."""
+        for entry in self.shown.catalog.skills if self.shown.catalog else ():
+            if (entry.real_path or os.path.realpath(entry.path)) == path:
+                return entry.path
+        return ""
+
+    def _do_apply_fixes(self, ids: Sequence[int]) -> FixesDone:
+        """Write the offered fixes `ids` as one batch (the user applied them): a file changed
+        since they were offered is refused, with what differs."""
+        from skillprism.formats.diff import unified_diff
+
+        workspace = self._require()
+        fixes = [self._offered[i] for i in ids if i in self._offered]
+        if not fixes:
+            raise WorkspaceError("these fixes are no longer offered: ask for them again")
+        outcome = workspace.apply_fixes(fixes)
+        self._offered = {}
+        files = {w.path for w in outcome.batch.files}
+        parts = [f"{len(outcome.applied)} fix(es) written to {len(files)} file(s)"]
+        if outcome.skipped:
+            parts.append(f"{len(outcome.skipped)} left out (they edit what another fix edits)")
+        if outcome.refused:
+            parts.append(
+                f"{len(outcome.refused)} file(s) refused: changed since the fixes were offered"
+            )
+        return FixesDone(
+            "; ".join(parts) + ".",
+            tuple(sorted(files)),
+            tuple(
+                (r.path, unified_diff(r.expected.encode(), r.current.encode(), r.path.lstrip("/")))
+                for r in outcome.refused
+            ),
+            outcome.batch.folder if files else "",
+        )
+
+    def _do_undo_fixes(self) -> FixesDone:
+        """Undo the last batch of fixes (the user asked)."""
+        batch = self._require().undo_fixes()
+        if batch is None:
+            return FixesDone("There are no fixes to undo.", ())
+        paths = tuple(sorted(w.path for w in batch.files))
+        renamed = f" and {len(batch.renamed)} folder(s) renamed back" if batch.renamed else ""
+        return FixesDone(f"Undid the last fixes: {len(paths)} file(s) restored{renamed}.", paths)
 
     def _do_matrix(self, profiles: Sequence[str], inputs: BudgetInputs) -> MatrixData:
         return prepare.matrix_view(self._require().matrix(profiles, inputs))

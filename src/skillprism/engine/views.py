@@ -309,6 +309,44 @@ class EvalView:
     source: str | None = None
 
 
+# --- quick fixes -----------------------------------------------------------------------------------
+
+
+class FixRow(NamedTuple):
+    """One fix the engine offers (it keeps the fix itself under `id` until the next offer)."""
+
+    id: int
+    code: str
+    key: str  # the skill's key (its file's path as found)
+    path: str  # the file the fix edits
+    line: int
+    title: str
+    confidence: str  # "safe": the meaning cannot change; "review": it can
+    helps: str  # the runtimes (profile names) whose finding it removes, comma-separated
+    diff: str  # what it changes, as a unified diff
+
+
+@dataclass(frozen=True)
+class FixesView:
+    """The fixes offered for one skill (`key`) or for every skill (""), for one code or all ("")."""
+
+    key: str
+    code: str
+    title: str  # the runtime's the fixes were offered under
+    rows: tuple[FixRow, ...]
+
+
+@dataclass(frozen=True)
+class FixesDone:
+    """What applying (or undoing) fixes did: one sentence each, the files it wrote, and for a
+    refused file its path and what differs (the text as read against the text now, a diff)."""
+
+    summary: str
+    paths: tuple[str, ...]
+    refused: tuple[tuple[str, str], ...] = ()
+    backups: str = ""
+
+
 # --- the budget -----------------------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ _STYLE = {
     "info": ("#2f7fd6", "circle", "i"),
     "root": ("#5b6ee1", "folder", ""),
     "file": ("#8a8f98", "page", ""),
+    "fix": ("#e0a800", "bulb", ""),  # a quick fix is offered
 }
 STATE_TEXT = {
     "ok": "ok",
@@ -60,6 +61,11 @@ def _paint(kind: str, size: int, dpr: float) -> QPixmap:
         path.addRoundedRect(QRectF(1.5, size * 0.3, size - 3, size * 0.6), 2, 2)
         path.addRoundedRect(QRectF(1.5, size * 0.18, size * 0.45, size * 0.25), 1.5, 1.5)
         p.drawPath(path.simplified())
+    elif shape == "bulb":
+        p.drawEllipse(QRectF(size * 0.2, 1.5, size * 0.6, size * 0.6))
+        p.setBrush(QColor("#7d8590"))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.drawRoundedRect(QRectF(size * 0.35, size * 0.62, size * 0.3, size * 0.3), 1.2, 1.2)
     elif shape == "page":
         p.setBrush(QColor("#f4f5f7"))
         p.drawRoundedRect(QRectF(size * 0.2, 1.5, size * 0.6, size - 3), 1.5, 1.5)
@@ -80,7 +86,7 @@ def _paint(kind: str, size: int, dpr: float) -> QPixmap:
 
 @cache
 def state_icon(kind: str, dpr: float = 2.0) -> QIcon:
-    """The icon for a skill state (or 'root', 'file', 'info'), crisp on HiDPI screens."""
+    """The icon for a skill state (or 'root', 'file', 'info', 'fix'), crisp on HiDPI screens."""
     icon = QIcon()
     for size in (16, 20, 24, 32):
         icon.addPixmap(_paint(kind if kind in _STYLE else "info", size, dpr))

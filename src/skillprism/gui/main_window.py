@@ -81,6 +81,10 @@ class MainWindow(QMainWindow):
     """A new skill set is shown (a LoadedView: tree, problems and status are up to date)."""
     sig_scan_failed = Signal(str)
     """Building the catalog failed; the message says why."""
+    sig_fixes_shown = Signal(object)
+    """The quick-fix dialog is open on these fixes (a FixesView)."""
+    sig_fixes_done = Signal(object)
+    """Fixes were written or undone (a FixesDone)."""
     sig_skill_shown = Signal(str)
     """The pages of the selected skill (its key) are on screen."""
     sig_report_written = Signal(str, str)
@@ -132,7 +136,11 @@ class MainWindow(QMainWindow):
         self._pending_column = 0
         self._pending_files = False
         self._report_path = ""
-        self._undo_roots: list[str] | None = None  # the folders before the last removal
+        # What Edit → Undo takes back, the last first: ("roots", the folders before a removal)
+        # or ("fixes", what the batch did; the writer's journal on disk undoes it).
+        self._undo_stack: list[tuple[str, Any]] = []
+        self._fix_dialog: Any = None
+        self._fix_preferred = ""
         self._reference: tuple[Any, Any] | None = None  # the reference window, once opened
         self._details: tuple[Any, Any] | None = None  # the runtime details window, once opened
         self._reference_code = ""  # the code to show once the reference arrives
@@ -238,6 +246,8 @@ class MainWindow(QMainWindow):
         self.problems_dock = QDockWidget("Problems", self)
         self.problems_dock.setObjectName("problems-dock")
         self.problems_dock.setWidget(self.problems_panel)
+        self.problems_panel.sig_fix.connect(self.quick_fix)
+        self.problems_panel.sig_fix_all.connect(self.fix_everywhere)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)
 
         from skillprism.gui.risks_view import RisksView
@@ -462,6 +472,15 @@ class MainWindow(QMainWindow):
             self.matrix.show_failure(message)
         elif kind == "tier1":
             self.budget.show_failure(message)
+        elif kind in ("fixes", "apply_fixes", "undo_fixes"):
+            box = QMessageBox(
+                QMessageBox.Icon.Warning,
+                "Quick Fixes",
+                message,
+                QMessageBox.StandardButton.Ok,
+                self,
+            )
+            box.open()  # (not exec: the window's event loop keeps running)
         elif kind in ("trigger", "trigger_evals", "save_evals"):
             self.trigger.show_failure(message)
         elif kind == "where":
@@ -480,6 +499,10 @@ class MainWindow(QMainWindow):
             self.trigger.show_result(result)
         elif kind == "trigger_evals":
             self.trigger.show_evals(result)
+        elif kind == "fixes":
+            self._show_fixes(result)
+        elif kind in ("apply_fixes", "undo_fixes"):
+            self._fixes_done(kind, result)
         elif kind == "save_evals":
             self.trigger.saved(self._evals_saving, *result)
             self.statusBar().showMessage(f"Eval set saved: {result[0]}", 6000)
@@ -1081,23 +1104,84 @@ class MainWindow(QMainWindow):
             != QMessageBox.StandardButton.Yes
         ):
             return
-        self._undo_roots = list(self.roots)
-        self.act_undo.setEnabled(True)
-        self.act_undo.setText(f"&Undo Remove {os.path.basename(folder) or folder}")
+        self._push_undo("roots", list(self.roots), f"Remove {os.path.basename(folder) or folder}")
         self.set_roots([r for r in self.roots if r != folder])
         self.statusBar().showMessage(
             f"Removed {_folder_label(folder)} from the set — Edit → Undo (Ctrl+Z) brings it back",
             10000,
         )
 
+    def _push_undo(self, kind: str, what: Any, label: str) -> None:
+        self._undo_stack.append((kind, (what, label)))
+        self._show_undo()
+
+    def _show_undo(self) -> None:
+        last = self._undo_stack[-1] if self._undo_stack else None
+        self.act_undo.setEnabled(last is not None)
+        self.act_undo.setText(f"&Undo {last[1][1]}" if last is not None else "&Undo")
+
     def undo(self) -> None:
-        """Bring back the folders as they were before the last removal."""
-        if self._undo_roots is None:
+        """Take back the last removal of a folder from the set, or the last batch of fixes
+        written (the files as they were, from the writer's journal and backups)."""
+        if not self._undo_stack:
             return
-        roots, self._undo_roots = self._undo_roots, None
-        self.act_undo.setEnabled(False)
-        self.act_undo.setText("&Undo")
-        self.set_roots(roots)
+        kind, (what, _label) = self._undo_stack.pop()
+        self._show_undo()
+        if kind == "roots":
+            self.set_roots(what)
+        else:
+            self.engine.request("undo_fixes")
+
+    # --- quick fixes -------------------------------------------------------------------------------
+
+    def quick_fix(self, key: str = "", code: str = "") -> None:
+        """Ask for the fixes of skill `key` (the selected one by default); `code` is checked
+        first in the dialog."""
+        key = key or self.selected_key
+        if self.loaded is None or not key:
+            return
+        self._fix_preferred = code
+        self.engine.request("fixes", key, "")
+
+    def fix_everywhere(self, code: str) -> None:
+        """Ask for the fixes of `code` in every skill shown."""
+        if self.loaded is not None and code:
+            self._fix_preferred = code
+            self.engine.request("fixes", "", code)
+
+    def _show_fixes(self, view: Any) -> None:
+        from skillprism.gui.fix_dialog import FixDialog
+
+        if self._fix_dialog is not None:
+            self._fix_dialog.close()
+        dialog = FixDialog(view, self._fix_preferred, self.dark, self)
+        dialog.sig_apply.connect(lambda ids: self.engine.request("apply_fixes", tuple(ids)))
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self._fix_dialog = dialog
+        dialog.open()  # (not exec: the window's event loop keeps running)
+        self.sig_fixes_shown.emit(view)
+
+    def _fixes_done(self, kind: str, done: Any) -> None:
+        """Fixes were written (or undone): say what, show a refusal with what differs, and
+        rescan the files now rather than when the watch sees them."""
+        if kind == "apply_fixes" and done.paths:
+            self._push_undo("fixes", done.paths, f"Fixes ({len(done.paths)} file(s))")
+        self.statusBar().showMessage(done.summary, 12000)
+        if done.refused:
+            details = "\n\n".join(f"{path}\n{diff}" for path, diff in done.refused)
+            box = QMessageBox(
+                QMessageBox.Icon.Warning,
+                "Some Files Changed",
+                f"{done.summary}\n\nA refused file changed on disk after its fixes were "
+                "offered; nothing was written to it. Ask for its fixes again.",
+                QMessageBox.StandardButton.Ok,
+                self,
+            )
+            box.setDetailedText(details)
+            box.open()
+        if done.paths:
+            self.files_changed(list(done.paths))
+        self.sig_fixes_done.emit(done)
 
     def set_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Project Folder", self.project)

@@ -15,6 +15,7 @@ from PySide6.QtCore import (
 )
 
 from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.vocabulary import FIXABLE_CODES as FIXABLE
 from skillprism.engine.views import FILTER_SEP, ProblemRow
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
@@ -91,6 +92,8 @@ class ProblemsModel(RowsTableModel):
             return (sev, d.code, d.message, row.skill, row.location)[col]
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return state_icon(_ICON[sev])
+        if role == Qt.ItemDataRole.DecorationRole and col == 1 and d.code in FIXABLE:
+            return state_icon("fix")
         if role == Qt.ItemDataRole.ToolTipRole:
             parts = [f"{d.code} {d.message}", f"At {row.file or row.location}"]
             if d.evidence:
@@ -99,6 +102,8 @@ class ProblemsModel(RowsTableModel):
                 parts.append(f"Effect: {d.effect}")
             if d.hint:
                 parts.append(f"Fix: {d.hint}")
+            if d.code in FIXABLE:
+                parts.append("A quick fix may be offered: Quick Fix… (Ctrl+.)")
             return "\n".join(parts)
         if role == SKILL_KEY_ROLE:
             return row.key

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -14,10 +15,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QMenu,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from skillprism.core.vocabulary import FIXABLE_CODES as FIXABLE
 from skillprism.engine.views import ProblemRow
 from skillprism.gui.problems_model import SEVERITY_CHOICES, ProblemsFilter, ProblemsModel
 from skillprism.gui.table_view import PlaceholderTableView
@@ -26,6 +30,10 @@ from skillprism.gui.table_view import PlaceholderTableView
 class ProblemsPanel(QWidget):
     sig_show = Signal(object)
     """Show this finding where it is (a ProblemRow)."""
+    sig_fix = Signal(str, str)
+    """Offer the quick fixes of a skill (its key), the selected finding's code first."""
+    sig_fix_all = Signal(str)
+    """Offer the quick fixes of one code for every skill."""
 
     def __init__(self, loaded: Callable[[], bool], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,10 +70,28 @@ class ProblemsPanel(QWidget):
         self.severity.currentIndexChanged.connect(
             lambda _i: self.proxy.set_severities(frozenset(self.severity.currentData()))
         )
+        self.act_fix = QAction("Quick Fix…", self)
+        self.act_fix.setShortcut(QKeySequence("Ctrl+."))
+        self.act_fix.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.act_fix.setToolTip("The fixes offered for the selected finding's skill, with a diff")
+        self.act_fix.triggered.connect(self._fix)
+        self.act_fix_all = QAction("Fix This Kind Everywhere…", self)
+        self.act_fix_all.setToolTip(
+            "The fixes offered for the selected finding's code, in every skill"
+        )
+        self.act_fix_all.triggered.connect(self._fix_all)
+        self.addAction(self.act_fix)
+        self.fix_button = QPushButton("Quick Fix…")
+        self.fix_button.clicked.connect(self._fix)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._menu)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._enable_fix())
+        self._enable_fix()
         row = QHBoxLayout()
         row.addWidget(self.text, 1)
         row.addWidget(self.only_selected)
         row.addWidget(self.severity)
+        row.addWidget(self.fix_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.addLayout(row)
@@ -98,6 +124,38 @@ class ProblemsPanel(QWidget):
 
     def _apply_scope(self, *_args: object) -> None:
         self.proxy.set_skill(self._selected if self.only_selected.isChecked() else "")
+
+    def current(self) -> ProblemRow | None:
+        """The finding selected in the table, if any."""
+        index = self.table.currentIndex()
+        if not index.isValid() or not self.table.selectionModel().isSelected(index):
+            return None
+        source = self.proxy.mapToSource(index)
+        return self.model.row(source.row()) if source.isValid() else None
+
+    def _enable_fix(self) -> None:
+        row = self.current()
+        fixable = row is not None and row.key != "" and row.diagnostic.code in FIXABLE
+        self.act_fix.setEnabled(fixable)
+        self.act_fix_all.setEnabled(fixable)
+        self.fix_button.setEnabled(fixable)
+
+    def _fix(self) -> None:
+        row = self.current()
+        if row is not None and row.key and row.diagnostic.code in FIXABLE:
+            self.sig_fix.emit(row.key, row.diagnostic.code)
+
+    def _fix_all(self) -> None:
+        row = self.current()
+        if row is not None and row.diagnostic.code in FIXABLE:
+            self.sig_fix_all.emit(row.diagnostic.code)
+
+    def _menu(self, at: QPoint) -> None:
+        self._enable_fix()
+        menu = QMenu(self)
+        menu.addAction(self.act_fix)
+        menu.addAction(self.act_fix_all)
+        menu.exec(self.table.viewport().mapToGlobal(at))
 
     def _on_activated(self, index: QModelIndex) -> None:
         source = self.proxy.mapToSource(index)

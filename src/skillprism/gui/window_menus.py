@@ -72,6 +72,13 @@ def build_actions(window: MainWindow) -> None:
     window.act_quit = act("&Quit", window.close, QKeySequence.StandardKey.Quit)
     window.act_undo = act("&Undo", window.undo, QKeySequence.StandardKey.Undo)
     window.act_undo.setEnabled(False)
+    window.act_quick_fix = act(
+        "&Quick Fixes…",
+        lambda: window.quick_fix(),
+        None,
+        "The fixes offered for the selected skill, each with its diff; nothing is written until "
+        "you apply",
+    )
     window.act_find = act(
         "&Find", lambda: window.filter_edit.setFocus(), QKeySequence.StandardKey.Find
     )
@@ -128,7 +135,7 @@ def build_actions(window: MainWindow) -> None:
     m_edit.addAction(window.act_find)
     m_edit.addAction(window.act_copy_path)
     m_skill = mb.addMenu("&Skill")
-    for a in (window.act_editor, window.act_reveal, window.act_editor_cmd):
+    for a in (window.act_quick_fix, window.act_editor, window.act_reveal, window.act_editor_cmd):
         m_skill.addAction(a)
     m_view = mb.addMenu("&View")
     window.install_group = QActionGroup(window)

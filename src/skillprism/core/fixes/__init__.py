@@ -24,9 +24,11 @@ from skillprism.core.document import SkillDocument, parse_document
 from skillprism.core.fixes.frontmatter_lines import Frontmatter, locate
 from skillprism.core.policy import Policy
 from skillprism.core.validate import evaluate
+from skillprism.core.vocabulary import FIXABLE_CODES
 from skillprism.core.write_back import Snapshot, TextEdit, WriteError
 
 CONFIDENCES = ("safe", "review")
+FIXABLE = FIXABLE_CODES  # (core/vocabulary.py: the window names them without this package)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,12 @@ _STRING_BOOL = re.compile(r"""(["'])(true|false)\1""")
 
 
 def _defined_anywhere(key: str) -> bool:
-    return any(key in prof.fields for _name, prof in _all_profiles())
+    return bool(_readers(key))
+
+
+def _readers(key: str) -> list[str]:
+    """The runtimes (profile names) that read `key` as a field of their own."""
+    return sorted(name for name, prof in _all_profiles() if key in prof.fields)
 
 
 def _scalar(block: KeyBlock, text: str) -> object:
@@ -117,11 +122,19 @@ def _to_metadata(ctx: FixContext, fm: Frontmatter, text: str) -> Iterator[Candid
         at = meta.end
         insert = "".join(f"{indent}{m}\n" for m in moved)
     edits = [*deletions, TextEdit(at, at, insert)]
-    names = ", ".join(m.split(":", 1)[0] for m in moved)
+    keys = [m.split(":", 1)[0] for m in moved]
+    names = ", ".join(keys)
+    readers = sorted({r for key in keys for r in _readers(key)})
+    also = ""
+    if readers:
+        shown = ", ".join(readers[:3]) + (
+            f" and {len(readers) - 3} more" if len(readers) > 3 else ""
+        )
+        also = f" (read as a field by {shown}: there the skill changes)"
     yield Candidate(
         "SP216",
         line,
-        f"move {names} under metadata",
+        f"move {names} under metadata{also}",
         "review" if review else "safe",
         tuple(sorted(edits, key=lambda e: (e.start, e.end))),
     )

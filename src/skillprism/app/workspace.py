@@ -51,6 +51,7 @@ from skillprism.core.settings import (
 )
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
+from skillprism.core.usage import LocalUsage, read_usage
 from skillprism.core.watch import LiveCatalog
 
 if TYPE_CHECKING:  # loaded when a prompt is first ranked (it brings numpy)
@@ -113,8 +114,11 @@ class Workspace:
         project_settings: bool = True,
         security: bool | None = None,
         cache: bool | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.project = os.path.abspath(project or os.getcwd())
+        # "Today" for usage that decays with time (the runtime's own records); a test pins it.
+        self.clock = clock
         if not os.path.isdir(self.project):
             raise WorkspaceError(f"project {project}: not a folder")
         if max_depth < 0:
@@ -414,11 +418,14 @@ class Workspace:
         problems = inputs.problems()
         if problems:
             raise WorkspaceError(problems[0])
+        usage = self.local_usage(spec) if inputs.local_usage else LocalUsage()
         base = BudgetSettings(
             context_window=inputs.context_window,
-            usage=dict(inputs.usage),
+            usage={**usage.priorities(), **inputs.usage},
             pins=inputs.pins,
             allowlist=inputs.allowlist,
+            applied=(usage.summary(),) if usage.summary() else (),
+            usage_records=usage.records,
         )
         settings, unread = apply_runtime_settings(
             self.profile(spec).disclosure.settings,
@@ -427,6 +434,12 @@ class Workspace:
             home=self.home,
             env=self.env,
         )
+        unread = [*usage.problems, *unread]
+        if inputs.usage:
+            settings = replace(
+                settings,
+                applied=(*settings.applied, f"usage set here: {len(inputs.usage)} skill(s)"),
+            )
         if inputs.overrides:
             settings = replace(
                 settings,
@@ -441,6 +454,17 @@ class Workspace:
                 settings, budget_chars=inputs.budget_chars, budget_fraction=inputs.budget_fraction
             )
         return settings, unread
+
+    def local_usage(self, spec: str) -> LocalUsage:
+        """The usage `spec`'s runtime records for this home (its profile's `[usage]`), weighed at
+        the Workspace's clock; read only, never written or sent anywhere."""
+        return read_usage(
+            self.profile(spec).disclosure.usage,
+            project=self.project,
+            home=self.home,
+            env=self.env,
+            now=self.clock(),
+        )
 
     def tier1_model(self, spec: str, style: str | None = None) -> Tier1Model:
         """The prepared listing of `spec` (in the profile's alternative `style`, if named)."""

@@ -44,6 +44,8 @@ class BudgetSettings:
     allowlist: tuple[str, ...] | None = None
     disabled: frozenset[str] = frozenset()  # skill names or SKILL.md paths disabled by config
     applied: tuple[str, ...] = ()  # what was read from runtime settings, for display
+    # The runtime's own usage records behind `usage` (core/usage.UsageRecord by name), for display.
+    usage_records: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +76,10 @@ class Tier1Result:
         assumptions: tuple[str, ...],
         settings_applied: tuple[str, ...],
         warnings: tuple[str, ...],
+        usage_records: Mapping[str, Any] | None = None,
     ) -> None:
         self._model = model
+        self.usage_records: Mapping[str, Any] = usage_records or {}
         self._rows = (
             rows  # per prepared item: (outcome, reason, kept description chars, shown text)
         )
@@ -700,6 +704,7 @@ class Tier1Model:
             assumptions=tuple(assumptions),
             settings_applied=settings.applied,
             warnings=tuple(warnings),
+            usage_records=settings.usage_records,
         )
 
     def _round_robin(

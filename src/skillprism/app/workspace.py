@@ -50,6 +50,7 @@ from skillprism.core.settings import (
     load_project_settings,
 )
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
+from skillprism.core.toggle import ToggleChange, ToggleError, plan_toggle, read_text
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
 from skillprism.core.usage import LocalUsage, read_usage
 from skillprism.core.watch import LiveCatalog
@@ -466,6 +467,50 @@ class Workspace:
             now=self.clock(),
         )
 
+    # --- enable and disable through the runtime's own setting -------------------------------------
+
+    def plan_toggle(self, spec: str, name: str, *, enable: bool) -> ToggleChange:
+        """The change of `spec`'s runtime settings file that turns skill `name` off (or back on),
+        by its profile's `[toggle]`; nothing is written. WorkspaceError when the runtime has no
+        such setting, the skill is not in this set, or the file cannot be read or edited."""
+        profile = self.profile(spec)
+        toggle = profile.disclosure.toggle
+        if not toggle.present:
+            raise WorkspaceError(
+                f"{profile.title} has no setting that turns one skill off: {toggle.note}"
+                if toggle.note
+                else f"the {profile.name} profile describes no setting of {profile.title} that "
+                "turns one skill off; to hide a skill from it, move the skill's folder out of "
+                "its skill folders"
+            )
+        try:
+            skill = find_skill(self.catalog(spec), name)
+        except ActivationError as err:
+            raise WorkspaceError(f"{profile.title}: {err}") from None
+        try:
+            return plan_toggle(
+                toggle,
+                name=skill.qualified_name or skill.name,
+                skill_file=skill.path,
+                enable=enable,
+                project=self.project,
+                home=self.home,
+                env=self.env,
+                profile_title=profile.title,
+            )
+        except ToggleError as err:
+            raise WorkspaceError(str(err)) from None
+
+    @staticmethod
+    def apply_change(change: ToggleChange) -> None:
+        """Write `change` (the user asked for it), unless its file changed since it was read."""
+        _replace_text(change.path, expect=change.before, text=change.after)
+
+    @staticmethod
+    def undo_change(change: ToggleChange) -> None:
+        """Put back what `change` replaced, unless the file changed since it was written."""
+        _replace_text(change.path, expect=change.after, text=change.before)
+
     def tier1_model(self, spec: str, style: str | None = None) -> Tier1Model:
         """The prepared listing of `spec` (in the profile's alternative `style`, if named)."""
         catalog = self._catalog_for_listing(spec)
@@ -630,6 +675,27 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def _replace_text(path: str, *, expect: str | None, text: str | None) -> None:
+    """Make `path` hold `text` (None: no file) if it still holds `expect` (None: no file);
+    WorkspaceError, with nothing written, when someone changed it in between. The one place
+    enable/disable writes a runtime's settings (to be swapped for the shared file writer)."""
+    try:
+        current = read_text(path)
+    except ToggleError as err:
+        raise WorkspaceError(str(err)) from None
+    if current != expect:
+        raise WorkspaceError(
+            f"{path} changed since Skill Prism read it; nothing was written (look again and retry)"
+        )
+    if text == current:
+        return
+    if text is None:
+        os.unlink(path)
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, text)
 
 
 def write_atomically(path: str, text: str) -> None:

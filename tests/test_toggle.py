@@ -251,3 +251,56 @@ def test_cli_dry_run_writes_nothing_then_disable_and_undo(home, tmp_path, capsys
     assert "nothing to undo" in capsys.readouterr().err
     assert cli.main(["disable", "alpha", "--profile", "gemini-cli"]) == 2
     assert "move the skill's folder out" in capsys.readouterr().err
+
+
+# --- Qwen Code: a list of names (skills.disabled), matched case-insensitively ---------------
+
+
+def test_json_name_list_adds_once_and_removes_every_spelling() -> None:
+    from skillprism.core.toggle import _json_name_list
+
+    text = '{\n  // mine\n  "model": "qwen3",\n  "skills": {\n    "disabled": ["Other"]\n  }\n}\n'
+    out = _json_name_list(text, "skills.disabled", "alpha", True, "s")
+    assert out == text.replace('["Other"]', '["Other", "alpha"]')
+    assert _json_name_list(out, "skills.disabled", "ALPHA", True, "s") == out  # already there
+    assert _json_name_list(out, "skills.disabled", "Alpha", False, "s") == text
+    created = _json_name_list('{"model": "q"}', "skills.disabled", "alpha", True, "s")
+    assert json.loads(created) == {"model": "q", "skills": {"disabled": ["alpha"]}}
+    both = '{"skills": {"disabled": ["a", "ALPHA", "b", "alpha"]}}'
+    out = _json_name_list(both, "skills.disabled", "alpha", False, "s")
+    assert json.loads(out) == {"skills": {"disabled": ["a", "b"]}}
+    with pytest.raises(ToggleError, match="not a list"):
+        _json_name_list('{"skills": {"disabled": "alpha"}}', "skills.disabled", "a", True, "s")
+    with pytest.raises(ToggleError, match=r"skills is not an object"):
+        _json_name_list('{"skills": 1}', "skills.disabled", "a", True, "s")
+
+
+def test_qwen_disable_is_honoured_case_insensitively(tmp_path) -> None:
+    home = Path(os.environ["HOME"])
+    for name in ("Alpha", "beta"):
+        skill(home / ".qwen" / "skills", name)
+    ws = Workspace(str(tmp_path), profiles=["qwen-code"], home=str(home))
+    change = ws.plan_toggle("qwen-code", "Alpha", enable=False)
+    assert change.path == str(home / ".qwen" / "settings.json") and change.before is None
+    ws.apply_change(change)
+    assert json.loads(Path(change.path).read_text()) == {"skills": {"disabled": ["Alpha"]}}
+    ws = Workspace(str(tmp_path), profiles=["qwen-code"], home=str(home))
+    assert outcome(ws, "qwen-code", "Alpha") == ("excluded", "disabled in the runtime's settings")
+    # a project's settings add to the user's (UNION), in any spelling
+    (tmp_path / ".qwen").mkdir()
+    (tmp_path / ".qwen" / "settings.json").write_text('{"skills": {"disabled": ["BETA"]}}')
+    ws = Workspace(str(tmp_path), profiles=["qwen-code"], home=str(home))
+    assert outcome(ws, "qwen-code", "beta")[0] == "excluded"
+    ws.undo_change(change)
+    assert not os.path.exists(change.path)  # the file did not exist before: it is gone again
+
+
+def test_a_disabled_list_of_the_wrong_shape_is_reported(tmp_path) -> None:
+    home = Path(os.environ["HOME"])
+    skill(home / ".qwen" / "skills", "alpha")
+    (home / ".qwen").mkdir(exist_ok=True)
+    (home / ".qwen" / "settings.json").write_text('{"skills": {"disabled": "alpha"}}')
+    ws = Workspace(str(tmp_path), profiles=["qwen-code"], home=str(home))
+    _settings, unread = ws.budget_settings("qwen-code", BudgetInputs())
+    assert any("expected a list of skill names" in p for p in unread)
+    assert outcome(ws, "qwen-code", "alpha")[0] == "full"

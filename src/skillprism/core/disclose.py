@@ -43,6 +43,7 @@ class BudgetSettings:
     pins: frozenset[str] = frozenset()
     allowlist: tuple[str, ...] | None = None
     disabled: frozenset[str] = frozenset()  # skill names or SKILL.md paths disabled by config
+    disabled_names: frozenset[str] = frozenset()  # lower-cased names disabled by config
     applied: tuple[str, ...] = ()  # what was read from runtime settings, for display
     # The runtime's own usage records behind `usage` (core/usage.UsageRecord by name), for display.
     usage_records: Mapping[str, Any] = field(default_factory=dict)
@@ -613,7 +614,9 @@ class Tier1Model:
             None if not spec.allowlist or settings.allowlist is None else set(settings.allowlist)
         )
         # The common case (no overrides, allowlist or disabled skills) skips those checks per skill.
-        personal = bool(settings.overrides or allow is not None or settings.disabled)
+        personal = bool(
+            settings.overrides or allow is not None or settings.disabled or settings.disabled_names
+        )
 
         items = self.items
         n = len(items)
@@ -629,7 +632,9 @@ class Tier1Model:
             if personal and not why:
                 override = settings.overrides.get(item.name, "on")
                 where = {item.name, item.skill.path, item.skill.real_path, item.skill.directory}
-                if settings.disabled and where & settings.disabled:
+                if (settings.disabled and where & settings.disabled) or (
+                    item.name.lower() in settings.disabled_names
+                ):
                     why = "disabled in the runtime's settings"
                 elif allow is not None and "*" not in allow and item.name not in allow:
                     why = (

@@ -32,7 +32,14 @@ BUDGET_MODELS = (
 LIMIT_UNITS = ("chars", "tokens")
 # What the budget counts: characters, or terminal cells (core/textwidth.py: wide characters two).
 MEASURES = ("chars", "display-width")
-KNOBS = ("overrides", "budget_fraction", "budget_chars", "entry_cap_chars", "disabled_skills")
+KNOBS = (
+    "overrides",
+    "budget_fraction",
+    "budget_chars",
+    "entry_cap_chars",
+    "disabled_skills",
+    "disabled_names",
+)
 SETTINGS_FORMATS = ("json", "toml")
 CONSENT = ("none", "first-activation")
 

@@ -14,8 +14,9 @@ TIME_UNITS = ("ms", "s")
 # How a runtime's disable setting is shaped (each a small writer in core/toggle.py):
 #   path-entries: a TOML array of tables, one per skill file, `{ path = ..., enabled = false }`
 #   name-map: a JSON object keyed by skill name whose value turns the skill off
+#   name-list: a JSON array of the names of skills turned off
 #   none: the runtime has no such setting (the profile's note says what to do instead)
-TOGGLE_FORMS = ("path-entries", "name-map", "none")
+TOGGLE_FORMS = ("path-entries", "name-map", "name-list", "none")
 TOGGLE_FORMATS = ("toml", "json")
 EVIDENCE = ("lab", "code", "docs", "none")
 
@@ -122,6 +123,8 @@ def parse_toggle(t: _Table) -> ToggleSpec:
             raise t.fail("format", "path-entries are written to a TOML file")
         if form == "name-map" and (spec.format != "json" or not spec.off_value):
             raise t.fail("off_value", "a name-map is a JSON object and needs the value to set")
+        if form == "name-list" and spec.format != "json":
+            raise t.fail("format", "a name-list is written to a JSON file")
     elif not spec.note:
         raise t.fail("note", "say why the runtime has no setting and what to do instead")
     return spec

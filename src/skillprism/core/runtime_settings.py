@@ -94,6 +94,17 @@ def apply_runtime_settings(
                 settings = replace(settings, disabled=settings.disabled | frozenset(off))
                 applied.append(f"{source}: {len(off)} skill(s) disabled")
 
+        elif name == "disabled_names":
+            items = value if isinstance(value, list) else None
+            if items is None or not all(isinstance(i, str) for i in items):
+                problems.append(f"{source}: expected a list of skill names, got {value!r}")
+                return
+            if items:
+                # matched case-insensitively, merged across files (Qwen Code: UNION)
+                names = frozenset(i.lower() for i in items)
+                settings = replace(settings, disabled_names=settings.disabled_names | names)
+                applied.append(f"{source}: {len(names)} skill name(s) disabled")
+
     for file in spec.files:
         path = expand_template(file.path, project, home, env)
         if not os.path.lexists(path):

@@ -89,6 +89,9 @@ def plan_toggle(
         target = os.path.realpath(skill_file)
         after = _toml_path_entries(before or "", spec.key, target, enable, path)
         entry = f"{spec.key}: path = {target}, enabled = {'true' if enable else 'false'}"
+    elif spec.form == "name-list":
+        after = _json_name_list(before, spec.key, name, not enable, path)
+        entry = f"{spec.key}: {name} " + ("removed" if enable else "added")
     else:
         after = _json_name_map(before, spec.key, name, None if enable else spec.off_value, path)
         entry = f"{spec.key}.{name} = {spec.off_value!r}" if not enable else f"{spec.key}.{name}"
@@ -242,6 +245,53 @@ class _Scanner:
         return out, j
 
 
+def _elements(scan: _Scanner, start: int) -> tuple[list[tuple[int, int, int]], int]:
+    """The elements of the array at `start`: (start, end, end incl. a following comma) and the
+    index of its closing bracket."""
+    t = scan.text
+    out = []
+    j = scan.ws(start + 1)
+    while j < len(t) and t[j] != "]":
+        end = scan.value_end(j)
+        k = scan.ws(end)
+        after = k + 1 if k < len(t) and t[k] == "," else end
+        out.append((j, end, after))
+        j = scan.ws(after) if after != end else k
+    if j >= len(t):
+        raise scan.fail(j, "unterminated array")
+    return out, j
+
+
+def _object_at(scan: _Scanner, parts: list[str]) -> tuple[int, list[str]]:
+    """The deepest existing object along `parts` from the root (its start) and the parts left
+    to create below it; ToggleError when a part exists but is not an object."""
+    text = scan.text
+    root = scan.ws(0)
+    if root >= len(text) or text[root] != "{":
+        raise scan.fail(root, "the settings are not a JSON object")
+    end = scan.ws(scan.value_end(root))
+    if end != len(text):
+        raise scan.fail(end, "text after the settings object")
+    obj = root
+    for i, part in enumerate(parts):
+        members, _close = scan.members(obj)
+        hit = next((m for m in members if m[0] == part), None)
+        if hit is None:
+            return obj, parts[i:]
+        if text[hit[2]] != "{":
+            raise scan.fail(hit[2], f"{'.'.join(parts[: i + 1])} is not an object")
+        obj = hit[2]
+    return obj, []
+
+
+def _nested(parts: list[str], leaf: str) -> str:
+    """`{"a": {"b": leaf}}` for parts [a, b] (leaf is JSON text)."""
+    out = leaf
+    for part in reversed(parts[1:]):
+        out = "{" + json.dumps(part) + ": " + out + "}"
+    return out
+
+
 def _indent_of(text: str, at: int) -> str:
     line_start = text.rfind("\n", 0, at) + 1
     return re.match(r"[ \t]*", text[line_start:]).group(0)
@@ -312,3 +362,61 @@ def _json_name_map(
     if mine is not None:
         return before[: mine[2]] + json.dumps(value) + before[mine[3] :]
     return _insert_member(before, scan, outer[2], name, json.dumps(value))
+
+
+# --- JSON: a list of skill names at a dotted key (Qwen Code's skills.disabled) ----------------
+
+
+def _json_name_list(before: str | None, key: str, name: str, add: bool, where: str) -> str | None:
+    """`before` with `name` added to (or every case-insensitive spelling of it removed from) the
+    array at dotted `key`, created as needed."""
+    parts = key.split(".")
+    if before is None or not before.strip():
+        if not add:
+            return before
+        return json.dumps(_build(parts, [name]), indent=2) + "\n"
+    scan = _Scanner(before, where)
+    *parents, last = parts
+    obj, missing = _object_at(scan, parents)
+    if missing:
+        if not add:
+            return before
+        leaf = _nested([*missing, last], json.dumps([name]))
+        return _insert_member(before, scan, obj, missing[0], leaf)
+    members, _close = scan.members(obj)
+    hit = next((m for m in members if m[0] == last), None)
+    if hit is None:
+        return _insert_member(before, scan, obj, last, json.dumps([name])) if add else before
+    if before[hit[2]] != "[":
+        raise scan.fail(hit[2], f"{key} is not a list of skill names")
+    elements, close = _elements(scan, hit[2])
+    values = [json.loads(before[a:b]) for a, b, _ in elements]
+    same = [i for i, v in enumerate(values) if isinstance(v, str) and v.lower() == name.lower()]
+    if add:
+        if same:
+            return before
+        item = json.dumps(name)
+        if not elements:
+            return before[: hit[2] + 1] + item + before[close:]
+        a, b, after = elements[-1]
+        if after != b:
+            return before[:after] + " " + item + "," + before[after:]
+        return before[:b] + ", " + item + before[b:]
+    text = before
+    for i in reversed(same):
+        elements, close = _elements(_Scanner(text, where), hit[2])
+        a, b, after = elements[i]
+        if len(elements) == 1:
+            text = text[: hit[2] + 1] + text[close:]
+        elif after != b:
+            text = text[:a] + text[re.compile(r"\s*").match(text, after).end() :]
+        else:
+            text = text[: elements[i - 1][1]] + text[b:]
+    return text
+
+
+def _build(parts: list[str], leaf: object) -> dict:
+    out: object = leaf
+    for part in reversed(parts):
+        out = {part: out}
+    return out  # type: ignore[return-value]

@@ -304,3 +304,53 @@ def test_a_disabled_list_of_the_wrong_shape_is_reported(tmp_path) -> None:
     _settings, unread = ws.budget_settings("qwen-code", BudgetInputs())
     assert any("expected a list of skill names" in p for p in unread)
     assert outcome(ws, "qwen-code", "alpha")[0] == "full"
+
+
+# --- OpenCode: permission rules (permission.skill), the last matching pattern wins ------------
+
+
+def test_permission_rules_last_match_wins() -> None:
+    from skillprism.core.disclose import permission_action
+
+    rules = (("*", "allow"), ("pdf-*", "deny"), ("pdf-keep", "ask"))
+    assert permission_action(rules, "pdf-x") == "deny"
+    assert permission_action(rules, "pdf-keep") == "ask"
+    assert permission_action(rules, "other") == "allow"
+    assert permission_action((("a?c", "deny"),), "abc") == "deny"
+    assert permission_action((("a.c", "deny"),), "abc") is None  # '.' is literal
+    assert permission_action((), "x") is None
+
+
+def test_opencode_disable_writes_a_deny_rule_and_is_honoured(tmp_path) -> None:
+    home = Path(os.environ["HOME"])
+    for name in ("alpha", "beta"):
+        skill(home / ".agents" / "skills", name)
+    cfg = home / ".config" / "opencode" / "opencode.json"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(
+        '{\n  "$schema": "https://opencode.ai/config.json",\n  "permission": {\n'
+        '    "bash": "ask"\n  }\n}\n'
+    )
+    ws = Workspace(str(tmp_path), profiles=["opencode"], home=str(home))
+    change = ws.plan_toggle("opencode", "alpha", enable=False)
+    assert change.path == str(cfg)
+    ws.apply_change(change)
+    assert json.loads(cfg.read_text())["permission"] == {"bash": "ask", "skill": {"alpha": "deny"}}
+    ws = Workspace(str(tmp_path), profiles=["opencode"], home=str(home))
+    assert outcome(ws, "opencode", "alpha") == (
+        "excluded",
+        "denied by the runtime's permission rules",
+    )
+    assert outcome(ws, "opencode", "beta")[0] == "full"
+    # a project's later rule allows it again (the last matching rule wins)
+    (tmp_path / "opencode.json").write_text('{"permission": {"skill": {"alp*": "allow"}}}')
+    ws = Workspace(str(tmp_path), profiles=["opencode"], home=str(home))
+    assert outcome(ws, "opencode", "alpha")[0] == "full"
+    (tmp_path / "opencode.json").write_text('{"permission": {"skill": "deny"}}')
+    ws = Workspace(str(tmp_path), profiles=["opencode"], home=str(home))
+    assert outcome(ws, "opencode", "beta")[0] == "excluded"
+    (tmp_path / "opencode.json").unlink()
+    enable = Workspace(str(tmp_path), profiles=["opencode"], home=str(home)).plan_toggle(
+        "opencode", "alpha", enable=True
+    )
+    assert json.loads(enable.after)["permission"] == {"bash": "ask", "skill": {}}

@@ -29,6 +29,19 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 GUIDANCE_TOKENS_PER_ENTRY = 100
 
 
+PERMISSION_ACTIONS = ("allow", "ask", "deny")
+
+
+def permission_action(rules: tuple[tuple[str, str], ...], name: str) -> str | None:
+    """The action of the last rule whose pattern matches `name` (`*` any run of characters,
+    `?` one character, the rest literal: OpenCode's Wildcard.match), None when none does."""
+    for pattern, action in reversed(rules):
+        regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+        if re.fullmatch(regex, name, re.S):
+            return action
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class BudgetSettings:
     """Inputs a user (or the runtime's own settings) can change. `context_window` is in tokens;
@@ -44,6 +57,8 @@ class BudgetSettings:
     allowlist: tuple[str, ...] | None = None
     disabled: frozenset[str] = frozenset()  # skill names or SKILL.md paths disabled by config
     disabled_names: frozenset[str] = frozenset()  # lower-cased names disabled by config
+    # (pattern, action) in the runtime's order; the last rule whose pattern matches decides
+    permission_rules: tuple[tuple[str, str], ...] = ()
     applied: tuple[str, ...] = ()  # what was read from runtime settings, for display
     # The runtime's own usage records behind `usage` (core/usage.UsageRecord by name), for display.
     usage_records: Mapping[str, Any] = field(default_factory=dict)
@@ -615,7 +630,11 @@ class Tier1Model:
         )
         # The common case (no overrides, allowlist or disabled skills) skips those checks per skill.
         personal = bool(
-            settings.overrides or allow is not None or settings.disabled or settings.disabled_names
+            settings.overrides
+            or allow is not None
+            or settings.disabled
+            or settings.disabled_names
+            or settings.permission_rules
         )
 
         items = self.items
@@ -636,6 +655,8 @@ class Tier1Model:
                     item.name.lower() in settings.disabled_names
                 ):
                     why = "disabled in the runtime's settings"
+                elif permission_action(settings.permission_rules, item.name) == "deny":
+                    why = "denied by the runtime's permission rules"
                 elif allow is not None and "*" not in allow and item.name not in allow:
                     why = (
                         "not in the agent's allowlist"

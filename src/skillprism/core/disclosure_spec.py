@@ -39,6 +39,7 @@ KNOBS = (
     "entry_cap_chars",
     "disabled_skills",
     "disabled_names",
+    "permission_rules",
 )
 SETTINGS_FORMATS = ("json", "toml")
 CONSENT = ("none", "first-activation")

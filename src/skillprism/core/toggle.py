@@ -332,36 +332,29 @@ def _remove_member(text: str, members: list, index: int, close: int, obj: int) -
 def _json_name_map(
     before: str | None, key: str, name: str, value: str | None, where: str
 ) -> str | None:
-    """`before` with `key`.`name` set to `value` (None: the member removed)."""
+    """`before` with `name` set to `value` in the object at dotted `key` (None: the member
+    removed), objects created as needed."""
+    parts = key.split(".")
     if before is None or not before.strip():
         if value is None:
             return before
-        return json.dumps({key: {name: value}}, indent=2) + "\n"
+        return json.dumps(_build(parts, {name: value}), indent=2) + "\n"
     scan = _Scanner(before, where)
-    root = scan.ws(0)
-    if root >= len(before) or before[root] != "{":
-        raise scan.fail(root, "the settings are not a JSON object")
-    end = scan.ws(scan.value_end(root))
-    if end != len(before):
-        raise scan.fail(end, "text after the settings object")
-    members, _close = scan.members(root)
-    outer = next((m for m in members if m[0] == key), None)
-    if outer is None:
+    obj, missing = _object_at(scan, parts)
+    if missing:
         if value is None:
             return before
-        return _insert_member(before, scan, root, key, json.dumps({name: value}))
-    if before[outer[2]] != "{":
-        raise scan.fail(outer[2], f"{key} is not an object of skill name to setting")
-    inner, _close = scan.members(outer[2])
+        leaf = _nested(missing, json.dumps({name: value}))
+        return _insert_member(before, scan, obj, missing[0], leaf)
+    inner, close = scan.members(obj)
     mine = next((m for m in inner if m[0] == name), None)
     if value is None:
         if mine is None:
             return before
-        _inner, close = scan.members(outer[2])
-        return _remove_member(before, inner, inner.index(mine), close, outer[2])
+        return _remove_member(before, inner, inner.index(mine), close, obj)
     if mine is not None:
         return before[: mine[2]] + json.dumps(value) + before[mine[3] :]
-    return _insert_member(before, scan, outer[2], name, json.dumps(value))
+    return _insert_member(before, scan, obj, name, json.dumps(value))
 
 
 # --- JSON: a list of skill names at a dotted key (Qwen Code's skills.disabled) ----------------

@@ -286,3 +286,22 @@ def test_the_report_has_a_usage_table(home: Path, tmp_path: Path) -> None:
     assert "2 listed skills never used (priority 0)." in text
     cli.main([*base, "--budget-chars", "170", "--no-usage"])
     assert "Days since last use" not in out.read_text()
+
+
+def test_the_file_is_parsed_again_only_when_it_changes(tmp_path: Path, monkeypatch) -> None:
+    calls = []
+    real = usage_mod.read_structured
+    monkeypatch.setattr(
+        usage_mod, "read_structured", lambda *a, **k: calls.append(a) or real(*a, **k)
+    )
+    path = write_config(tmp_path, {"a": rec(2, 0)})
+    memo: dict = {}
+    args = {"project": str(tmp_path), "home": str(tmp_path), "env": {}, "memo": memo}
+    assert read_usage(SPEC, now=NOW, **args).priorities() == {"a": 2.0}
+    # a week later, same file: weighed again at the new clock, not parsed again
+    assert read_usage(SPEC, now=NOW + 7 * 86_400, **args).priorities() == {"a": 1.0}
+    assert len(calls) == 1
+    path.write_text(json.dumps({"skillUsage": {"a": rec(6, 0), "b": rec(1, 0)}}))
+    os.utime(path, ns=(1, 1))  # a different signature even within the clock's resolution
+    assert read_usage(SPEC, now=NOW, **args).priorities() == {"a": 6.0, "b": 1.0}
+    assert len(calls) == 2

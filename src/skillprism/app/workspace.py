@@ -120,6 +120,7 @@ class Workspace:
         self.project = os.path.abspath(project or os.getcwd())
         # "Today" for usage that decays with time (the runtime's own records); a test pins it.
         self.clock = clock
+        self._usage_memo: dict[tuple[str, str], object] = {}
         if not os.path.isdir(self.project):
             raise WorkspaceError(f"project {project}: not a folder")
         if max_depth < 0:
@@ -465,6 +466,7 @@ class Workspace:
             home=self.home,
             env=self.env,
             now=self.clock(),
+            memo=self._usage_memo,
         )
 
     # --- enable and disable through the runtime's own setting -------------------------------------

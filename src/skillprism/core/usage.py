@@ -95,35 +95,66 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def read_usage(
-    spec: UsageSpec, *, project: str, home: str, env: Mapping[str, str], now: float
-) -> LocalUsage:
-    """The usage `spec` describes, weighed at `now` (seconds since the epoch)."""
-    if not spec.present:
-        return LocalUsage()
-    path = expand_template(spec.file, project, home, env)
-    if not os.path.lexists(path):
-        return LocalUsage(path, "missing")
+def _signature(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _load(path: str, spec: UsageSpec) -> tuple[str, Mapping[str, Any], tuple[str, ...]]:
+    """The file's usage map as stored: (state, the map, problems)."""
     try:
         data = read_structured(path, spec.format, cap=MAX_USAGE_BYTES)
     except StructuredError as err:
-        return LocalUsage(
-            path,
+        return (
             "unreadable",
-            problems=(
+            {},
+            (
                 f"{path}: {err}; skill usage not read, so every priority counts as 0 "
                 "(the runtime itself may fail to start or reset the file)",
             ),
         )
     table = _lookup(data, spec.key)
     if table is None:
-        return LocalUsage(path, "read")
+        return "read", {}, ()
     if not isinstance(table, dict):
-        return LocalUsage(
-            path,
+        return (
             "unreadable",
-            problems=(f"{path}: {spec.key} is not a map of skill name to record; ignored",),
+            {},
+            (f"{path}: {spec.key} is not a map of skill name to record; ignored",),
         )
+    return "read", table, ()
+
+
+def read_usage(
+    spec: UsageSpec,
+    *,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    now: float,
+    memo: dict[tuple[str, str], Any] | None = None,
+) -> LocalUsage:
+    """The usage `spec` describes, weighed at `now` (seconds since the epoch). `memo` (a dict
+    the caller keeps) holds what was read until the file changes, so a budget recomputed for
+    every move of a slider does not parse a large file again: only the weighing is redone."""
+    if not spec.present:
+        return LocalUsage()
+    path = expand_template(spec.file, project, home, env)
+    if not os.path.lexists(path):
+        return LocalUsage(path, "missing")
+    sig = _signature(path)
+    hit = memo.get((path, spec.key)) if memo is not None else None
+    if hit is not None and sig is not None and hit[0] == sig:
+        state, table, problems = hit[1]
+    else:
+        state, table, problems = _load(path, spec)
+        if memo is not None:
+            memo[(path, spec.key)] = (sig, (state, table, problems))
+    if state != "read":
+        return LocalUsage(path, state, problems=problems)
     unit = 1000.0 if spec.time_unit == "s" else 1.0
     now_ms = now * 1000.0
     records: dict[str, UsageRecord] = {}

@@ -354,3 +354,58 @@ def test_opencode_disable_writes_a_deny_rule_and_is_honoured(tmp_path) -> None:
         "opencode", "alpha", enable=True
     )
     assert json.loads(enable.after)["permission"] == {"bash": "ask", "skill": {}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=60),
+        st.text(alphabet='{}[]":,/*\\ \nabfnrtu0123456789-.e+', max_size=60),
+    ),
+    form=st.sampled_from(["map", "list"]),
+    add=st.booleans(),
+)
+def test_any_text_is_edited_or_refused_with_a_reason(text, form, add) -> None:
+    from skillprism.core.toggle import _json_name_list
+
+    try:
+        if form == "map":
+            out = _json_name_map(text, "a.b", "n", "off" if add else None, "s.json")
+        else:
+            out = _json_name_list(text, "a.b", "n", add, "s.json")
+    except ToggleError as err:
+        assert str(err).startswith("s.json: line ")
+        return
+    assert out is None or isinstance(out, str)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=60),
+        st.text(alphabet='[]{}="#.,\n skillsconfigpathenabledtruefalse123', max_size=80),
+        st.sampled_from(
+            [
+                "skills = {config = []}\n",
+                'skills = {config = [{path = "/h/a/SKILL.md", enabled = true}]}\n',
+                "[skills]\nconfig = [1, 2]\n",
+                "[[skills.config]]\npath = 3\n",
+                "[skills.config]\npath = 'x'\n",
+            ]
+        ),
+    ),
+    enable=st.booleans(),
+)
+def test_any_toml_is_edited_or_refused_with_a_reason(text, enable) -> None:
+    try:
+        out = _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", enable, "c.toml")
+    except ToggleError as err:
+        assert str(err).startswith("c.toml: ")
+        return
+    data = tomllib.loads(out)  # the result is valid TOML
+    entries = data.get("skills", {}).get("config", [])
+    mine = [e for e in entries if isinstance(e, dict) and e.get("path") == "/h/a/SKILL.md"]
+    if not enable:
+        assert mine and all(e["enabled"] is False for e in mine)
+    else:
+        assert all(e.get("enabled") is not False for e in mine)

@@ -14,6 +14,7 @@ import difflib
 import json
 import os
 import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +109,7 @@ def plan_toggle(
 def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: str) -> str:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import AoT, InlineTable
 
     try:
         doc = tomlkit.parse(text)
@@ -124,11 +126,16 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
         table = table[part]
         if not isinstance(table, dict):
             raise ToggleError(f"{where}: {part} is not a table; cannot add {key} entries")
+        if isinstance(table, InlineTable):
+            raise ToggleError(
+                f"{where}: {part} is an inline table ({part} = {{...}}); write it as [{part}] "
+                "to let Skill Prism add entries, or edit the file by hand"
+            )
     entries = table.get(last)
-    if entries is not None and not (
-        isinstance(entries, list) and all(isinstance(e, dict) for e in entries)
-    ):
-        raise ToggleError(f"{where}: {key} is not an array of tables ([[{key}]])")
+    if entries is not None and not isinstance(entries, AoT):
+        raise ToggleError(
+            f"{where}: {key} is not an array of tables ([[{key}]] blocks); edit the file by hand"
+        )
     found = [
         i
         for i, e in enumerate(entries or [])
@@ -159,7 +166,12 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
             else:
                 entries.append(new)
     out = tomlkit.dumps(doc)
-    return out if out.endswith("\n") or not out else out + "\n"
+    out = out if out.endswith("\n") or not out else out + "\n"
+    try:
+        tomllib.loads(out)  # never write what the runtime could not read
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise ToggleError(f"{where}: cannot add the entry without breaking the file") from None
+    return out
 
 
 # --- JSON: one member of an object keyed by skill name (Claude Code's skillOverrides) ---------
@@ -178,6 +190,12 @@ class _Scanner:
     def fail(self, at: int, what: str) -> ToggleError:
         line = self.text.count("\n", 0, at) + 1
         return ToggleError(f"{self.where}: line {line}: {what}; fix the file first")
+
+    def string(self, quoted: str, at: int) -> str:
+        try:
+            return json.loads(quoted)
+        except ValueError:
+            raise self.fail(at, "a string with a broken escape") from None
 
     def ws(self, i: int) -> int:
         m = _WS.match(self.text, i)
@@ -233,7 +251,7 @@ class _Scanner:
             m = _STRING.match(t, j)
             if not m:
                 raise self.fail(j, "expected a quoted key")
-            key = json.loads(m.group(0))
+            key = self.string(m.group(0), j)
             v = self.ws(self.ws(m.end()) + 1)
             end = self.value_end(v)
             k = self.ws(end)
@@ -383,7 +401,10 @@ def _json_name_list(before: str | None, key: str, name: str, add: bool, where: s
     if before[hit[2]] != "[":
         raise scan.fail(hit[2], f"{key} is not a list of skill names")
     elements, close = _elements(scan, hit[2])
-    values = [json.loads(before[a:b]) for a, b, _ in elements]
+    values = [
+        scan.string(before[a:b], a) if _STRING.fullmatch(before[a:b]) else None
+        for a, b, _ in elements
+    ]
     same = [i for i, v in enumerate(values) if isinstance(v, str) and v.lower() == name.lower()]
     if add:
         if same:

@@ -409,3 +409,15 @@ def test_any_toml_is_edited_or_refused_with_a_reason(text, enable) -> None:
         assert mine and all(e["enabled"] is False for e in mine)
     else:
         assert all(e.get("enabled") is not False for e in mine)
+
+
+def test_a_private_settings_file_stays_private(home, tmp_path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.chmod(0o600)
+    assert cli.main(["disable", "alpha", "--profile", "codex", "--project", str(tmp_path)]) == 0
+    assert config.stat().st_mode & 0o777 == 0o600
+    from skillprism.paths import user_state_dir
+
+    assert (user_state_dir() / "last-toggle.json").stat().st_mode & 0o777 == 0o600
+    assert cli.main(["disable", "--undo"]) == 0
+    assert config.stat().st_mode & 0o777 == 0o600 and config.read_text() == CODEX

@@ -696,8 +696,12 @@ def _replace_text(path: str, *, expect: str | None, text: str | None) -> None:
     if text is None:
         os.unlink(path)
         return
+    # A settings file may hold tokens and be private (0600): the new one keeps its mode.
+    mode = os.stat(path).st_mode & 0o7777 if current is not None else None
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     write_atomically(path, text)
+    if mode is not None:
+        os.chmod(path, mode)
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -94,6 +94,7 @@ def _remember(change: ToggleChange) -> None:
     with contextlib.suppress(OSError):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomically(path, json.dumps({k: getattr(change, k) for k in fields}))
+        os.chmod(path, 0o600)  # it holds a copy of a settings file, which may hold tokens
 
 
 def _undo() -> int:

@@ -221,9 +221,9 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(home, tmp_path) -> 
 
 
 def test_no_setting_and_unknown_skill_are_clear(home, tmp_path) -> None:
-    ws = Workspace(str(tmp_path), profiles=["gemini-cli", "codex"], home=str(home))
+    ws = Workspace(str(tmp_path), profiles=["copilot-cli", "codex"], home=str(home))
     with pytest.raises(WorkspaceError, match="move the skill's folder out"):
-        ws.plan_toggle("gemini-cli", "alpha", enable=False)
+        ws.plan_toggle("copilot-cli", "alpha", enable=False)
     with pytest.raises(WorkspaceError, match=r"Codex: .*nope"):
         ws.plan_toggle("codex", "nope", enable=False)
     spec = ToggleSpec(form="none", note="it has none")
@@ -249,7 +249,7 @@ def test_cli_dry_run_writes_nothing_then_disable_and_undo(home, tmp_path, capsys
     assert config.read_text() == CODEX
     assert cli.main(["enable", "--undo"]) == 2  # nothing left to undo
     assert "nothing to undo" in capsys.readouterr().err
-    assert cli.main(["disable", "alpha", "--profile", "gemini-cli"]) == 2
+    assert cli.main(["disable", "alpha", "--profile", "copilot-cli"]) == 2
     assert "move the skill's folder out" in capsys.readouterr().err
 
 
@@ -421,3 +421,26 @@ def test_a_private_settings_file_stays_private(home, tmp_path) -> None:
     assert (user_state_dir() / "last-toggle.json").stat().st_mode & 0o777 == 0o600
     assert cli.main(["disable", "--undo"]) == 0
     assert config.stat().st_mode & 0o777 == 0o600 and config.read_text() == CODEX
+
+
+def test_gemini_disable_writes_skills_disabled_and_is_honoured(tmp_path) -> None:
+    home = Path(os.environ["HOME"])
+    for name in ("alpha", "beta"):
+        skill(home / ".gemini" / "skills", name)
+    settings_file = home / ".gemini" / "settings.json"
+    settings_file.write_text('{\n  // mine\n  "ui": {"theme": "GitHub"}\n}\n')
+    assert (
+        cli.main(["disable", "ALPHA", "--profile", "gemini-cli", "--project", str(tmp_path)]) == 2
+    )
+    assert (
+        cli.main(["disable", "alpha", "--profile", "gemini-cli", "--project", str(tmp_path)]) == 0
+    )
+    text = settings_file.read_text()
+    assert text.startswith('{\n  // mine\n  "ui": {"theme": "GitHub"},\n')
+    assert '"skills": {"disabled": ["alpha"]}' in text
+    ws = Workspace(str(tmp_path), profiles=["gemini-cli"], home=str(home))
+    assert outcome(ws, "gemini-cli", "alpha")[0] == "excluded"  # read as JSONC, comment and all
+    settings_file.write_text('{"skills": {"disabled": ["Alpha"]}}')
+    ws = Workspace(str(tmp_path), profiles=["gemini-cli"], home=str(home))
+    assert outcome(ws, "gemini-cli", "alpha") == ("excluded", "disabled in the runtime's settings")
+    assert outcome(ws, "gemini-cli", "beta")[0] == "full"

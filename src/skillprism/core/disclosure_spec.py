@@ -41,7 +41,7 @@ KNOBS = (
     "disabled_names",
     "permission_rules",
 )
-SETTINGS_FORMATS = ("json", "toml")
+SETTINGS_FORMATS = ("json", "jsonc", "toml")
 CONSENT = ("none", "first-activation")
 
 

@@ -305,6 +305,7 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
             "their extra characters fit; bundled skills are not modelled (pins do the same).",
         )
     )
+    facts += usage_facts(ex, parts, profile)
     warn = re.search(r"t\(`(Skill listing over budget:[^`]*)`", lfn)
     template = None
     if warn:
@@ -396,6 +397,104 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
         )
     )
     return facts, parts
+
+
+def usage_facts(ex: Extractor, parts: dict, profile: dict) -> list[Fact]:
+    """Where the listing's priority comes from: the function the attachment builder passes to the
+    listing (cWe), the usage score it falls back on (deo: skillUsage in the global config), the
+    record writer (usageCount, lastUsedAt) and the file the global config lives in. Keeps the
+    pieces needed to run the priority under node (run_cases, case 'usage')."""
+    facts: list[Fact] = []
+    usage = profile.get("usage", {})
+    # the attachment builder's call, not the definition: ...map((x)=>r5n(x,cWe,...
+    call = ex.search(r"=>" + re.escape(parts["list_fn"]) + r"\([\w$]+,([\w$]+),[\w$]+,")
+    parts["priority_fn"] = call.group(1)
+    pfn, _at = function_source(ex.src, parts["priority_fn"])
+    inner = re.match(r"function [\w$]+\(([\w$]+)\)\{let ([\w$]+)=([\w$]+)\(\1\.name\);", pfn)
+    if not inner:
+        raise LabError(f"priority function {parts['priority_fn']} not recognised")
+    parts["usage_fn"] = inner.group(3)
+    ufn, uat = function_source(ex.src, parts["usage_fn"])
+    parts["usage_src"] = ufn
+    m = re.fullmatch(
+        r"function [\w$]+\(([\w$]+)\)\{let ([\w$]+)=([\w$]+)\(([\w$]+)\(\)\.(\w+)\?\?\{\},\1\);"
+        r"if\(!\2\)return 0;let ([\w$]+)=\(Date\.now\(\)-\2\.(\w+)\)/(\d+),([\w$]+)=Math\.pow\("
+        r"([0-9.]+),\6/([0-9.]+)\);return \2\.(\w+)\*Math\.max\(\9,([0-9.]+)\)\}",
+        ufn,
+    )
+    if not m:
+        facts.append(Fact("usage priority", ufn, usage, "not-found", ex.off(uat)))
+        return facts
+    parts["lookup_fn"], parts["config_fn"] = m.group(3), m.group(4)
+    lookup = ex.image.find(
+        re.compile(
+            rb"function "
+            + re.escape(m.group(3).encode())
+            + rb"\(([\w$]+),([\w$]+)\)\{return Object\.hasOwn\(\1,\2\)\?\1\[\2\]:void 0\}"
+        )
+    )
+    if not lookup:
+        raise LabError(f"the usage lookup {m.group(3)} is not an own-property read")
+    parts["lookup_src"] = lookup.group(0).decode()
+    found = {
+        "key": m.group(5),
+        "count_field": m.group(12),
+        "time_field": m.group(7),
+        "time_unit": "ms" if m.group(8) == "86400000" else f"1/{m.group(8)} day",
+        "half_life_days": float(m.group(11)),
+        "floor": float(m.group(13)),
+    }
+    mine = {k: usage.get(k) for k in found}
+    if isinstance(mine["half_life_days"], int):
+        mine["half_life_days"] = float(mine["half_life_days"])
+    facts.append(
+        Fact(
+            "usage priority (skillUsage, decay, floor)",
+            found,
+            mine,
+            "match" if m.group(10) == "0.5" and found == mine else "differs",
+            ex.off(uat),
+            f"{parts['priority_fn']} -> {parts['usage_fn']}: {ufn}",
+            "count x max(0.5^(days/half-life), floor), days a fraction (not floored); a skill "
+            f"without a record scores 0. {parts['priority_fn']} adds small scores for never-used "
+            "skills only behind feature flags (off by default).",
+        )
+    )
+    writer = ex.search(
+        r"(\w+):\{\.\.\.[\w$]+\.\1,\[[\w$]+\]:\{(\w+):\([\w$]+\?\.\2\?\?0\)\+1,(\w+):[\w$]+\}\}"
+    )
+    facts.append(
+        Fact(
+            "usage record written on each use",
+            f"{writer.group(1)}[name] = {{{writer.group(2)}: previous + 1, {writer.group(3)}: "
+            "Date.now()}, at most once a minute per skill",
+            f"{usage.get('key')}: {usage.get('count_field')}, {usage.get('time_field')}",
+            "match"
+            if (writer.group(1), writer.group(2), writer.group(3))
+            == (usage.get("key"), usage.get("count_field"), usage.get("time_field"))
+            else "differs",
+            ex.off(writer.start()),
+        )
+    )
+    path = ex.image.find(
+        re.compile(
+            rb"function ([\w$]+)\(([\w$]+)\)\{return\{globalConfig:([\w$]+)\(\2\|\|([\w$]+)\(\),"
+            rb'"\.claude\.json"\)'
+        )
+    )
+    facts.append(
+        Fact(
+            "usage file (the global config)",
+            "join($CLAUDE_CONFIG_DIR or the home folder, '.claude.json')" if path else None,
+            usage.get("file"),
+            "match"
+            if path and usage.get("file") == "{env:CLAUDE_CONFIG_DIR:~}/.claude.json"
+            else ("differs" if path else "not-found"),
+            path.start() if path else None,
+            path.group(0).decode() if path else "",
+        )
+    )
+    return facts
 
 
 def listing_forms(image: BunImage, arrow: str, rsrc: str, at: int) -> list[Fact]:
@@ -494,11 +593,22 @@ def per_model_chars_per_token(image: BunImage, default: int, profile_value) -> F
 # --- running the listing --------------------------------------------------------------------
 
 
-def listing_script(ex: Extractor, parts: dict, skills: list[dict], env_budget: int | None) -> str:
+def listing_script(
+    ex: Extractor,
+    parts: dict,
+    skills: list[dict],
+    env_budget: int | None,
+    usage: tuple[dict, int] | None = None,
+) -> str:
+    """The listing function and its helpers as a node script that prints the tier-1 text.
+    `usage`: (the parsed ~/.claude.json, the clock in ms): the listing's own priority function
+    (cWe -> deo) then reads that config and clock instead of scoring every skill 0."""
     src = ex.src
     defs = []
     for fname in (parts["cap_fn"], parts["cut_fn"], parts["desc_fn"], parts["budget_fn"]):
         defs.append(function_source(src, fname)[0])
+    if usage is not None:
+        defs += [function_source(src, parts["priority_fn"])[0], parts["usage_src"]]
     defs.append(parts["list_src"])
     lfn = parts["list_src"]
     override = re.search(r"if\(([\w$]+)\([\w$]+\)===\"name-only\"\)", lfn)
@@ -522,6 +632,8 @@ def listing_script(ex: Extractor, parts: dict, skills: list[dict], env_budget: i
         gc_name.group(1),
         js_name,
     }
+    if usage is not None:
+        known |= {parts["priority_fn"], parts["usage_fn"]}
     lines = [
         "const __settings = {};",
         f"const {nw} = '<system-reminder>', {bh} = '</system-reminder>';",
@@ -546,6 +658,15 @@ def listing_script(ex: Extractor, parts: dict, skills: list[dict], env_budget: i
         "return s.length; };"
     )
     defined = {settings_fn, env_fn, width, nw, bh}
+    if usage is not None:
+        config, now_ms = usage
+        # The global config as Claude Code holds it after reading ~/.claude.json, its own
+        # own-property lookup (ko), and a pinned clock for the decay.
+        lines.append(f"const __config = {json.dumps(config)};")
+        lines.append(f"const {parts['config_fn']} = () => __config;")
+        lines.append(parts["lookup_src"])
+        lines.append(f"Date.now = () => {int(now_ms)};")
+        defined |= {parts["config_fn"], parts["lookup_fn"]}
     if override:
         defined.add(override.group(1))
     if display:
@@ -588,7 +709,9 @@ def listing_script(ex: Extractor, parts: dict, skills: list[dict], env_budget: i
         "const __cmds = __skills.map((s) => ({type: 'prompt', source: 'userSettings', "
         "loadedFrom: 'skills', name: s.name, description: s.description, "
         "whenToUse: s.when_to_use}));",
-        f"const __content = {parts['list_fn']}(__cmds, () => 0, undefined, undefined);",
+        f"const __content = {parts['list_fn']}(__cmds, "
+        + (parts["priority_fn"] if usage is not None else "() => 0")
+        + ", undefined, undefined);",
         "const __msgs = __render({type: 'skill_listing', content: __content});",
         "process.stdout.write(JSON.stringify(__msgs.map((m) => m.message.content).join('\\n')));",
     ]
@@ -640,7 +763,69 @@ CASES["budget-exactly-entries"] = {
 }
 
 
-def skillprism_listing(skillprism: str, skills: list[dict], budget: int | None) -> str:
+DAY_MS = 86_400_000
+
+
+def usage_config(now_ms: int) -> dict:
+    """A real-shaped ~/.claude.json (the keys a daily user's file has beside the usage map; no
+    account data) whose skillUsage gives the 'usage' case's skills different counts and ages.
+    Priorities are far apart (a few seconds of clock between two runs cannot swap them) except
+    for exact ties: two records at the 0.1 floor, and the never-used skills (0)."""
+
+    def rec(count: int, days: float) -> dict:
+        return {"usageCount": count, "lastUsedAt": int(now_ms - days * DAY_MS)}
+
+    return {
+        "numStartups": 212,
+        "installMethod": "native",
+        "autoUpdates": True,
+        "theme": "dark",
+        "tipsHistory": {"new-user-warmup": 7, "memory-command": 40},
+        "promptQueueUseCount": 3,
+        "firstStartTime": "2026-03-02T09:14:11.204Z",
+        "projects": {
+            "/home/user/src/app": {
+                "allowedTools": [],
+                "history": [],
+                "hasTrustDialogAccepted": True,
+                "lastCost": 0.41,
+            }
+        },
+        "skillUsage": {
+            "u-deploy": rec(3, 1),  # 3 x 0.5^(1/7) = 2.72
+            "u-review": rec(40, 60),  # floor: 40 x 0.1 = 4
+            "u-docs": rec(10, 7),  # 5
+            "u-test": rec(1, 0.5),  # 0.95
+            "u-release": rec(5, 200),  # floor: 0.5
+            "u-bench": rec(5, 400),  # floor: 0.5, tie with u-release
+            "u-hot": rec(12, 0.01),  # 11.99
+            "gone-skill": rec(99, 2),  # used once, no longer installed
+        },
+        "pluginUsage": {"formatter@official": {"usageCount": 4, "lastUsedAt": int(now_ms)}},
+    }
+
+
+# Listing order (personal skills, alphabetical): descriptions of different lengths so the greedy
+# keep-by-priority cut is visible; u-lint and u-zeta are never used.
+USAGE_SKILLS = [
+    {"name": "u-bench", "description": "Bench " + "b" * 70},
+    {"name": "u-deploy", "description": "Deploy " + "d" * 120},
+    {"name": "u-docs", "description": "Docs " + "o" * 60},
+    {"name": "u-hot", "description": "Hot " + "h" * 200},
+    {"name": "u-lint", "description": "Lint " + "l" * 30},
+    {"name": "u-release", "description": "Release " + "r" * 70},
+    {"name": "u-review", "description": "Review " + "v" * 90},
+    {"name": "u-test", "description": "Test " + "t" * 40},
+    {"name": "u-zeta", "description": "Zeta " + "z" * 20},
+]
+
+
+def skillprism_listing(
+    skillprism: str | list[str],
+    skills: list[dict],
+    budget: int | None,
+    claude_json: dict | None = None,
+) -> str:
     with tempfile.TemporaryDirectory(prefix="cc-facts-") as tmp:
         home = Path(tmp) / "home"
         proj = Path(tmp) / "proj"
@@ -652,16 +837,47 @@ def skillprism_listing(skillprism: str, skills: list[dict], budget: int | None) 
             if s.get("when_to_use"):
                 fm.append(f"when_to_use: {s['when_to_use']}")
             (d / "SKILL.md").write_text("---\n" + "\n".join(fm) + "\n---\n\nBody.\n")
-        cmd = [skillprism, "prompt", "--profile", "claude-code", "--project", str(proj)]
+        if claude_json is not None:
+            (home / ".claude.json").write_text(json.dumps(claude_json, indent=2))
+        base = [skillprism] if isinstance(skillprism, str) else list(skillprism)
+        cmd = [*base, "prompt", "--profile", "claude-code", "--project", str(proj)]
         if budget is not None:
             cmd += ["--budget-chars", str(budget)]
         env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
         env.pop("SLASH_COMMAND_TOOL_CHAR_BUDGET", None)
+        env.pop("CLAUDE_CONFIG_DIR", None)
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=proj)
         if proc.returncode != 0:
             raise LabError(f"skillprism prompt failed: {proc.stderr[-800:]}")
         out = proc.stdout
         return out[:-1] if out.endswith("\n") else out
+
+
+def run_usage_case(
+    ex: Extractor, parts: dict, skillprism: str | list[str] | None, budget: int = 420
+) -> Fact:
+    """USAGE_SKILLS over `budget` with the usage_config() file: the listing's own priority code
+    (reading that config, clock pinned at the moment the file was written) against Skill
+    Prism's `prompt --profile claude-code` on a home holding the same file (on the wall clock,
+    seconds later)."""
+    import time
+
+    now_ms = int(time.time() * 1000)
+    config = usage_config(now_ms)
+    script = listing_script(ex, parts, USAGE_SKILLS, budget, usage=(config, now_ms))
+    text = json.loads(run_js(script))
+    sp = skillprism_listing(skillprism, USAGE_SKILLS, budget, config) if skillprism else None
+    return Fact(
+        "tier-1 text, case 'usage' (a real-shaped ~/.claude.json)",
+        text,
+        sp,
+        "not-modelled" if sp is None else ("match" if sp == text else "differs"),
+        ex.off(ex.src.find("function " + parts["list_fn"] + "(")),
+        f"function {parts['list_fn']} with priority {parts.get('priority_fn')} -> "
+        f"{parts.get('usage_fn')} run under node, SLASH_COMMAND_TOOL_CHAR_BUDGET={budget}",
+        "Stubs as for the other cases, except: the global config is the fixture's parsed JSON, "
+        "Date.now is the moment the fixture was written, and the priority is the binary's own.",
+    )
 
 
 def run_cases(ex: Extractor, parts: dict, skillprism: str | None) -> list[Fact]:
@@ -685,6 +901,7 @@ def run_cases(ex: Extractor, parts: dict, skillprism: str | None) -> list[Fact]:
                 "skills, names not namespaced.",
             )
         )
+    facts.append(run_usage_case(ex, parts, skillprism))
     return facts
 
 

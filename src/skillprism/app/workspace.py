@@ -51,7 +51,9 @@ from skillprism.core.settings import (
     load_project_settings,
 )
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
+from skillprism.core.toggle import ToggleChange, ToggleError, plan_toggle, read_text
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
+from skillprism.core.usage import LocalUsage, read_usage
 from skillprism.core.watch import LiveCatalog
 from skillprism.core.write_back import (
     Batch,
@@ -136,8 +138,12 @@ class Workspace:
         project_settings: bool = True,
         security: bool | None = None,
         cache: bool | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.project = os.path.abspath(project or os.getcwd())
+        # "Today" for usage that decays with time (the runtime's own records); a test pins it.
+        self.clock = clock
+        self._usage_memo: dict[tuple[str, str], object] = {}
         if not os.path.isdir(self.project):
             raise WorkspaceError(f"project {project}: not a folder")
         if max_depth < 0:
@@ -575,11 +581,14 @@ class Workspace:
         problems = inputs.problems()
         if problems:
             raise WorkspaceError(problems[0])
+        usage = self.local_usage(spec) if inputs.local_usage else LocalUsage()
         base = BudgetSettings(
             context_window=inputs.context_window,
-            usage=dict(inputs.usage),
+            usage={**usage.priorities(), **inputs.usage},
             pins=inputs.pins,
             allowlist=inputs.allowlist,
+            applied=(usage.summary(),) if usage.summary() else (),
+            usage_records=usage.records,
         )
         settings, unread = apply_runtime_settings(
             self.profile(spec).disclosure.settings,
@@ -588,6 +597,12 @@ class Workspace:
             home=self.home,
             env=self.env,
         )
+        unread = [*usage.problems, *unread]
+        if inputs.usage:
+            settings = replace(
+                settings,
+                applied=(*settings.applied, f"usage set here: {len(inputs.usage)} skill(s)"),
+            )
         if inputs.overrides:
             settings = replace(
                 settings,
@@ -602,6 +617,62 @@ class Workspace:
                 settings, budget_chars=inputs.budget_chars, budget_fraction=inputs.budget_fraction
             )
         return settings, unread
+
+    def local_usage(self, spec: str) -> LocalUsage:
+        """The usage `spec`'s runtime records for this home (its profile's `[usage]`), weighed at
+        the Workspace's clock; read only, never written or sent anywhere."""
+        return read_usage(
+            self.profile(spec).disclosure.usage,
+            project=self.project,
+            home=self.home,
+            env=self.env,
+            now=self.clock(),
+            memo=self._usage_memo,
+        )
+
+    # --- enable and disable through the runtime's own setting -------------------------------------
+
+    def plan_toggle(self, spec: str, name: str, *, enable: bool) -> ToggleChange:
+        """The change of `spec`'s runtime settings file that turns skill `name` off (or back on),
+        by its profile's `[toggle]`; nothing is written. WorkspaceError when the runtime has no
+        such setting, the skill is not in this set, or the file cannot be read or edited."""
+        profile = self.profile(spec)
+        toggle = profile.disclosure.toggle
+        if not toggle.present:
+            raise WorkspaceError(
+                f"{profile.title} has no setting that turns one skill off: {toggle.note}"
+                if toggle.note
+                else f"the {profile.name} profile describes no setting of {profile.title} that "
+                "turns one skill off; to hide a skill from it, move the skill's folder out of "
+                "its skill folders"
+            )
+        try:
+            skill = find_skill(self.catalog(spec), name)
+        except ActivationError as err:
+            raise WorkspaceError(f"{profile.title}: {err}") from None
+        try:
+            return plan_toggle(
+                toggle,
+                name=skill.qualified_name or skill.name,
+                skill_file=skill.path,
+                enable=enable,
+                project=self.project,
+                home=self.home,
+                env=self.env,
+                profile_title=profile.title,
+            )
+        except ToggleError as err:
+            raise WorkspaceError(str(err)) from None
+
+    @staticmethod
+    def apply_change(change: ToggleChange) -> None:
+        """Write `change` (the user asked for it), unless its file changed since it was read."""
+        _replace_text(change.path, expect=change.before, text=change.after)
+
+    @staticmethod
+    def undo_change(change: ToggleChange) -> None:
+        """Put back what `change` replaced, unless the file changed since it was written."""
+        _replace_text(change.path, expect=change.after, text=change.before)
 
     def tier1_model(self, spec: str, style: str | None = None) -> Tier1Model:
         """The prepared listing of `spec` (in the profile's alternative `style`, if named)."""
@@ -752,6 +823,32 @@ class Workspace:
         if fmt is None:
             raise WorkspaceError(f"{path}: unknown report format; use .html or .md")
         return fmt
+
+
+def _replace_text(path: str, *, expect: str | None, text: str | None) -> None:
+    """Make `path` hold `text` (None: no file) if it still holds `expect` (None: no file);
+    WorkspaceError, with nothing written, when someone changed it in between. The one place
+    enable/disable writes a runtime's settings, through the one atomic replace
+    (core/write_back.py); a settings file may hold tokens and be private (0600): the new one
+    keeps its mode from the start."""
+    try:
+        current = read_text(path)
+    except ToggleError as err:
+        raise WorkspaceError(str(err)) from None
+    if current != expect:
+        raise WorkspaceError(
+            f"{path} changed since Skill Prism read it; nothing was written (look again and retry)"
+        )
+    if text == current:
+        return
+    if text is None:
+        os.unlink(path)
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    try:
+        replace_atomically(path, text.encode("utf-8"))  # (its mode kept, or a new file's)
+    except WriteError as err:
+        raise WorkspaceError(str(err)) from None
 
 
 def write_atomically(path: str, text: str) -> None:

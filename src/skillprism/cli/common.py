@@ -128,6 +128,13 @@ def add_budget_args(parser: argparse.ArgumentParser) -> None:
         metavar="F",
         help="listing budget as a fraction of the context window",
     )
+    parser.add_argument(
+        "--no-usage",
+        dest="local_usage",
+        action="store_false",
+        help="do not read the runtime's own skill usage records (e.g. Claude Code's "
+        "~/.claude.json): every skill counts as never used, unless --usage says otherwise",
+    )
 
 
 def add_counter_arg(parser: argparse.ArgumentParser) -> None:
@@ -226,6 +233,7 @@ def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
         pins=frozenset(pins),
         overrides=overrides,
         allowlist=allowlist,
+        local_usage=getattr(args, "local_usage", True),
     )
 
 

@@ -100,6 +100,11 @@ def run(args: argparse.Namespace) -> int:
                     "kept_chars": e.kept_chars,
                     "chars": e.chars,
                     "tokens": e.tokens,
+                    "usage": (
+                        result.usage_records[e.name].to_json()
+                        if e.name in result.usage_records
+                        else None
+                    ),
                 }
                 for e in result.entries
             ],

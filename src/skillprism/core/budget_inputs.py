@@ -24,6 +24,9 @@ class BudgetInputs:
     pins: frozenset[str] = frozenset()
     overrides: Mapping[str, str] = field(default_factory=dict)
     allowlist: tuple[str, ...] | None = None
+    # Read the runtime's own usage records (a profile's [usage], e.g. Claude Code's ~/.claude.json)
+    # so the listing is the one the runtime gives today; `usage` above wins for the names it gives.
+    local_usage: bool = True
 
     def problems(self) -> list[str]:
         """What is wrong with these inputs, each in a sentence (empty when they are usable)."""

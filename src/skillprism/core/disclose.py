@@ -29,6 +29,19 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 GUIDANCE_TOKENS_PER_ENTRY = 100
 
 
+PERMISSION_ACTIONS = ("allow", "ask", "deny")
+
+
+def permission_action(rules: tuple[tuple[str, str], ...], name: str) -> str | None:
+    """The action of the last rule whose pattern matches `name` (`*` any run of characters,
+    `?` one character, the rest literal: OpenCode's Wildcard.match), None when none does."""
+    for pattern, action in reversed(rules):
+        regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+        if re.fullmatch(regex, name, re.S):
+            return action
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class BudgetSettings:
     """Inputs a user (or the runtime's own settings) can change. `context_window` is in tokens;
@@ -43,7 +56,12 @@ class BudgetSettings:
     pins: frozenset[str] = frozenset()
     allowlist: tuple[str, ...] | None = None
     disabled: frozenset[str] = frozenset()  # skill names or SKILL.md paths disabled by config
+    disabled_names: frozenset[str] = frozenset()  # lower-cased names disabled by config
+    # (pattern, action) in the runtime's order; the last rule whose pattern matches decides
+    permission_rules: tuple[tuple[str, str], ...] = ()
     applied: tuple[str, ...] = ()  # what was read from runtime settings, for display
+    # The runtime's own usage records behind `usage` (core/usage.UsageRecord by name), for display.
+    usage_records: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +92,10 @@ class Tier1Result:
         assumptions: tuple[str, ...],
         settings_applied: tuple[str, ...],
         warnings: tuple[str, ...],
+        usage_records: Mapping[str, Any] | None = None,
     ) -> None:
         self._model = model
+        self.usage_records: Mapping[str, Any] = usage_records or {}
         self._rows = (
             rows  # per prepared item: (outcome, reason, kept description chars, shown text)
         )
@@ -609,7 +629,13 @@ class Tier1Model:
             None if not spec.allowlist or settings.allowlist is None else set(settings.allowlist)
         )
         # The common case (no overrides, allowlist or disabled skills) skips those checks per skill.
-        personal = bool(settings.overrides or allow is not None or settings.disabled)
+        personal = bool(
+            settings.overrides
+            or allow is not None
+            or settings.disabled
+            or settings.disabled_names
+            or settings.permission_rules
+        )
 
         items = self.items
         n = len(items)
@@ -625,8 +651,12 @@ class Tier1Model:
             if personal and not why:
                 override = settings.overrides.get(item.name, "on")
                 where = {item.name, item.skill.path, item.skill.real_path, item.skill.directory}
-                if settings.disabled and where & settings.disabled:
+                if (settings.disabled and where & settings.disabled) or (
+                    item.name.lower() in settings.disabled_names
+                ):
                     why = "disabled in the runtime's settings"
+                elif permission_action(settings.permission_rules, item.name) == "deny":
+                    why = "denied by the runtime's permission rules"
                 elif allow is not None and "*" not in allow and item.name not in allow:
                     why = (
                         "not in the agent's allowlist"
@@ -700,6 +730,7 @@ class Tier1Model:
             assumptions=tuple(assumptions),
             settings_applied=settings.applied,
             warnings=tuple(warnings),
+            usage_records=settings.usage_records,
         )
 
     def _round_robin(

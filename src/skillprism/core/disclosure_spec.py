@@ -1,7 +1,8 @@
 """The disclosure part of a runtime profile, as data: the tier-1 listing template and exclusions,
 the prompt budget model, tier-2 activation, and which runtime settings change them.
 
-Parsed from the profile's `[tier1]`, `[tier1.budget]`, `[tier2]` and `[settings]` tables
+Parsed from the profile's `[tier1]`, `[tier1.budget]`, `[tier2]`, `[settings]`, `[usage]` and
+`[toggle]` tables
 (documented in docs/profiles.md). `profiles.parse_profile` calls `parse_disclosure`.
 """
 
@@ -11,6 +12,8 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from skillprism.core.local_state_spec import ToggleSpec, UsageSpec, parse_toggle, parse_usage
 
 ESCAPES = ("none", "xml", "xml-apos", "xml-dec", "xml-text")
 ESCAPE_FIELDS = ("name", "description", "location", "path")
@@ -29,8 +32,16 @@ BUDGET_MODELS = (
 LIMIT_UNITS = ("chars", "tokens")
 # What the budget counts: characters, or terminal cells (core/textwidth.py: wide characters two).
 MEASURES = ("chars", "display-width")
-KNOBS = ("overrides", "budget_fraction", "budget_chars", "entry_cap_chars", "disabled_skills")
-SETTINGS_FORMATS = ("json", "toml")
+KNOBS = (
+    "overrides",
+    "budget_fraction",
+    "budget_chars",
+    "entry_cap_chars",
+    "disabled_skills",
+    "disabled_names",
+    "permission_rules",
+)
+SETTINGS_FORMATS = ("json", "jsonc", "toml")
 CONSENT = ("none", "first-activation")
 
 
@@ -211,6 +222,8 @@ class DisclosureSpec:
     tier2: Tier2Spec = field(default_factory=Tier2Spec)
     tier3: Tier3Spec = field(default_factory=Tier3Spec)
     settings: SettingsSpec = field(default_factory=SettingsSpec)
+    usage: UsageSpec = field(default_factory=UsageSpec)
+    toggle: ToggleSpec = field(default_factory=ToggleSpec)
 
 
 class _Table(Protocol):
@@ -468,7 +481,14 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         env=_string_map(st, "env", KNOBS),
     )
     st.check_unknown()
-    return DisclosureSpec(tier1=tier1, tier2=tier2, tier3=tier3, settings=settings)
+    return DisclosureSpec(
+        tier1=tier1,
+        tier2=tier2,
+        tier3=tier3,
+        settings=settings,
+        usage=parse_usage(top.table("usage")),
+        toggle=parse_toggle(top.table("toggle")),
+    )
 
 
 def flag_set(frontmatter: Mapping[str, Any], flags: Mapping[str, Any], exact: bool = False) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from skillprism.core.disclose import BudgetSettings
+from skillprism.core.disclose import PERMISSION_ACTIONS, BudgetSettings
 from skillprism.core.disclosure_spec import SettingsSpec
 from skillprism.core.roots import expand_template
 from skillprism.core.structured import StructuredError, read_structured
@@ -93,6 +93,35 @@ def apply_runtime_settings(
             if off:
                 settings = replace(settings, disabled=settings.disabled | frozenset(off))
                 applied.append(f"{source}: {len(off)} skill(s) disabled")
+
+        elif name == "disabled_names":
+            items = value if isinstance(value, list) else None
+            if items is None or not all(isinstance(i, str) for i in items):
+                problems.append(f"{source}: expected a list of skill names, got {value!r}")
+                return
+            if items:
+                # matched case-insensitively, merged across files (Qwen Code: UNION)
+                names = frozenset(i.lower() for i in items)
+                settings = replace(settings, disabled_names=settings.disabled_names | names)
+                applied.append(f"{source}: {len(names)} skill name(s) disabled")
+
+        elif name == "permission_rules":
+            # OpenCode: one action for every skill, or pattern -> action in order (the last
+            # matching rule decides, core/disclose.permission_action)
+            rules = {"*": value} if isinstance(value, str) else value
+            if not isinstance(rules, dict) or not all(
+                isinstance(a, str) and a in PERMISSION_ACTIONS for a in rules.values()
+            ):
+                problems.append(
+                    f"{source}: expected {'/'.join(PERMISSION_ACTIONS)} or a map of skill name "
+                    f"pattern to one of them, got {value!r}"
+                )
+                return
+            settings = replace(
+                settings, permission_rules=(*settings.permission_rules, *rules.items())
+            )
+            denied = sum(1 for a in rules.values() if a == "deny")
+            applied.append(f"{source}: {len(rules)} rule(s), {denied} deny")
 
     for file in spec.files:
         path = expand_template(file.path, project, home, env)

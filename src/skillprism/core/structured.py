@@ -10,6 +10,7 @@ whose message is one line saying what is wrong; nothing else escapes.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from typing import Any
 
@@ -19,7 +20,25 @@ from skillprism.core.document import read_bytes_safely
 MAX_STRUCTURED_BYTES = 4 * 1024 * 1024
 # A plugin manifest names its plugin in a few lines; a larger one is read as if absent.
 MANIFEST_MAX_BYTES = 64 * 1024
-_FORMATS = ("toml", "json")
+_FORMATS = ("toml", "json", "jsonc")
+# JSON with comments and trailing commas (VS Code's JSONC; Gemini CLI, Qwen Code and OpenCode
+# settings): a string, kept as is, or a comment, or a comma before a closing bracket.
+_STRING = r'("(?:[^"\\\n]|\\.)*")'  # a JSON string: kept as it is
+_JSONC_COMMENT = re.compile(
+    _STRING + r"|//[^\n]*|/\*.*?(?:\*/|\Z)",  # an unterminated comment ends the text: one pass
+    re.S,
+)
+_JSONC_COMMA = re.compile(_STRING + r"|,(?=\s*[}\]])")
+
+
+def strip_jsonc(text: str) -> str:
+    """`text` with the comments and trailing commas of JSONC blanked out (same length, so a
+    JSON error still points at the right line and column); strings are left alone."""
+
+    def blank(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(1) else re.sub(r"[^\n]", " ", m.group(0))
+
+    return _JSONC_COMMA.sub(blank, _JSONC_COMMENT.sub(blank, text))
 
 
 class StructuredError(ValueError):
@@ -31,11 +50,14 @@ def _one_line(err: BaseException) -> str:
 
 
 def parse_structured(text: str, fmt: str) -> Any:
-    """`text` parsed as `fmt` ("toml" or "json"); StructuredError for anything it cannot be."""
+    """`text` parsed as `fmt` ("toml", "json" or "jsonc"); StructuredError for anything it
+    cannot be."""
     if fmt not in _FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     try:
-        return tomllib.loads(text) if fmt == "toml" else json.loads(text)
+        if fmt == "toml":
+            return tomllib.loads(text)
+        return json.loads(strip_jsonc(text) if fmt == "jsonc" else text)
     except RecursionError:
         raise StructuredError(
             f"not valid {fmt.upper()}: arrays or tables are nested too deeply to read"

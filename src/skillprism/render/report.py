@@ -563,6 +563,8 @@ def _budget(catalogs: Sequence[Catalog], results: Sequence[Tier1Result], max_ite
         sec.blocks.append(
             Para("Settings applied: " + ("; ".join(r.settings_applied) or "none (defaults)"))
         )
+        if r.usage_records:
+            sec.blocks.append(_usage_table(p, c.profile.title, r, max_items))
         warnings = [line for w in r.warnings for line in w.splitlines() if line.strip()]
         if warnings:
             sec.blocks.append(Para(f"{c.profile.title} would warn:"))
@@ -598,6 +600,37 @@ def _budget(catalogs: Sequence[Catalog], results: Sequence[Tier1Result], max_ite
             )
         )
     return sec
+
+
+def _usage_table(p: str, title: str, r: Tier1Result, max_items: int) -> Table:
+    """Each listed skill's usage as the runtime records it, highest priority first: the order in
+    which it keeps descriptions when the listing is over budget."""
+    outcome = {e.name: e.outcome for e in r.entries}
+    used = sorted(
+        (u for u in r.usage_records.values() if u.name in outcome),
+        key=lambda u: (-u.priority, u.name),
+    )
+    rows: list[tuple[Cell, ...] | str] = [
+        (
+            Cell(u.name, mono=True),
+            _num(round(u.count)),
+            Cell(f"{u.days_since:.1f}"),
+            Cell(f"{u.priority:.3f}"),
+            Cell(outcome[u.name], cls=f"v-{outcome[u.name]}"),
+        )
+        for u in used[:max_items]
+    ]
+    left = len(used) - len(rows)
+    unused = sum(1 for name in outcome if name not in r.usage_records)
+    note = f"{_plural(unused, 'listed skill')} never used (priority 0)."
+    if left > 0:
+        note += f" {_plural(left, 'more skill')} with usage not shown."
+    return Table(
+        ("Skill", "Uses", "Days since last use", "Priority", "Outcome"),
+        rows,
+        ident=f"usage-{p}",
+        note=f"Usage as {title} records it (read only). " + note,
+    )
 
 
 def _matrix(matrix: Matrix, max_rows: int | None) -> Section:

@@ -1,0 +1,436 @@
+"""Turning one skill off or on through a runtime's own setting, as a planned text change.
+
+Which setting, in which file and of which shape, is profile data (`[toggle]`,
+core/local_state_spec.py). This module only computes the new text of that file from its current
+text, changing as little as it can: TOML through tomlkit (comments, order and formatting kept),
+JSON by inserting or replacing one member in place (comments, order and indentation of the rest
+kept). Nothing is written here: the app layer writes a `ToggleChange` (and undoes it), refusing
+when the file changed after it was read.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from skillprism.core.document import read_bytes_safely
+from skillprism.core.local_state_spec import ToggleSpec
+from skillprism.core.roots import expand_template
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+class ToggleError(ValueError):
+    """The change cannot be planned; the message says what, where and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToggleChange:
+    """The planned change of one settings file: its text `before` (None: the file does not
+    exist) and `after`. `entry` says what was set, for a message."""
+
+    path: str
+    before: str | None
+    after: str | None
+    entry: str
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                (self.before or "").splitlines(keepends=True),
+                (self.after or "").splitlines(keepends=True),
+                fromfile=self.path if self.before is not None else "/dev/null",
+                tofile=self.path,
+            )
+        )
+
+
+def read_text(path: str) -> str | None:
+    """The file's text (None when there is none); ToggleError when it cannot be read."""
+    if not os.path.lexists(path):
+        return None
+    raw, _st, problem = read_bytes_safely(path, MAX_CONFIG_BYTES)
+    if problem is not None or raw is None:
+        raise ToggleError(f"{path}: {problem.message if problem else 'cannot read the file'}")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToggleError(f"{path}: not UTF-8 text; fix or remove it first") from None
+
+
+def plan_toggle(
+    spec: ToggleSpec,
+    *,
+    name: str,
+    skill_file: str,
+    enable: bool,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    profile_title: str = "",
+) -> ToggleChange:
+    """The change that turns the skill `name` (its SKILL.md at `skill_file`) off, or back on, in
+    the runtime's own settings file."""
+    who = profile_title or "this runtime"
+    if not spec.present:
+        raise ToggleError(f"{who} has no setting that turns one skill off: {spec.note}")
+    path = expand_template(spec.file, project, home, env)
+    before = read_text(path)
+    if spec.form == "path-entries":
+        target = os.path.realpath(skill_file)
+        after = _toml_path_entries(before or "", spec.key, target, enable, path)
+        entry = f"{spec.key}: path = {target}, enabled = {'true' if enable else 'false'}"
+    elif spec.form == "name-list":
+        after = _json_name_list(before, spec.key, name, not enable, path)
+        entry = f"{spec.key}: {name} " + ("removed" if enable else "added")
+    else:
+        after = _json_name_map(before, spec.key, name, None if enable else spec.off_value, path)
+        entry = f"{spec.key}.{name} = {spec.off_value!r}" if not enable else f"{spec.key}.{name}"
+        if enable:
+            entry = f"{entry} removed"
+    if before is None and enable:
+        after = None  # nothing to turn back on: the file stays absent
+    return ToggleChange(path, before, after, entry)
+
+
+# --- TOML: an array of tables with path and enabled (Codex's [[skills.config]]) --------------
+
+
+def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: str) -> str:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import AoT, InlineTable
+
+    try:
+        doc = tomlkit.parse(text)
+    except (TOMLKitError, ValueError, RecursionError) as err:
+        why = " ".join(str(err).split())
+        raise ToggleError(f"{where}: not valid TOML ({why}); fix it first") from None
+    *parents, last = key.split(".")
+    table: Any = doc
+    for part in parents:
+        if part not in table:
+            if enable:
+                return text
+            table.append(part, tomlkit.table(is_super_table=True))
+        table = table[part]
+        if not isinstance(table, dict):
+            raise ToggleError(f"{where}: {part} is not a table; cannot add {key} entries")
+        if isinstance(table, InlineTable):
+            raise ToggleError(
+                f"{where}: {part} is an inline table ({part} = {{...}}); write it as [{part}] "
+                "to let Skill Prism add entries, or edit the file by hand"
+            )
+    entries = table.get(last)
+    if entries is not None and not isinstance(entries, AoT):
+        raise ToggleError(
+            f"{where}: {key} is not an array of tables ([[{key}]] blocks); edit the file by hand"
+        )
+    found = [
+        i
+        for i, e in enumerate(entries or [])
+        if isinstance(e.get("path"), str) and os.path.realpath(e["path"]) == target
+    ]
+    if enable:
+        for i in reversed(found):
+            if set(entries[i]) <= {"path", "enabled"}:
+                del entries[i]
+            else:
+                entries[i]["enabled"] = True
+        if entries is not None and not entries:
+            del table[last]
+            if len(parents) == 1 and not table:
+                del doc[parents[0]]
+    else:
+        if found:
+            for i in found:
+                entries[i]["enabled"] = False
+        else:
+            new = tomlkit.table()
+            new.add("path", target)
+            new.add("enabled", False)
+            if entries is None:
+                aot = tomlkit.aot()
+                aot.append(new)
+                table.append(last, aot)
+            else:
+                entries.append(new)
+    out = tomlkit.dumps(doc)
+    out = out if out.endswith("\n") or not out else out + "\n"
+    try:
+        tomllib.loads(out)  # never write what the runtime could not read
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise ToggleError(f"{where}: cannot add the entry without breaking the file") from None
+    return out
+
+
+# --- JSON: one member of an object keyed by skill name (Claude Code's skillOverrides) ---------
+
+_WS = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+class _Scanner:
+    """Finds the text span of each member of a JSON (with comments) object, without changing a
+    byte of what it does not touch."""
+
+    def __init__(self, text: str, where: str) -> None:
+        self.text, self.where = text, where
+
+    def fail(self, at: int, what: str) -> ToggleError:
+        line = self.text.count("\n", 0, at) + 1
+        return ToggleError(f"{self.where}: line {line}: {what}; fix the file first")
+
+    def string(self, quoted: str, at: int) -> str:
+        try:
+            return json.loads(quoted)
+        except ValueError:
+            raise self.fail(at, "a string with a broken escape") from None
+
+    def ws(self, i: int) -> int:
+        m = _WS.match(self.text, i)
+        return m.end() if m else i
+
+    def value_end(self, i: int, depth: int = 0) -> int:
+        if depth > 200:
+            raise self.fail(i, "nested too deeply")
+        t = self.text
+        if i >= len(t):
+            raise self.fail(i, "unexpected end")
+        c = t[i]
+        if c == '"':
+            m = _STRING.match(t, i)
+            if not m:
+                raise self.fail(i, "unterminated string")
+            return m.end()
+        if c in "{[":
+            close = "}" if c == "{" else "]"
+            j = self.ws(i + 1)
+            if j < len(t) and t[j] == close:
+                return j + 1
+            while True:
+                if c == "{":
+                    m = _STRING.match(t, j)
+                    if not m:
+                        raise self.fail(j, "expected a quoted key")
+                    j = self.ws(m.end())
+                    if j >= len(t) or t[j] != ":":
+                        raise self.fail(j, "expected ':'")
+                    j = self.ws(j + 1)
+                j = self.ws(self.value_end(j, depth + 1))
+                if j < len(t) and t[j] == ",":
+                    j = self.ws(j + 1)
+                    if j < len(t) and t[j] == close:  # a trailing comma (JSONC)
+                        return j + 1
+                    continue
+                if j < len(t) and t[j] == close:
+                    return j + 1
+                raise self.fail(j, f"expected ',' or '{close}'")
+        m = re.compile(r"-?[0-9.eE+\-]+|true|false|null").match(t, i)
+        if not m:
+            raise self.fail(i, "not a JSON value")
+        return m.end()
+
+    def members(self, start: int) -> tuple[list[tuple[str, int, int, int, int]], int]:
+        """The members of the object at `start`: (key, key start, value start, value end,
+        end incl. a following comma) and the index of its closing brace."""
+        t = self.text
+        out = []
+        j = self.ws(start + 1)
+        while j < len(t) and t[j] != "}":
+            m = _STRING.match(t, j)
+            if not m:
+                raise self.fail(j, "expected a quoted key")
+            key = self.string(m.group(0), j)
+            v = self.ws(self.ws(m.end()) + 1)
+            end = self.value_end(v)
+            k = self.ws(end)
+            after = k + 1 if k < len(t) and t[k] == "," else end
+            out.append((key, j, v, end, after))
+            j = self.ws(after) if after != end else k
+        if j >= len(t):
+            raise self.fail(j, "unterminated object")
+        return out, j
+
+
+def _elements(scan: _Scanner, start: int) -> tuple[list[tuple[int, int, int]], int]:
+    """The elements of the array at `start`: (start, end, end incl. a following comma) and the
+    index of its closing bracket."""
+    t = scan.text
+    out = []
+    j = scan.ws(start + 1)
+    while j < len(t) and t[j] != "]":
+        end = scan.value_end(j)
+        k = scan.ws(end)
+        after = k + 1 if k < len(t) and t[k] == "," else end
+        out.append((j, end, after))
+        j = scan.ws(after) if after != end else k
+    if j >= len(t):
+        raise scan.fail(j, "unterminated array")
+    return out, j
+
+
+def _object_at(scan: _Scanner, parts: list[str]) -> tuple[int, list[str]]:
+    """The deepest existing object along `parts` from the root (its start) and the parts left
+    to create below it; ToggleError when a part exists but is not an object."""
+    text = scan.text
+    root = scan.ws(0)
+    if root >= len(text) or text[root] != "{":
+        raise scan.fail(root, "the settings are not a JSON object")
+    end = scan.ws(scan.value_end(root))
+    if end != len(text):
+        raise scan.fail(end, "text after the settings object")
+    obj = root
+    for i, part in enumerate(parts):
+        members, _close = scan.members(obj)
+        hit = next((m for m in members if m[0] == part), None)
+        if hit is None:
+            return obj, parts[i:]
+        if text[hit[2]] != "{":
+            raise scan.fail(hit[2], f"{'.'.join(parts[: i + 1])} is not an object")
+        obj = hit[2]
+    return obj, []
+
+
+def _nested(parts: list[str], leaf: str) -> str:
+    """`{"a": {"b": leaf}}` for parts [a, b] (leaf is JSON text)."""
+    out = leaf
+    for part in reversed(parts[1:]):
+        out = "{" + json.dumps(part) + ": " + out + "}"
+    return out
+
+
+def _indent_of(text: str, at: int) -> str:
+    line_start = text.rfind("\n", 0, at) + 1
+    return re.match(r"[ \t]*", text[line_start:]).group(0)
+
+
+def _insert_member(text: str, scan: _Scanner, obj: int, key: str, value: str) -> str:
+    """`text` with `"key": value` added as the last member of the object at `obj`, laid out like
+    its siblings (one per line, same indent) or, in an empty object, on its own line."""
+    members, close = scan.members(obj)
+    item = f"{json.dumps(key)}: {value}"
+    if not members:
+        outer = _indent_of(text, obj)
+        return text[: obj + 1] + "\n" + outer + "  " + item + "\n" + outer + text[close:]
+    last = members[-1]
+    lead = "\n" + _indent_of(text, last[1]) if "\n" in text[obj : last[1]] else " "
+    if last[4] != last[3]:  # the last member already ends in a comma (JSONC)
+        return text[: last[4]] + lead + item + "," + text[last[4] :]
+    return text[: last[3]] + "," + lead + item + text[last[3] :]
+
+
+def _remove_member(text: str, members: list, index: int, close: int, obj: int) -> str:
+    """`text` without member `index` of the object at `obj` (closing brace at `close`)."""
+    _key, start, _v, end, after = members[index]
+    if len(members) == 1:
+        return text[: obj + 1] + text[close:]
+    if after != end:  # followed by a comma: remove its line (or just it, when inline)
+        line = text.rfind("\n", 0, start) + 1
+        if text[line:start].strip() == "":
+            start = line
+            stop = re.compile(r"[ \t]*\n?").match(text, after).end()
+        else:
+            stop = re.compile(r"[ \t]*").match(text, after).end()
+        return text[:start] + text[stop:]
+    prev = members[index - 1]  # the last member: the comma before it goes
+    return text[: prev[3]] + text[end:]
+
+
+def _json_name_map(
+    before: str | None, key: str, name: str, value: str | None, where: str
+) -> str | None:
+    """`before` with `name` set to `value` in the object at dotted `key` (None: the member
+    removed), objects created as needed."""
+    parts = key.split(".")
+    if before is None or not before.strip():
+        if value is None:
+            return before
+        return json.dumps(_build(parts, {name: value}), indent=2) + "\n"
+    scan = _Scanner(before, where)
+    obj, missing = _object_at(scan, parts)
+    if missing:
+        if value is None:
+            return before
+        leaf = _nested(missing, json.dumps({name: value}))
+        return _insert_member(before, scan, obj, missing[0], leaf)
+    inner, close = scan.members(obj)
+    mine = next((m for m in inner if m[0] == name), None)
+    if value is None:
+        if mine is None:
+            return before
+        return _remove_member(before, inner, inner.index(mine), close, obj)
+    if mine is not None:
+        return before[: mine[2]] + json.dumps(value) + before[mine[3] :]
+    return _insert_member(before, scan, obj, name, json.dumps(value))
+
+
+# --- JSON: a list of skill names at a dotted key (Qwen Code's skills.disabled) ----------------
+
+
+def _json_name_list(before: str | None, key: str, name: str, add: bool, where: str) -> str | None:
+    """`before` with `name` added to (or every case-insensitive spelling of it removed from) the
+    array at dotted `key`, created as needed."""
+    parts = key.split(".")
+    if before is None or not before.strip():
+        if not add:
+            return before
+        return json.dumps(_build(parts, [name]), indent=2) + "\n"
+    scan = _Scanner(before, where)
+    *parents, last = parts
+    obj, missing = _object_at(scan, parents)
+    if missing:
+        if not add:
+            return before
+        leaf = _nested([*missing, last], json.dumps([name]))
+        return _insert_member(before, scan, obj, missing[0], leaf)
+    members, _close = scan.members(obj)
+    hit = next((m for m in members if m[0] == last), None)
+    if hit is None:
+        return _insert_member(before, scan, obj, last, json.dumps([name])) if add else before
+    if before[hit[2]] != "[":
+        raise scan.fail(hit[2], f"{key} is not a list of skill names")
+    elements, close = _elements(scan, hit[2])
+    values = [
+        scan.string(before[a:b], a) if _STRING.fullmatch(before[a:b]) else None
+        for a, b, _ in elements
+    ]
+    same = [i for i, v in enumerate(values) if isinstance(v, str) and v.lower() == name.lower()]
+    if add:
+        if same:
+            return before
+        item = json.dumps(name)
+        if not elements:
+            return before[: hit[2] + 1] + item + before[close:]
+        a, b, after = elements[-1]
+        if after != b:
+            return before[:after] + " " + item + "," + before[after:]
+        return before[:b] + ", " + item + before[b:]
+    text = before
+    for i in reversed(same):
+        elements, close = _elements(_Scanner(text, where), hit[2])
+        a, b, after = elements[i]
+        if len(elements) == 1:
+            text = text[: hit[2] + 1] + text[close:]
+        elif after != b:
+            text = text[:a] + text[re.compile(r"\s*").match(text, after).end() :]
+        else:
+            text = text[: elements[i - 1][1]] + text[b:]
+    return text
+
+
+def _build(parts: list[str], leaf: object) -> dict:
+    out: object = leaf
+    for part in reversed(parts):
+        out = {part: out}
+    return out  # type: ignore[return-value]

@@ -156,6 +156,7 @@ def test_a_repeated_check_of_an_unchanged_set_starts_no_worker(
 
     monkeypatch.setattr(cache, "RACY_NS", 50_000_000)
     cache.close()  # the store of this test's cache folder, not one an earlier test opened
+    cache.set_enabled(None)  # (an earlier test in this process may have switched it off)
     root = tmp_path / "skills"
     for i in range(24):
         folder = root / f"s{i}"
@@ -165,12 +166,14 @@ def test_a_repeated_check_of_an_unchanged_set_starts_no_worker(
     time.sleep(0.1)  # out of the racy window: the cache may trust the files' stats
     profile = load_profile("agentskills")
 
-    def check():  # type: ignore[no-untyped-def]
+    def check(workers: int = 2):  # type: ignore[no-untyped-def]
         return build_catalog(
-            profile, [str(root)], project=str(tmp_path), env={}, security=True, workers=2
+            profile, [str(root)], project=str(tmp_path), env={}, security=True, workers=workers
         )
 
-    first = check()
+    # (filled by one process: workers writing at once may drop a write when the machine is
+    # busy, which the cache allows, and the check below would then rightly scan again)
+    first = check(workers=1)
     cache.flush()
     started: list[int] = []
     real_init = workers.WorkerPool.__init__

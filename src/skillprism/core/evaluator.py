@@ -198,7 +198,8 @@ class Evaluator:
     caches), and this process, which walks and evaluates, never loads the security pass. While
     scans are outstanding the pool is busy, so this process evaluates the waiting batches. A skill
     the pass's cache knows as it is now is looked up here as the search finds it and never handed
-    out: a check of an unchanged set starts workers only if it is large enough without the pass."""
+    out (while the set is below the size that has workers evaluate): a check of an unchanged
+    set starts workers only if it is large enough without the pass."""
 
     BATCH = 100
     AHEAD = 1  # batches handed to each worker process beyond the one it is on
@@ -242,10 +243,13 @@ class Evaluator:
         checkpoint()
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
+        # A set this small is evaluated here: a skill the pass's cache knows is looked up here
+        # too, so an unchanged set starts no worker. In a larger set the workers, which start
+        # anyway, look them up alongside the search.
         want_risks = (
             self.security
             and self.cache.risks(found.path) is None
-            and not self._known_here(found, tree)
+            and not (self.seen < PARALLEL_MIN_SKILLS and self._known_here(found, tree))
         )
         self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
         if want_risks:

@@ -103,7 +103,7 @@ def test_risks_across_the_set_and_their_evidence(qtbot, qtmodeltester, tmp_path:
         row = next(
             r for r in range(w.risks.proxy.rowCount())
             if model.diagnostic(w.risks.proxy.mapToSource(w.risks.proxy.index(r, 0)).row())
-            is hidden
+            == hidden
         )  # fmt: skip
         with qtbot.waitSignal(w.sig_skill_shown, timeout=30000):
             w.risks._on_activated(w.risks.proxy.index(row, 0))

@@ -79,3 +79,18 @@ def test_matrix_rows_keep_their_cells_plain_and_read_them_as_cells() -> None:
     assert row.cells == cells and all(type(c) is MatrixCell for c in row.cells)
     assert row.cells[0].text == "full ⚠" and row.cells[1].reason == "cap"
     assert list(data.rows) == [MatrixRow("/k/SKILL.md", "k", cells)]
+
+
+def test_problem_rows_keep_no_diagnostic_object_and_come_back_equal() -> None:
+    from skillprism.core.diagnostics import Diagnostic, Severity
+    from skillprism.engine.views import PLAIN_FILTER, ProblemRow
+
+    d = Diagnostic("SP208", Severity.WARNING, "name differs", "/s/SKILL.md", 2, 1, "e", "h", "x")
+    row = ProblemRow(d, "/s/SKILL.md", "s", "SKILL.md:2:1", "/s/SKILL.md", "k\x1fwarning\x1f...",
+                     ((1, "SP208"), "SP208", "name differs", "s", ("/s/SKILL.md", 2, 1)), False)  # fmt: skip
+    rows = RowList(ProblemRow, [row])
+    assert rows[0] == row and rows[0].diagnostic.severity is Severity.WARNING
+    assert rows.plain[0][PLAIN_FILTER] == row.filter_text
+    for _level in range(3):
+        gc.collect()
+    assert not gc.is_tracked(rows.plain[0])  # (the Diagnostic would keep it tracked)

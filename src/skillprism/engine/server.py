@@ -486,7 +486,7 @@ class Engine:
             report.relaxes,
             pending,
             RowList(SkillRow, shown.skills),
-            prepare.problem_rows(catalog),
+            RowList(ProblemRow, prepare.problem_rows(catalog)),
         )
 
     def _tree(self, before: _Shown, changed: frozenset[str] | None) -> TreeView:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.diagnostics import Diagnostic, Severity
 from skillprism.core.matrix import MatrixRow
 from skillprism.engine.rows import RowList
 
@@ -155,6 +155,33 @@ class ProblemRow(NamedTuple):
     sort_keys: tuple[Any, ...]  # one per column
     security: bool  # a finding of the security pass (the Risks view)
 
+    @classmethod
+    def to_plain(cls, row: ProblemRow) -> tuple[Any, ...]:
+        """The row as one plain tuple, its finding's fields first (the PLAIN_* places), as
+        engine/rows.py's RowList keeps it: no Diagnostic or Severity object is kept in it."""
+        d = row.diagnostic
+        return (
+            d.code, d.severity.value, d.message, d.path, d.line, d.column, d.effect, d.hint,
+            d.evidence, row.key, row.skill, row.location, row.file, row.filter_text,
+            row.sort_keys, row.security,
+        )  # fmt: skip
+
+    @classmethod
+    def from_plain(cls, plain: tuple[Any, ...]) -> ProblemRow:
+        return cls(
+            Diagnostic(plain[0], _SEVERITIES[plain[1]], *plain[2:9]),
+            *plain[9:],
+        )
+
+
+# Where a ProblemRow's fields are in its plain tuple (ProblemRow.to_plain), for readers that
+# need one field of many rows (a table's filter, its sort) without rebuilding each row.
+PLAIN_CODE, PLAIN_SEVERITY, PLAIN_MESSAGE, PLAIN_LINE = 0, 1, 2, 4
+PLAIN_EFFECT, PLAIN_HINT, PLAIN_EVIDENCE = 6, 7, 8
+PLAIN_KEY, PLAIN_SKILL, PLAIN_LOCATION, PLAIN_FILE = 9, 10, 11, 12
+PLAIN_FILTER, PLAIN_SORT, PLAIN_SECURITY = 13, 14, 15
+_SEVERITIES = {s.value: s for s in Severity}
+
 
 @dataclass(frozen=True)
 class LoadedView:
@@ -182,7 +209,7 @@ class LoadedView:
     # validation findings only; RiskFill events follow, then a view with everything.
     risks_pending: bool = False
     skills: RowList[SkillRow] = field(default_factory=lambda: RowList(SkillRow))
-    problems: list[ProblemRow] = field(default_factory=list)
+    problems: RowList[ProblemRow] = field(default_factory=lambda: RowList(ProblemRow))
 
 
 @dataclass(frozen=True)

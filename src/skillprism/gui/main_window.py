@@ -42,8 +42,9 @@ from skillprism import APP_NAME, __version__
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.display import display_path, home_relative
 from skillprism.core.vocabulary import STATES
-from skillprism.engine.rows import RowIndex
+from skillprism.engine.rows import RowIndex, RowList
 from skillprism.engine.views import (
+    PLAIN_SECURITY,
     RESOURCE_SCHEME,
     EngineInfo,
     Failure,
@@ -637,7 +638,10 @@ class MainWindow(QMainWindow):
         self.tree_model.set_tree(loaded.tree, loaded.roots, loaded.skills)
         self.problems_panel.set_rows(loaded.problems)
         scanning = (0, len(loaded.skills)) if loaded.risks_pending else None
-        self.risks.set_rows([row for row in loaded.problems if row.security], scanning)
+        self.risks.set_rows(
+            RowList.from_plain(ProblemRow, [t for t in loaded.problems.plain if t[PLAIN_SECURITY]]),
+            scanning,
+        )
         self._show_risk_scan(scanning)
         self.budget.set_loaded(True)
         # the matrix of the last session comes back with the set, when it had been made

@@ -16,7 +16,24 @@ from PySide6.QtCore import (
 
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.vocabulary import FIXABLE_CODES as FIXABLE
-from skillprism.engine.views import FILTER_SEP, ProblemRow
+from skillprism.engine.rows import RowList
+from skillprism.engine.views import (
+    FILTER_SEP,
+    PLAIN_CODE,
+    PLAIN_EFFECT,
+    PLAIN_EVIDENCE,
+    PLAIN_FILE,
+    PLAIN_FILTER,
+    PLAIN_HINT,
+    PLAIN_KEY,
+    PLAIN_LINE,
+    PLAIN_LOCATION,
+    PLAIN_MESSAGE,
+    PLAIN_SEVERITY,
+    PLAIN_SKILL,
+    PLAIN_SORT,
+    ProblemRow,
+)
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
@@ -29,17 +46,26 @@ _ICON = {"error": "error", "warning": "warning", "info": "info"}
 
 
 class ProblemsModel(RowsTableModel):
+    """The rows are kept as plain tuples (engine/rows.py: a window of 10,000 findings must not
+    give the garbage collector 20,000 more objects to walk); each cell is read from its tuple,
+    and a whole ProblemRow is rebuilt only when one is asked for (`row`)."""
+
     COLUMNS = ("Severity", "Code", "Message", "Skill", "Location")
+    _SHOWN = (PLAIN_SEVERITY, PLAIN_CODE, PLAIN_MESSAGE, PLAIN_SKILL, PLAIN_LOCATION)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[ProblemRow] = []
+        self._rows: RowList[ProblemRow] = RowList(ProblemRow)
         self._order: tuple[int, Qt.SortOrder] = (0, Qt.SortOrder.AscendingOrder)
 
-    def set_rows(self, rows: list[ProblemRow]) -> None:
+    def set_rows(self, rows: Sequence[ProblemRow]) -> None:
         """Show prepared rows (already in the first column's order)."""
         self.beginResetModel()
-        self._rows = list(rows)  # its own list: rows added later never change the caller's
+        # its own list: rows added later never change the caller's
+        if isinstance(rows, RowList):
+            self._rows = RowList.from_plain(ProblemRow, list(rows.plain))
+        else:
+            self._rows = RowList(ProblemRow, rows)
         if self._order != (0, Qt.SortOrder.AscendingOrder):
             self._sort_rows(*self._order)
         self.endResetModel()
@@ -52,16 +78,18 @@ class ProblemsModel(RowsTableModel):
             return
         column, order = self._order
         added = sorted(
-            rows, key=lambda r: r.sort_keys[column], reverse=order == Qt.SortOrder.DescendingOrder
+            (ProblemRow.to_plain(r) for r in rows),
+            key=lambda t: t[PLAIN_SORT][column],
+            reverse=order == Qt.SortOrder.DescendingOrder,
         )
         first = len(self._rows)
         self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
-        self._rows.extend(added)
+        self._rows.plain.extend(added)
         self.endInsertRows()
 
     def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:
-        self._rows.sort(
-            key=lambda r: r.sort_keys[column], reverse=order == Qt.SortOrder.DescendingOrder
+        self._rows.plain.sort(
+            key=lambda t: t[PLAIN_SORT][column], reverse=order == Qt.SortOrder.DescendingOrder
         )
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
@@ -84,35 +112,36 @@ class ProblemsModel(RowsTableModel):
     ) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        row = self._rows[index.row()]
-        d = row.diagnostic
+        t = self._rows.plain[index.row()]
         col = index.column()
-        sev = d.severity.value
         if role == Qt.ItemDataRole.DisplayRole:
-            return (sev, d.code, d.message, row.skill, row.location)[col]
+            return t[self._SHOWN[col]]
+        if role == FILTER_ROLE:
+            return t[PLAIN_FILTER]
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
-            return state_icon(_ICON[sev])
-        if role == Qt.ItemDataRole.DecorationRole and col == 1 and d.code in FIXABLE:
+            return state_icon(_ICON[t[PLAIN_SEVERITY]])
+        if role == Qt.ItemDataRole.DecorationRole and col == 1 and t[PLAIN_CODE] in FIXABLE:
             return state_icon("fix")
         if role == Qt.ItemDataRole.ToolTipRole:
-            parts = [f"{d.code} {d.message}", f"At {row.file or row.location}"]
-            if d.evidence:
-                parts.append(f"Evidence: {d.evidence[:300]}")
-            if d.effect:
-                parts.append(f"Effect: {d.effect}")
-            if d.hint:
-                parts.append(f"Fix: {d.hint}")
-            if d.code in FIXABLE:
+            parts = [
+                f"{t[PLAIN_CODE]} {t[PLAIN_MESSAGE]}",
+                f"At {t[PLAIN_FILE] or t[PLAIN_LOCATION]}",
+            ]
+            if t[PLAIN_EVIDENCE]:
+                parts.append(f"Evidence: {t[PLAIN_EVIDENCE][:300]}")
+            if t[PLAIN_EFFECT]:
+                parts.append(f"Effect: {t[PLAIN_EFFECT]}")
+            if t[PLAIN_HINT]:
+                parts.append(f"Fix: {t[PLAIN_HINT]}")
+            if t[PLAIN_CODE] in FIXABLE:
                 parts.append("A quick fix may be offered: Quick Fix… (Ctrl+.)")
             return "\n".join(parts)
         if role == SKILL_KEY_ROLE:
-            return row.key
+            return t[PLAIN_KEY]
         if role == LINE_ROLE:
-            return d.line
+            return t[PLAIN_LINE]
         if role == SEVERITY_ROLE:
-            return sev
-        if role == FILTER_ROLE:
-            return row.filter_text
+            return t[PLAIN_SEVERITY]
         return None
 
 

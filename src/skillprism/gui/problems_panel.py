@@ -111,7 +111,7 @@ class ProblemsPanel(QWidget):
             return "The selected skill has no problems."
         return "No problems match the filter."
 
-    def set_rows(self, rows: list[ProblemRow]) -> None:
+    def set_rows(self, rows: Sequence[ProblemRow]) -> None:
         self.model.set_rows(rows)
 
     def add_rows(self, rows: Sequence[ProblemRow]) -> None:

@@ -106,7 +106,7 @@ class RisksView(QWidget):
             return "No risks found in the selected skill."
         return "No risks match the filter."
 
-    def set_rows(self, rows: list[ProblemRow], scanning: tuple[int, int] | None = None) -> None:
+    def set_rows(self, rows: Sequence[ProblemRow], scanning: tuple[int, int] | None = None) -> None:
         """The risks of a new view; `scanning` (done, total) while its risks are still being
         scanned (more come through `add_rows`)."""
         self._loaded = True

@@ -101,14 +101,23 @@ class FixDialog(QDialog):
             self.list.addItem(item)
         self.list.currentRowChanged.connect(self._show_diff)
         self.list.itemChanged.connect(lambda _item: self._count())
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._highlighter = DiffHighlighter(self.diff.document(), dark)
+        below = QWidget()
+        bl = QVBoxLayout(below)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(self.details)
+        bl.addWidget(self.diff, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.list)
-        split.addWidget(self.diff)
-        split.setSizes([260, 380])
+        split.addWidget(below)
+        split.setSizes([220, 420])
         self.buttons = QDialogButtonBox()
         self.apply = self.buttons.addButton("Apply", QDialogButtonBox.ButtonRole.AcceptRole)
         self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
@@ -130,8 +139,8 @@ class FixDialog(QDialog):
         where = row.path.rsplit("/", 2)
         short = "/".join(where[-2:]) if len(where) > 1 else row.path
         line = f":{row.line}" if row.line else ""
-        helps = f" — helps {row.helps}" if row.helps else ""
-        return f"{row.code}  {row.title}  [{row.confidence}]  {short}{line}{helps}"
+        title = row.title.split(" (", 1)[0]  # (the whole title is in the details below)
+        return f"{row.code}  {title}  [{row.confidence}]  {short}{line}"
 
     def checked(self) -> list[int]:
         return [
@@ -153,7 +162,18 @@ class FixDialog(QDialog):
 
     def _show_diff(self, at: int) -> None:
         if 0 <= at < len(self.view.rows):
-            self.diff.setPlainText(self.view.rows[at].diff)
+            row = self.view.rows[at]
+            sure = (
+                "safe: only how it is written changes"
+                if row.confidence == "safe"
+                else "review: what it says can change"
+            )
+            self.details.setText(
+                f"<b>{html.escape(row.code)}</b> {html.escape(row.title)}<br>"
+                f"{html.escape(row.path)}{f':{row.line}' if row.line else ''} · {sure} · "
+                f"helps {html.escape(row.helps or 'the runtime shown')}"
+            )
+            self.diff.setPlainText(row.diff)
 
     def _accept(self) -> None:
         ids = self.checked()

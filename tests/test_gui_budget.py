@@ -134,3 +134,35 @@ def test_overrides_and_usage_are_edited_in_the_table(qtbot, tmp_path) -> None:  
     assert view.inputs().usage == {"skill-002": 12.0}
     assert not model.setData(model.index(row, 5), "-1")  # not a count
     assert not model.setData(model.index(row, 4), "sometimes")  # not an override
+
+
+def test_the_usage_column_shows_what_the_runtime_recorded_here(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import os
+    import time
+
+    from PySide6.QtCore import Qt
+
+    root = tmp_path / "skills"
+    make_skills(root, 3)
+    now_ms = time.time() * 1000
+    day = 86_400_000
+    (Path(os.environ["HOME"]) / ".claude.json").write_text(
+        json.dumps(
+            {"skillUsage": {"skill-001": {"usageCount": 12, "lastUsedAt": now_ms - 3 * day}}}
+        ),
+        encoding="utf-8",
+    )
+    view = BudgetView()
+    qtbot.addWidget(view)
+    wired(view, tmp_path, root, "claude-code")
+    model = view.outcomes
+    rows = {model.index(r, 0).data(): r for r in range(model.rowCount())}
+    used = model.index(rows["skill-001"], 5)
+    # 12 x 0.5^(3/7): Claude Code's own weighing of what it recorded
+    assert used.data() == f"{12 * 0.5 ** (3 / 7):.2f}"
+    assert "12 uses, last 3 days ago" in used.data(Qt.ItemDataRole.ToolTipRole)
+    unused = model.index(rows["skill-000"], 5)
+    assert unused.data() == "0" and "records no use" in unused.data(Qt.ItemDataRole.ToolTipRole)
+    view.set_usage("skill-000", 5)  # a value set here wins, and says so
+    assert model.index(rows["skill-000"], 5).data() == "5"

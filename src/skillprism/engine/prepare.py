@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import CODES
@@ -187,10 +188,31 @@ def problem_row(d: Diagnostic, skill: SkillEntry | None) -> ProblemRow:
     )
 
 
+def _usage_of(record: Any) -> tuple[float, str]:
+    """A usage record (core/usage.py) as the budget table shows it: its priority, and in words."""
+    if record is None:
+        return 0.0, ""
+    days = record.days_since
+    when = "today" if days < 1 else f"{days:.0f} day{'s' if days >= 1.5 else ''} ago"
+    count = f"{record.count:g} use{'s' if record.count != 1 else ''}"
+    return float(record.priority), f"{count}, last {when} (priority {record.priority:.2f})"
+
+
 def tier1_view(result: Tier1Result, title: str, unread: Sequence[str]) -> Tier1View:
     """A computed listing as the budget view shows it."""
+    records = result.usage_records
     entries = [
-        OutcomeRow(e.name, e.key, e.path, e.outcome, e.kept_chars, e.chars, e.tokens, e.reason)
+        OutcomeRow(
+            e.name,
+            e.key,
+            e.path,
+            e.outcome,
+            e.kept_chars,
+            e.chars,
+            e.tokens,
+            e.reason,
+            *_usage_of(records.get(e.name)),
+        )
         for e in result.entries
     ]
     return Tier1View(

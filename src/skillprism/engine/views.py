@@ -386,6 +386,10 @@ class OutcomeRow(NamedTuple):
     chars: int
     tokens: int
     reason: str
+    # the priority the runtime gives the skill from the use it records locally (0: none), and
+    # that use in words ("" when the runtime records none for it)
+    usage: float = 0.0
+    used: str = ""
 
 
 @dataclass(frozen=True)

@@ -160,11 +160,22 @@ class OutcomeModel(RowsTableModel):
             if col == 4:
                 return self.overrides.get(e.name, "on")
             if col == 5:
-                return f"{self.usage.get(e.name, 0):g}"
+                if e.name in self.usage:
+                    return f"{self.usage[e.name]:g}"
+                return f"{e.usage:.2f}" if e.usage else "0"
             return e.reason
+        if role == Qt.ItemDataRole.ForegroundRole and col == 5 and e.name not in self.usage:
+            # the runtime's own record, not a value set here
+            return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.DecorationRole and col == 1:
             return state_icon(_OUTCOME_STYLE[e.outcome][0])
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 5:
+                if e.name in self.usage:
+                    return "Set here (double-click to change); it replaces the runtime's record"
+                if e.used:
+                    return f"Recorded by the runtime on this machine: {e.used}"
+                return "The runtime records no use of this skill here"
             return f"{e.name}: {e.outcome}\n{e.path}\n{e.reason}".strip()
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 3, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -110,3 +110,45 @@ def test_a_file_changed_after_the_offer_is_refused(window, qtbot, tmp_path) -> N
     assert done.args[0].refused and "Does another thing." in done.args[0].refused[0][1]
     assert target.read_bytes() == theirs
     assert not w.act_undo.isEnabled()
+
+
+def test_turning_a_skill_off_for_a_runtime_is_confirmed_written_and_undone(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    from PySide6.QtWidgets import QMessageBox
+
+    root = tmp_path / "skills"
+    (root / "tidy").mkdir(parents=True)
+    (root / "tidy" / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidies things.\n---\nBody.\n", encoding="utf-8"
+    )
+    config = tmp_path / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('# mine\nmodel = "o3"\n', encoding="utf-8")
+    os.environ["CODEX_HOME"] = str(config.parent)  # (the engine process reads it too)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(
+        roots=[str(root)], profile="codex", project=str(tmp_path), dark=False, settings=settings
+    )
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
+            w.reload()
+        w.select_skill(w.loaded.skills[0].key)
+        with qtbot.waitSignal(w.sig_toggle_planned, timeout=20000) as planned:
+            w.act_turn_off.trigger()
+        plan = planned.args[0]
+        assert plan.path == str(config) and "enabled = false" in plan.diff
+        assert config.read_text(encoding="utf-8") == '# mine\nmodel = "o3"\n'  # asked first
+        with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
+            w._toggle_box.button(QMessageBox.StandardButton.Yes).click()
+        written = config.read_text(encoding="utf-8")
+        assert written.startswith('# mine\nmodel = "o3"\n') and "enabled = false" in written
+        assert "Turn Off tidy" in w.act_undo.text()
+        with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
+            w.act_undo.trigger()
+        assert config.read_text(encoding="utf-8") == '# mine\nmodel = "o3"\n'
+    finally:
+        os.environ.pop("CODEX_HOME", None)
+        w.shutdown()

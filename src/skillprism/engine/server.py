@@ -82,6 +82,7 @@ from skillprism.engine.views import (
     RuntimeEntry,
     SkillRow,
     Tier1View,
+    TogglePlan,
     TreeView,
     TriggerView,
     WherePage,
@@ -828,6 +829,37 @@ class Engine:
             ),
             outcome.batch.folder if files else "",
         )
+
+    def _do_plan_toggle(self, key: str, enable: bool) -> TogglePlan:
+        """The change of the shown runtime's own settings that turns skill `key` off (or on);
+        nothing is written."""
+        from skillprism.formats.diff import unified_diff
+
+        workspace = self._require()
+        entry = self._skill(key)
+        assert self.spec is not None
+        name = entry.qualified_name or entry.name
+        change = workspace.plan_toggle(self.spec.profile, name, enable=enable)
+        shown = change.path.lstrip("/")
+        return TogglePlan(
+            workspace.profile(self.spec.profile).title,
+            name,
+            enable,
+            change.path,
+            change.entry,
+            unified_diff((change.before or "").encode(), (change.after or "").encode(), shown),
+            change,
+        )
+
+    def _do_apply_toggle(self, change: Any, undo: bool = False) -> FixesDone:
+        """Write a planned change of a runtime's settings (the user confirmed it), or put back
+        what it replaced (`undo`); refused when the file changed in between."""
+        workspace = self._require()
+        if undo:
+            workspace.undo_change(change)
+            return FixesDone(f"Put back {change.path} as it was.", (change.path,))
+        workspace.apply_change(change)
+        return FixesDone(f"Wrote {change.entry} to {change.path}.", (change.path,))
 
     def _do_undo_fixes(self) -> FixesDone:
         """Undo the last batch of fixes (the user asked)."""

@@ -374,6 +374,21 @@ class FixesDone:
     backups: str = ""
 
 
+@dataclass(frozen=True)
+class TogglePlan:
+    """A planned change of a runtime's own settings file that turns a skill off (or on): the
+    file, what is set, the change as a diff, and the change itself (sent back to apply or undo
+    it; nothing is written before)."""
+
+    title: str  # the runtime's
+    name: str
+    enable: bool
+    path: str
+    entry: str
+    diff: str
+    change: Any  # core.toggle.ToggleChange
+
+
 # --- the budget -----------------------------------------------------------------------------------
 
 

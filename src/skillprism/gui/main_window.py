@@ -85,7 +85,9 @@ class MainWindow(QMainWindow):
     sig_fixes_shown = Signal(object)
     """The quick-fix dialog is open on these fixes (a FixesView)."""
     sig_fixes_done = Signal(object)
-    """Fixes were written or undone (a FixesDone)."""
+    """Fixes or a runtime setting were written or undone (a FixesDone)."""
+    sig_toggle_planned = Signal(object)
+    """The user is asked to confirm a change of a runtime's settings (a TogglePlan)."""
     sig_skill_shown = Signal(str)
     """The pages of the selected skill (its key) are on screen."""
     sig_report_written = Signal(str, str)
@@ -141,6 +143,8 @@ class MainWindow(QMainWindow):
         # or ("fixes", what the batch did; the writer's journal on disk undoes it).
         self._undo_stack: list[tuple[str, Any]] = []
         self._fix_dialog: Any = None
+        self._toggle_pending: Any = None  # a confirmed change of a runtime's settings, written
+        self._toggle_box: Any = None
         self._fix_preferred = ""
         self._reference: tuple[Any, Any] | None = None  # the reference window, once opened
         self._details: tuple[Any, Any] | None = None  # the runtime details window, once opened
@@ -473,10 +477,12 @@ class MainWindow(QMainWindow):
             self.matrix.show_failure(message)
         elif kind == "tier1":
             self.budget.show_failure(message)
-        elif kind in ("fixes", "apply_fixes", "undo_fixes"):
+        elif kind in ("fixes", "apply_fixes", "undo_fixes", "plan_toggle", "apply_toggle"):
+            if kind == "apply_toggle":
+                self._toggle_pending = None
             box = QMessageBox(
                 QMessageBox.Icon.Warning,
-                "Quick Fixes",
+                "Quick Fixes" if "fixes" in kind else "Turning a Skill Off or On",
                 message,
                 QMessageBox.StandardButton.Ok,
                 self,
@@ -504,6 +510,10 @@ class MainWindow(QMainWindow):
             self._show_fixes(result)
         elif kind in ("apply_fixes", "undo_fixes"):
             self._fixes_done(kind, result)
+        elif kind == "plan_toggle":
+            self._confirm_toggle(result)
+        elif kind == "apply_toggle":
+            self._toggle_done(result)
         elif kind == "save_evals":
             self.trigger.saved(self._evals_saving, *result)
             self.statusBar().showMessage(f"Eval set saved: {result[0]}", 6000)
@@ -1133,6 +1143,8 @@ class MainWindow(QMainWindow):
         self._show_undo()
         if kind == "roots":
             self.set_roots(what)
+        elif kind == "toggle":
+            self.engine.request("apply_toggle", what, True)
         else:
             self.engine.request("undo_fixes")
 
@@ -1164,6 +1176,49 @@ class MainWindow(QMainWindow):
         self._fix_dialog = dialog
         dialog.open()  # (not exec: the window's event loop keeps running)
         self.sig_fixes_shown.emit(view)
+
+    # --- turning a skill off or on through the runtime's own setting ------------------------------
+
+    def toggle_skill(self, enable: bool) -> None:
+        """Plan the change of the runtime's settings that turns the selected skill off (or on);
+        the user sees it and confirms before anything is written."""
+        if self.loaded is not None and self.selected_key:
+            self.engine.request("plan_toggle", self.selected_key, enable)
+
+    def _confirm_toggle(self, plan: Any) -> None:
+        verb = "turn on" if plan.enable else "turn off"
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            f"{'Turn On' if plan.enable else 'Turn Off'} {plan.name}",
+            f"To {verb} {plan.name} for {plan.title}, Skill Prism writes {plan.entry} to "
+            f"{plan.path}. The rest of the file is kept as it is; Edit → Undo puts it back.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setDetailedText(plan.diff)
+        box.button(QMessageBox.StandardButton.Yes).setText("Write It")
+
+        def answered(result: int) -> None:
+            if result == QMessageBox.StandardButton.Yes:
+                self._toggle_pending = plan
+                self.engine.request("apply_toggle", plan.change, False)
+
+        box.finished.connect(answered)
+        self._toggle_box = box
+        box.open()  # (not exec: the window's event loop keeps running)
+        self.sig_toggle_planned.emit(plan)
+
+    def _toggle_done(self, done: Any) -> None:
+        plan, self._toggle_pending = self._toggle_pending, None
+        if plan is not None:
+            label = f"Turn {'On' if plan.enable else 'Off'} {plan.name}"
+            self._push_undo("toggle", plan.change, label)
+        self.statusBar().showMessage(done.summary, 10000)
+        # the runtime's settings decide the listing: computed again
+        self._budget_dirty = self._trigger_dirty = True
+        self._request_budget_if_shown()
+        self._request_trigger_if_shown()
+        self.sig_fixes_done.emit(done)
 
     def _fixes_done(self, kind: str, done: Any) -> None:
         """Fixes were written (or undone): say what, show a refusal with what differs, and

@@ -79,6 +79,19 @@ def build_actions(window: MainWindow) -> None:
         "The fixes offered for the selected skill, each with its diff; nothing is written until "
         "you apply",
     )
+    window.act_turn_off = act(
+        "Turn &Off for This Runtime…",
+        lambda: window.toggle_skill(False),
+        None,
+        "Write the runtime's own setting that keeps the selected skill out of its listing "
+        "(you see the change first)",
+    )
+    window.act_turn_on = act(
+        "Turn O&n for This Runtime…",
+        lambda: window.toggle_skill(True),
+        None,
+        "Take the selected skill out of the runtime's own setting that keeps it out of its listing",
+    )
     window.act_find = act(
         "&Find", lambda: window.filter_edit.setFocus(), QKeySequence.StandardKey.Find
     )
@@ -137,6 +150,9 @@ def build_actions(window: MainWindow) -> None:
     m_skill = mb.addMenu("&Skill")
     for a in (window.act_quick_fix, window.act_editor, window.act_reveal, window.act_editor_cmd):
         m_skill.addAction(a)
+    m_skill.addSeparator()
+    m_skill.addAction(window.act_turn_off)
+    m_skill.addAction(window.act_turn_on)
     m_view = mb.addMenu("&View")
     window.install_group = QActionGroup(window)
     window.install_actions: dict[str, QAction] = {}

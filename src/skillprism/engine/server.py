@@ -104,6 +104,7 @@ STREAMED: dict[str, dict[str, int]] = {
     "refresh": {"skills": 1500, "problems": 500},
     "tier1": {"entries": 2000},
     "trigger": {"rows": 2000},
+    "fixes": {"rows": 200},
     "matrix": {"rows": 400, "labels": 4000},
 }
 

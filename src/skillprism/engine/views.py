@@ -9,6 +9,7 @@ these; it computes nothing from them that the CLI would compute differently
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -360,7 +361,7 @@ class FixesView:
     key: str
     code: str
     title: str  # the runtime's the fixes were offered under
-    rows: tuple[FixRow, ...]
+    rows: Sequence[FixRow] = ()  # (streamed in parts: each row carries its diff)
 
 
 @dataclass(frozen=True)

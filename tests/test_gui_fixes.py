@@ -152,3 +152,25 @@ def test_turning_a_skill_off_for_a_runtime_is_confirmed_written_and_undone(qtbot
     finally:
         os.environ.pop("CODEX_HOME", None)
         w.shutdown()
+
+
+def test_the_source_gutter_light_bulb_offers_the_fixes_of_its_line(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    root = tmp_path / "skills"
+    (root / "tidy").mkdir(parents=True)
+    (root / "tidy" / "SKILL.md").write_bytes(SKILL.encode())
+    w = window(root)
+    with qtbot.waitSignal(w.sig_skill_shown, timeout=20000):
+        w.select_skill(w.loaded.skills[0].key)
+    w.tabs.setCurrentWidget(w.source)
+    source = w.source
+    line = next(n for n in range(1, 6) if source.fixable_at(n))
+    assert source.fixable_at(line) in ("SP208", "SP203", "SP204", "SP207")
+    assert "light bulb" in source.mark_at(line)
+    block = source.document().findBlockByNumber(line - 1)
+    y = int(source.blockBoundingGeometry(block).translated(source.contentOffset()).top()) + 3
+    with qtbot.waitSignal(w.sig_fixes_shown, timeout=20000) as shown:
+        QTest.mouseClick(source._gutter, Qt.MouseButton.LeftButton, pos=QPoint(24, y))
+    assert shown.args[0].rows and w._fix_dialog is not None

@@ -251,6 +251,7 @@ class MainWindow(QMainWindow):
         self.problems_dock = QDockWidget("Problems", self)
         self.problems_dock.setObjectName("problems-dock")
         self.problems_dock.setWidget(self.problems_panel)
+        self.source.sig_fix_requested.connect(lambda code: self.quick_fix(self.selected_key, code))
         self.problems_panel.sig_fix.connect(self.quick_fix)
         self.problems_panel.sig_fix_all.connect(self.fix_everywhere)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.problems_dock)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from skillprism.core.diagnostics import Diagnostic
+from skillprism.core.vocabulary import FIXABLE_CODES
 from skillprism.gui.icons import state_icon
 
 _KEY = re.compile(r"^(\s*-?\s*)([A-Za-z_][\w-]*)(:)(\s|$)")
@@ -143,12 +144,22 @@ class _Gutter(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(self.editor.gutter_width(), 0)
 
+    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        code = self.editor.fixable_at(self.editor.line_at_y(event.position().toPoint().y()))
+        if code and event.button() == Qt.MouseButton.LeftButton:
+            self.editor.sig_fix_requested.emit(code)
+            return
+        super().mousePressEvent(event)
+
     def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.editor.paint_gutter(event)
 
 
 class SourceView(QPlainTextEdit):
     _SEVERITY_ORDER: ClassVar[dict[str, int]] = {"error": 0, "warning": 1, "info": 2}
+
+    sig_fix_requested = Signal(str)
+    """The light bulb of a line was clicked: the quick fixes for this code (of this skill)."""
 
     def __init__(self, parent: QWidget | None = None, dark: bool = False) -> None:
         super().__init__(parent)
@@ -158,6 +169,7 @@ class SourceView(QPlainTextEdit):
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._gutter = _Gutter(self)
         self._marks: dict[int, tuple[str, str]] = {}  # line -> (severity, tooltip)
+        self._fixable: dict[int, str] = {}  # line -> the code of a finding some fix handles
         self.highlighter = SkillHighlighter(self.document(), dark)
         self.blockCountChanged.connect(self._update_margins)
         self.updateRequest.connect(self._on_update_request)
@@ -174,8 +186,14 @@ class SourceView(QPlainTextEdit):
         for d in ordered:
             if d.line:
                 by_line.setdefault(d.line, []).append(d)
+        self._fixable = {}
         for line, found in by_line.items():
-            self._marks[line] = (found[0].severity.value, _tooltip(found))
+            tip = _tooltip(found)
+            fixable = next((d.code for d in found if d.code in FIXABLE_CODES), "")
+            if fixable:
+                self._fixable[line] = fixable
+                tip += "\n\nClick the light bulb for a quick fix (with a diff; nothing is written before)."
+            self._marks[line] = (found[0].severity.value, tip)
         # Drop the old underlines first: each holds a text cursor that the document would
         # otherwise update on every block it removes and inserts (quadratic on long files).
         self._diag_selections = []
@@ -210,6 +228,9 @@ class SourceView(QPlainTextEdit):
                 self._spans.append((line, start, end, _tooltip([d])))
         self._diag_selections = selections
         self.setExtraSelections(selections)
+        self._update_margins()  # (a column for light bulbs, or none)
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
         self._gutter.update()
 
     def tooltip_at(self, line: int, column: int) -> str:
@@ -249,7 +270,12 @@ class SourceView(QPlainTextEdit):
 
     def gutter_width(self) -> int:
         digits = max(3, len(str(self.blockCount())))
-        return 22 + self.fontMetrics().horizontalAdvance("9") * digits + 8
+        bulbs = 16 if self._fixable else 0  # a column for the light bulbs of fixable lines
+        return 22 + bulbs + self.fontMetrics().horizontalAdvance("9") * digits + 8
+
+    def fixable_at(self, line: int) -> str:
+        """The code of a finding on `line` that a quick fix may remove ("" when none)."""
+        return self._fixable.get(line, "")
 
     def _update_margins(self) -> None:
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
@@ -292,6 +318,9 @@ class SourceView(QPlainTextEdit):
                 if mark:
                     icon = state_icon(mark[0])
                     icon.paint(painter, QRect(3, top + (fm_height - 14) // 2, 14, 14))
+                if line in self._fixable:
+                    bulb = state_icon("fix")
+                    bulb.paint(painter, QRect(19, top + (fm_height - 14) // 2, 14, 14))
             block = block.next()
             top = bottom
             bottom = top + round(self.blockBoundingRect(block).height())

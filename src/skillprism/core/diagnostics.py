@@ -18,6 +18,9 @@ class Severity(StrEnum):
         return {"error": 3, "warning": 2, "info": 1}[self.value]
 
 
+_SEVERITY_OF = {s.value: s for s in Severity}
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: what (code, message), where (path, 1-based line/column), what the runtime does
@@ -49,6 +52,25 @@ class Diagnostic:
                 self.hint,
                 self.evidence,
             ),
+        )
+
+    @classmethod
+    def restored(
+        cls,
+        code: str,
+        severity: str,
+        message: str,
+        path: str,
+        line: int,
+        column: int,
+        effect: str,
+        hint: str,
+        evidence: str,
+    ) -> Diagnostic:
+        """A finding made before, from its fields with the severity's value (as a front end
+        keeps it in plain tuples); a new finding is built by the policy alone."""
+        return cls(
+            code, _SEVERITY_OF[severity], message, path, line, column, effect, hint, evidence
         )
 
     def at(self, path: str) -> Diagnostic:

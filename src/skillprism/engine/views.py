@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from skillprism.core.diagnostics import Diagnostic, Severity
+from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.matrix import MatrixRow
 from skillprism.engine.rows import RowList
 
@@ -169,10 +169,7 @@ class ProblemRow(NamedTuple):
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> ProblemRow:
-        return cls(
-            Diagnostic(plain[0], _SEVERITIES[plain[1]], *plain[2:9]),
-            *plain[9:],
-        )
+        return cls(Diagnostic.restored(*plain[:9]), *plain[9:])
 
 
 # Where a ProblemRow's fields are in its plain tuple (ProblemRow.to_plain), for readers that
@@ -181,7 +178,6 @@ PLAIN_CODE, PLAIN_SEVERITY, PLAIN_MESSAGE, PLAIN_LINE = 0, 1, 2, 4
 PLAIN_EFFECT, PLAIN_HINT, PLAIN_EVIDENCE = 6, 7, 8
 PLAIN_KEY, PLAIN_SKILL, PLAIN_LOCATION, PLAIN_FILE = 9, 10, 11, 12
 PLAIN_FILTER, PLAIN_SORT, PLAIN_SECURITY = 13, 14, 15
-_SEVERITIES = {s.value: s for s in Severity}
 
 
 @dataclass(frozen=True)

@@ -228,9 +228,11 @@ class SourceView(QPlainTextEdit):
                 self._spans.append((line, start, end, _tooltip([d])))
         self._diag_selections = selections
         self.setExtraSelections(selections)
-        self._update_margins()  # (a column for light bulbs, or none)
-        cr = self.contentsRect()
-        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+        if self._gutter.width() != self.gutter_width():  # (a column for light bulbs, or none)
+            # only then: new margins lay the whole text out again
+            self._update_margins()
+            cr = self.contentsRect()
+            self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
         self._gutter.update()
 
     def tooltip_at(self, line: int, column: int) -> str:

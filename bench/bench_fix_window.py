@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtCore import QSettings, Qt
 
+    from skillprism.engine.views import PLAIN_CODE
     from skillprism.gui.app import make_application
     from skillprism.gui.main_window import MainWindow
 
@@ -99,12 +100,14 @@ def main(argv: list[str] | None = None) -> int:
             app.processEvents()
             time.sleep(0.001)
 
-    def codes() -> set[str]:
+    def codes() -> list[str]:
+        # (read from the rows as the window keeps them: rebuilding every row on each poll
+        # would be the bench's own block on the GUI thread)
         loaded = window.loaded
-        return {row.diagnostic.code for row in loaded.problems} if loaded is not None else set()
+        return [t[PLAIN_CODE] for t in loaded.problems.plain] if loaded is not None else []
 
     until(lambda: applied and window.loaded is not None and not window.loaded.risks_pending)
-    before = sum(1 for row in window.loaded.problems if row.diagnostic.code == "SP208")  # type: ignore[union-attr]
+    before = codes().count("SP208")
     beat = Heartbeat()
     beat.start()
     t0 = time.perf_counter()

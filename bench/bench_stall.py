@@ -284,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
 
             profiler.disable()
             print(f"--- {name}")
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(14)
+            stats = pstats.Stats(profiler).sort_stats("tottime")
+            stats.print_stats(14)
+            if os.environ.get("BENCH_CALLERS"):
+                stats.print_callers(os.environ["BENCH_CALLERS"])
         return took
 
     # Counted, not kept: a list of every view applied would keep each one's rows alive, which
@@ -435,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(
         "(GUI CPU in it: the GUI thread's own CPU time during its longest block; the rest of the "
-        "block it waited, for the interpreter lock held by another of its threads)"
+        "block the GUI process was not running: the processor was busy with other processes, "
+        "the engine's among them)"
     )
     if args.json:
         figures = {"rows": rows, "open_s": open_s, "check_s": check_s}

@@ -65,6 +65,7 @@ from skillprism.gui.failure import EngineBanner, FailureDetails
 from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.place import TreePlace
 from skillprism.gui.problems_panel import ProblemsPanel
+from skillprism.gui.progress import StatusProgress
 from skillprism.gui.source_view import SourceView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
 from skillprism.gui.window_menus import build_actions
@@ -328,7 +329,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         # how far the risks of the view shown are scanned (the security pass fills in after
         # the tree and the validation findings)
-        self.risk_scan = QProgressBar(maximumWidth=160, maximumHeight=14)
+        self.risk_scan = StatusProgress(maximumWidth=160, maximumHeight=14)
         self.risk_scan.setFormat("Risks %v/%m")
         self.risk_scan.setToolTip(
             "Looking for risks (the static security pass): the tree and the validation findings "
@@ -678,8 +679,7 @@ class MainWindow(QMainWindow):
             self.risk_scan.hide()
             return
         done, total = scanning
-        self.risk_scan.setRange(0, max(total, 1))
-        self.risk_scan.setValue(done)
+        self.risk_scan.show_progress(done, total)
         self.risk_scan.show()
 
     def _update_watch_label(self) -> None:

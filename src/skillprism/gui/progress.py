@@ -9,14 +9,11 @@ with updates held and lets Qt paint it in its own time.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QProgressBar, QWidget
+from PySide6.QtWidgets import QProgressBar
 
 
 class StatusProgress(QProgressBar):
     """See the module doc."""
-
-    def __init__(self, parent: QWidget | None = None, **kwargs: object) -> None:
-        super().__init__(parent, **kwargs)
 
     def show_progress(self, done: int, total: int) -> None:
         """Show `done` of `total`; painted with the next frame, not now."""

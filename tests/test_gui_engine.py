@@ -16,6 +16,7 @@ pytest.importorskip("PySide6.QtWidgets")
 from PySide6.QtCore import QSettings
 from test_engine import _alive, _descendants
 
+from skillprism.engine.server import ENGINE_NICENESS
 from skillprism.gui.main_window import MainWindow
 from skillprism.gui.tree_model import KEY_ROLE
 
@@ -58,6 +59,9 @@ def test_a_killed_engine_is_said_kept_on_screen_and_restarted_in_place(
         w.filter_edit.setText("beta")
         qtbot.waitUntil(lambda: w.tree_model.filtered, timeout=10000)
         pid = w.engine.pid
+        # background work: the engine gives the window the processor first
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + ENGINE_NICENESS, 19)
         family = _descendants(pid)
         overview = w.overview.toPlainText()
 

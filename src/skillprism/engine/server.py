@@ -96,7 +96,7 @@ FILL_INTERVAL = 0.25  # seconds between two fills of risks sent while they are s
 # skills in one fill at most: the window applies a fill in one go, so a scan that runs fast
 # (the cache knows the skills) comes in several small fills rather than one that blocks it
 FILL_MAX_SKILLS = 300
-ENGINE_NICENESS = 5  # how much lower the engine's scheduling priority is than the window's
+ENGINE_NICENESS = 10  # how much lower the engine's scheduling priority is than the window's
 # Items per frame of a streamed answer: each frame is decoded by the window in one go, so it is
 # kept to a few milliseconds of unpickling.
 STREAMED: dict[str, dict[str, int]] = {

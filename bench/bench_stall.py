@@ -208,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         "collector and how many objects it tracked then (only watched, never tuned)",
     )
     parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # one run's figures
+    # each interaction's (name, start, end) on the monotonic clock, for bench_ping.py's probe
+    parser.add_argument("--intervals", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.runs > 1:
@@ -241,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     pauses = GcPauses() if args.gc else None
     # (interaction, longest block ms, seconds until answered, GUI-thread CPU ms in that block, note)
     rows: list[tuple[str, float, float, float, str]] = []
+    intervals: list[tuple[str, float, float]] = []
 
     def pump(seconds: float) -> None:
         end = time.perf_counter() + seconds
@@ -269,11 +272,12 @@ def main(argv: list[str] | None = None) -> int:
             locator.seen.clear()
         if pauses is not None:
             pauses.reset()
-        start = time.perf_counter()
+        start, since = time.perf_counter(), time.monotonic()
         act()
         until(done)
         took = time.perf_counter() - start
         pump(0.3)  # what the window does right after the answer counts too
+        intervals.append((name, since, time.monotonic()))
         rows.append((name, beat.longest_ms, took, beat.longest_cpu * 1000, ""))
         if locator is not None:
             locator.report(name)
@@ -310,10 +314,12 @@ def main(argv: list[str] | None = None) -> int:
 
         profiler = cProfile.Profile()
         profiler.enable()
+    since = time.monotonic()
     window.show()
     window.reload()
     until(lambda: bool(applied))
     app.processEvents()
+    intervals.append(("open (whole set shown)", since, time.monotonic()))
     if profiler is not None:
         pump(0.3)
         profiler.disable()
@@ -441,6 +447,8 @@ def main(argv: list[str] | None = None) -> int:
         "block the GUI process was not running: the processor was busy with other processes, "
         "the engine's among them)"
     )
+    if args.intervals:
+        Path(args.intervals).write_text(json.dumps(intervals), encoding="utf-8")
     if args.json:
         figures = {"rows": rows, "open_s": open_s, "check_s": check_s}
         Path(args.json).write_text(json.dumps(figures), encoding="utf-8")

@@ -73,7 +73,7 @@ def test_fix_preview_apply_and_undo(window, qtbot, tmp_path) -> None:  # type: i
     assert w.problems_panel.act_fix.isEnabled()
     with qtbot.waitSignal(w.sig_fixes_shown, timeout=20000):
         w.problems_panel.act_fix.trigger()
-    dialog = w._fix_dialog
+    dialog = w.changes.fix_dialog
     assert dialog is not None and dialog.list.count() >= 1
     assert (
         "name: tidy" in dialog.diff.toPlainText() and "-name: Old Name" in dialog.diff.toPlainText()
@@ -100,7 +100,7 @@ def test_a_file_changed_after_the_offer_is_refused(window, qtbot, tmp_path) -> N
     w = window(root)
     with qtbot.waitSignal(w.sig_fixes_shown, timeout=20000):
         w.quick_fix(w.loaded.skills[0].key)
-    dialog = w._fix_dialog
+    dialog = w.changes.fix_dialog
     for i in range(dialog.list.count()):  # (fixes to review start unchecked)
         dialog.list.item(i).setCheckState(Qt.CheckState.Checked)
     theirs = SKILL.replace("Does one thing.", "Does another thing.").encode()
@@ -142,7 +142,7 @@ def test_turning_a_skill_off_for_a_runtime_is_confirmed_written_and_undone(qtbot
         assert plan.path == str(config) and "enabled = false" in plan.diff
         assert config.read_text(encoding="utf-8") == '# mine\nmodel = "o3"\n'  # asked first
         with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
-            w._toggle_box.button(QMessageBox.StandardButton.Yes).click()
+            w.changes.confirm_box.button(QMessageBox.StandardButton.Yes).click()
         written = config.read_text(encoding="utf-8")
         assert written.startswith('# mine\nmodel = "o3"\n') and "enabled = false" in written
         assert "Turn Off tidy" in w.act_undo.text()
@@ -173,4 +173,4 @@ def test_the_source_gutter_light_bulb_offers_the_fixes_of_its_line(window, qtbot
     y = int(source.blockBoundingGeometry(block).translated(source.contentOffset()).top()) + 3
     with qtbot.waitSignal(w.sig_fixes_shown, timeout=20000) as shown:
         QTest.mouseClick(source._gutter, Qt.MouseButton.LeftButton, pos=QPoint(24, y))
-    assert shown.args[0].rows and w._fix_dialog is not None
+    assert shown.args[0].rows and w.changes.fix_dialog is not None

@@ -59,6 +59,8 @@ from skillprism.engine.views import (
     TreeView,
 )
 from skillprism.gui.browser import SafeBrowser
+from skillprism.gui.changes import KINDS as CHANGE_KINDS
+from skillprism.gui.changes import Changes
 from skillprism.gui.editor import ask_editor_command, launch_editor
 from skillprism.gui.engine_client import EngineClient
 from skillprism.gui.failure import EngineBanner, FailureDetails
@@ -140,19 +142,22 @@ class MainWindow(QMainWindow):
         self._pending_column = 0
         self._pending_files = False
         self._report_path = ""
-        # What Edit → Undo takes back, the last first: ("roots", the folders before a removal)
-        # or ("fixes", what the batch did; the writer's journal on disk undoes it).
-        self._undo_stack: list[tuple[str, Any]] = []
-        self._fix_dialog: Any = None
-        self._toggle_pending: Any = None  # a confirmed change of a runtime's settings, written
-        self._toggle_box: Any = None
-        self._fix_preferred = ""
+        # the writes on the user's action (fixes, a runtime's settings) and Edit → Undo
+        self.changes = Changes(self, self.engine, dark=dark)
+        self.changes.sig_fixes_shown.connect(self.sig_fixes_shown)
+        self.changes.sig_done.connect(self.sig_fixes_done)
+        self.changes.sig_toggle_planned.connect(self.sig_toggle_planned)
+        self.changes.sig_listing_changed.connect(self._listing_changed)
+        self.changes.sig_files_changed.connect(self.files_changed)
+        self.changes.sig_restore_roots.connect(self.set_roots)
+        self.changes.sig_status.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self._reference: tuple[Any, Any] | None = None  # the reference window, once opened
         self._details: tuple[Any, Any] | None = None  # the runtime details window, once opened
         self._reference_code = ""  # the code to show once the reference arrives
         self.runtimes: tuple[Any, ...] = ()  # the runtime profiles, as the engine lists them
         self._build_ui()
         build_actions(self)
+        self.changes.sig_undo_changed.connect(self._show_undo)
         self.engine.sig_ready.connect(self._on_engine_ready)
         self.engine.sig_answer.connect(self._on_answer)
         self.engine.sig_failed.connect(self._on_request_failed)
@@ -479,17 +484,8 @@ class MainWindow(QMainWindow):
             self.matrix.show_failure(message)
         elif kind == "tier1":
             self.budget.show_failure(message)
-        elif kind in ("fixes", "apply_fixes", "undo_fixes", "plan_toggle", "apply_toggle"):
-            if kind == "apply_toggle":
-                self._toggle_pending = None
-            box = QMessageBox(
-                QMessageBox.Icon.Warning,
-                "Quick Fixes" if "fixes" in kind else "Turning a Skill Off or On",
-                message,
-                QMessageBox.StandardButton.Ok,
-                self,
-            )
-            box.open()  # (not exec: the window's event loop keeps running)
+        elif kind in CHANGE_KINDS:
+            self.changes.failed(kind, message)
         elif kind in ("trigger", "trigger_evals", "save_evals"):
             self.trigger.show_failure(message)
         elif kind == "where":
@@ -508,14 +504,8 @@ class MainWindow(QMainWindow):
             self.trigger.show_result(result)
         elif kind == "trigger_evals":
             self.trigger.show_evals(result)
-        elif kind == "fixes":
-            self._show_fixes(result)
-        elif kind in ("apply_fixes", "undo_fixes"):
-            self._fixes_done(kind, result)
-        elif kind == "plan_toggle":
-            self._confirm_toggle(result)
-        elif kind == "apply_toggle":
-            self._toggle_done(result)
+        elif kind in CHANGE_KINDS:
+            self.changes.answered(kind, result)
         elif kind == "save_evals":
             self.trigger.saved(self._evals_saving, *result)
             self.statusBar().showMessage(f"Eval set saved: {result[0]}", 6000)
@@ -1119,129 +1109,46 @@ class MainWindow(QMainWindow):
             != QMessageBox.StandardButton.Yes
         ):
             return
-        self._push_undo("roots", list(self.roots), f"Remove {os.path.basename(folder) or folder}")
+        self.changes.push_undo(
+            "roots", list(self.roots), f"Remove {os.path.basename(folder) or folder}"
+        )
         self.set_roots([r for r in self.roots if r != folder])
         self.statusBar().showMessage(
             f"Removed {_folder_label(folder)} from the set — Edit → Undo (Ctrl+Z) brings it back",
             10000,
         )
 
-    def _push_undo(self, kind: str, what: Any, label: str) -> None:
-        self._undo_stack.append((kind, (what, label)))
-        self._show_undo()
-
-    def _show_undo(self) -> None:
-        last = self._undo_stack[-1] if self._undo_stack else None
-        self.act_undo.setEnabled(last is not None)
-        self.act_undo.setText(f"&Undo {last[1][1]}" if last is not None else "&Undo")
+    def _show_undo(self, label: str) -> None:
+        self.act_undo.setEnabled(bool(label))
+        self.act_undo.setText(f"&Undo {label}" if label else "&Undo")
 
     def undo(self) -> None:
-        """Take back the last removal of a folder from the set, or the last batch of fixes
-        written (the files as they were, from the writer's journal and backups)."""
-        if not self._undo_stack:
-            return
-        kind, (what, _label) = self._undo_stack.pop()
-        self._show_undo()
-        if kind == "roots":
-            self.set_roots(what)
-        elif kind == "toggle":
-            self.engine.request("apply_toggle", what, True)
-        else:
-            self.engine.request("undo_fixes")
-
-    # --- quick fixes -------------------------------------------------------------------------------
+        """Take back the newest change: a folder's removal from the set, fixes written, a
+        runtime's setting written (gui/changes.py)."""
+        self.changes.undo()
 
     def quick_fix(self, key: str = "", code: str = "") -> None:
         """Ask for the fixes of skill `key` (the selected one by default); `code` is checked
         first in the dialog."""
-        key = key or self.selected_key
-        if self.loaded is None or not key:
-            return
-        self._fix_preferred = code
-        self.engine.request("fixes", key, "")
+        if self.loaded is not None:
+            self.changes.quick_fix(key or self.selected_key, code)
 
     def fix_everywhere(self, code: str) -> None:
         """Ask for the fixes of `code` in every skill shown."""
-        if self.loaded is not None and code:
-            self._fix_preferred = code
-            self.engine.request("fixes", "", code)
-
-    def _show_fixes(self, view: Any) -> None:
-        from skillprism.gui.fix_dialog import FixDialog
-
-        if self._fix_dialog is not None:
-            self._fix_dialog.close()
-        dialog = FixDialog(view, self._fix_preferred, self.dark, self)
-        dialog.sig_apply.connect(lambda ids: self.engine.request("apply_fixes", tuple(ids)))
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        self._fix_dialog = dialog
-        dialog.open()  # (not exec: the window's event loop keeps running)
-        self.sig_fixes_shown.emit(view)
-
-    # --- turning a skill off or on through the runtime's own setting ------------------------------
+        if self.loaded is not None:
+            self.changes.fix_everywhere(code)
 
     def toggle_skill(self, enable: bool) -> None:
-        """Plan the change of the runtime's settings that turns the selected skill off (or on);
-        the user sees it and confirms before anything is written."""
-        if self.loaded is not None and self.selected_key:
-            self.engine.request("plan_toggle", self.selected_key, enable)
+        """Turn the selected skill off (or on) through the runtime's own setting, after the user
+        has seen the change."""
+        if self.loaded is not None:
+            self.changes.toggle_skill(self.selected_key, enable)
 
-    def _confirm_toggle(self, plan: Any) -> None:
-        verb = "turn on" if plan.enable else "turn off"
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            f"{'Turn On' if plan.enable else 'Turn Off'} {plan.name}",
-            f"To {verb} {plan.name} for {plan.title}, Skill Prism writes {plan.entry} to "
-            f"{plan.path}. The rest of the file is kept as it is; Edit → Undo puts it back.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
-        )
-        box.setDetailedText(plan.diff)
-        box.button(QMessageBox.StandardButton.Yes).setText("Write It")
-
-        def answered(result: int) -> None:
-            if result == QMessageBox.StandardButton.Yes:
-                self._toggle_pending = plan
-                self.engine.request("apply_toggle", plan.change, False)
-
-        box.finished.connect(answered)
-        self._toggle_box = box
-        box.open()  # (not exec: the window's event loop keeps running)
-        self.sig_toggle_planned.emit(plan)
-
-    def _toggle_done(self, done: Any) -> None:
-        plan, self._toggle_pending = self._toggle_pending, None
-        if plan is not None:
-            label = f"Turn {'On' if plan.enable else 'Off'} {plan.name}"
-            self._push_undo("toggle", plan.change, label)
-        self.statusBar().showMessage(done.summary, 10000)
-        # the runtime's settings decide the listing: computed again
+    def _listing_changed(self) -> None:
+        """A runtime's settings changed: the listing it makes is computed again."""
         self._budget_dirty = self._trigger_dirty = True
         self._request_budget_if_shown()
         self._request_trigger_if_shown()
-        self.sig_fixes_done.emit(done)
-
-    def _fixes_done(self, kind: str, done: Any) -> None:
-        """Fixes were written (or undone): say what, show a refusal with what differs, and
-        rescan the files now rather than when the watch sees them."""
-        if kind == "apply_fixes" and done.paths:
-            self._push_undo("fixes", done.paths, f"Fixes ({len(done.paths)} file(s))")
-        self.statusBar().showMessage(done.summary, 12000)
-        if done.refused:
-            details = "\n\n".join(f"{path}\n{diff}" for path, diff in done.refused)
-            box = QMessageBox(
-                QMessageBox.Icon.Warning,
-                "Some Files Changed",
-                f"{done.summary}\n\nA refused file changed on disk after its fixes were "
-                "offered; nothing was written to it. Ask for its fixes again.",
-                QMessageBox.StandardButton.Ok,
-                self,
-            )
-            box.setDetailedText(details)
-            box.open()
-        if done.paths:
-            self.files_changed(list(done.paths))
-        self.sig_fixes_done.emit(done)
 
     def set_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Project Folder", self.project)

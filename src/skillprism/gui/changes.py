@@ -2,7 +2,8 @@
 
 Everything the window writes happens on the user's action, in three steps: the engine plans the
 change (the fixes of a skill with their diffs, the line of a runtime's settings that turns a skill
-off), the user sees it and confirms, the engine writes it (one writer: atomic, refused when the
+off, where an install puts each skill and what it would clash with), the user sees it and
+confirms, the engine writes it (one writer: atomic, refused when the
 file changed since it was read). Each write, and the removal of a folder from the set (which
 writes nothing), goes onto one undo stack that Edit → Undo takes back, newest first.
 
@@ -12,6 +13,7 @@ the kinds in `KINDS` here and asks it to start a change.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -21,7 +23,8 @@ from skillprism.gui.engine_client import EngineClient
 
 FIX_KINDS = ("fixes", "apply_fixes", "undo_fixes")
 TOGGLE_KINDS = ("plan_toggle", "apply_toggle")
-KINDS = FIX_KINDS + TOGGLE_KINDS
+INSTALL_KINDS = ("plan_install", "apply_install", "undo_install")
+KINDS = FIX_KINDS + TOGGLE_KINDS + INSTALL_KINDS
 
 
 class Changes(QObject):
@@ -54,6 +57,7 @@ class Changes(QObject):
         self._stack: list[tuple[str, Any, str]] = []  # (kind, what undoes it, label)
         self._preferred = ""  # the code checked first in the next fix dialog
         self._toggle_pending: Any = None  # a confirmed change of a runtime's settings, written
+        self.install_dialog: Any = None  # the open install dialog (an InstallDialog), if any
 
     # --- the undo stack ---------------------------------------------------------------------------
 
@@ -73,6 +77,8 @@ class Changes(QObject):
             self.sig_restore_roots.emit(what)
         elif kind == "toggle":
             self.engine.request("apply_toggle", what, True)
+        elif kind == "install":
+            self.engine.request("undo_install")
         else:
             self.engine.request("undo_fixes")
 
@@ -166,6 +172,37 @@ class Changes(QObject):
         self.sig_listing_changed.emit()  # the runtime's settings decide its listing
         self.sig_done.emit(done)
 
+    # --- installing skills where runtimes find them ------------------------------------------------
+
+    def install(
+        self, source: str, runtimes: Sequence[Any], chosen: Sequence[str], project: str
+    ) -> None:
+        """Open the install dialog on `source` (a skill folder or a repository), `chosen`
+        runtimes checked; it plans as the user chooses and writes only on Install."""
+        from skillprism.gui.install_dialog import InstallDialog
+
+        if self.install_dialog is not None:
+            self.install_dialog.close()
+        dialog = InstallDialog(source, runtimes, chosen, project, self.window)
+        dialog.sig_plan.connect(
+            lambda src, profiles, scope, mode, replace: self.engine.request(
+                "plan_install", src, tuple(profiles), scope, mode, replace
+            )
+        )
+        dialog.sig_install.connect(lambda plan_id: self.engine.request("apply_install", plan_id))
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.install_dialog = dialog
+        dialog.open()  # (not exec: the window's event loop keeps running)
+
+    def _installed(self, kind: str, done: Any) -> None:
+        if kind == "apply_install" and done.paths:
+            self.push_undo("install", None, f"Install ({len(done.paths)} folder(s))")
+        self.sig_status.emit(done.summary, 12000)
+        if done.paths:
+            self.sig_files_changed.emit(list(done.paths))
+        self.sig_listing_changed.emit()  # what the runtimes' roots hold changed
+        self.sig_done.emit(done)
+
     # --- the engine's answers ---------------------------------------------------------------------
 
     def answered(self, kind: str, result: Any) -> None:
@@ -178,14 +215,23 @@ class Changes(QObject):
             self._confirm_toggle(result)
         elif kind == "apply_toggle":
             self._toggle_done(result)
+        elif kind == "plan_install":
+            if self.install_dialog is not None:
+                self.install_dialog.show_plan(result)
+        elif kind in ("apply_install", "undo_install"):
+            self._installed(kind, result)
 
     def failed(self, kind: str, message: str) -> None:
         """A request of one of `KINDS` failed: nothing was written; say why."""
         if kind == "apply_toggle":
             self._toggle_pending = None
+        if kind == "plan_install" and self.install_dialog is not None:
+            self.install_dialog.show_failure(message)
+            return
+        title = {"plan_install": "Install", "apply_install": "Install", "undo_install": "Install"}
         box = QMessageBox(
             QMessageBox.Icon.Warning,
-            "Quick Fixes" if kind in FIX_KINDS else "Turning a Skill Off or On",
+            title.get(kind, "Quick Fixes" if kind in FIX_KINDS else "Turning a Skill Off or On"),
             message,
             QMessageBox.StandardButton.Ok,
             self.window,

@@ -230,6 +230,7 @@ class MainWindow(QMainWindow):
         self.where_view.sig_copied.connect(
             lambda text: self.statusBar().showMessage(f"Copied {text}", 5000)
         )
+        self.where_view.sig_install_requested.connect(self.install)
         self.tabs.addTab(self.where_view, "Where")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -1143,6 +1144,22 @@ class MainWindow(QMainWindow):
         has seen the change."""
         if self.loaded is not None:
             self.changes.toggle_skill(self.selected_key, enable)
+
+    def install(self, key: str = "") -> None:
+        """Install skill `key` (the selected one by default) where the runtimes the user picks
+        find it (gui/install_dialog.py)."""
+        skill = self._skill(key or self.selected_key)
+        if skill is not None:
+            self.changes.install(skill.directory, self.runtimes, [self.profile], self.project)
+
+    def install_from_folder(self) -> None:
+        """Install every skill of a folder the user picks (a skill, a collection, a repository
+        of plugins) where the runtimes they pick find it."""
+        folder = QFileDialog.getExistingDirectory(
+            self, "Install From (a skill folder or a repository)", self.project
+        )
+        if folder:
+            self.changes.install(folder, self.runtimes, [self.profile], self.project)
 
     def _listing_changed(self) -> None:
         """A runtime's settings changed: the listing it makes is computed again."""

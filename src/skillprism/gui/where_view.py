@@ -10,7 +10,7 @@ import html
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from skillprism.engine.views import COPY_SCHEME, WherePage
 from skillprism.gui.browser import SafeBrowser
@@ -21,6 +21,8 @@ class WhereView(QWidget):
 
     sig_copied = Signal(str)
     """Something was copied to the clipboard (what)."""
+    sig_install_requested = Signal(str)
+    """The user wants the skill shown installed where runtimes find it (its key)."""
 
     def __init__(self, parent: QWidget | None = None, *, dark: bool = False) -> None:
         super().__init__(parent)
@@ -30,18 +32,29 @@ class WhereView(QWidget):
         self.filter = QLineEdit(placeholderText="Filter runtimes (name or level)")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(lambda _t: self._render())
+        self.install = QPushButton("Install for Other Runtimes…")
+        self.install.setToolTip(
+            "Copy or link this skill into the folders the runtimes you choose read skills from; "
+            "you see where each copy goes and what it would clash with before anything is written"
+        )
+        self.install.setEnabled(False)
+        self.install.clicked.connect(lambda: self.sig_install_requested.emit(self.key))
         self.browser = SafeBrowser()
         self.browser.anchorClicked.connect(self._on_link)
         self.status = QLabel("")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
-        layout.addWidget(self.filter)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.install)
+        layout.addLayout(top)
         layout.addWidget(self.browser, 1)
         layout.addWidget(self.status)
         self.show_pending()
 
     def show_pending(self, text: str = "") -> None:
         self.page = None
+        self.install.setEnabled(False)
         self.browser.setHtml(
             "<p style='color:gray; margin:24px'>"
             + html.escape(text or "Select a skill to see where each runtime would find it.")
@@ -50,6 +63,7 @@ class WhereView(QWidget):
 
     def show_report(self, page: WherePage) -> None:
         self.key = page.key
+        self.install.setEnabled(not page.error)
         if page.error:
             self.page = None
             self.browser.setHtml(f"<p style='color:#b3261e'>{html.escape(page.error)}</p>")

@@ -86,6 +86,20 @@ def build_actions(window: MainWindow) -> None:
         "Write the runtime's own setting that keeps the selected skill out of its listing "
         "(you see the change first)",
     )
+    window.act_install = act(
+        "&Install for Other Runtimes…",
+        lambda: window.install(),
+        None,
+        "Copy or link the selected skill where the runtimes you choose find it (you see the "
+        "plan, with every skill of the same name, before anything is written)",
+    )
+    window.act_install_folder = act(
+        "Install Skills From &Folder…",
+        window.install_from_folder,
+        None,
+        "Install a skill, a collection or a repository of plugins where the runtimes you "
+        "choose find them",
+    )
     window.act_turn_on = act(
         "Turn O&n for This Runtime…",
         lambda: window.toggle_skill(True),
@@ -140,6 +154,7 @@ def build_actions(window: MainWindow) -> None:
         m_file.addAction(a)
     m_file.addSeparator()
     m_file.addAction(window.act_export)
+    m_file.addAction(window.act_install_folder)
     m_file.addSeparator()
     m_file.addAction(window.act_quit)
     m_edit = mb.addMenu("&Edit")
@@ -153,6 +168,7 @@ def build_actions(window: MainWindow) -> None:
     m_skill.addSeparator()
     m_skill.addAction(window.act_turn_off)
     m_skill.addAction(window.act_turn_on)
+    m_skill.addAction(window.act_install)
     m_view = mb.addMenu("&View")
     window.install_group = QActionGroup(window)
     window.install_actions: dict[str, QAction] = {}

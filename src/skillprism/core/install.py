@@ -328,6 +328,9 @@ def _verdicts(
             )
         status = entry.status if entry is not None else "not-discovered"
         reason = entry.reason if entry is not None else "the runtime does not read it there"
+        if entry is not None and not reason and entry.status == "error":
+            first = next((d for d in entry.diagnostics if d.severity == "error"), None)
+            reason = f"{first.code} {first.message}" if first is not None else ""
         if mode == LINK and not profile.follow_symlinks:
             status, reason = (
                 "not-discovered",
@@ -389,18 +392,23 @@ def _verdicts(
             and not any(c.where == "target" for c in clashes)
             and action.target_state.startswith(("tree:", "link:"))
         ):
+            there = next((s for p, s in by_path.items() if os.path.dirname(p) == target), None)
             clashes.append(
                 Clash(
-                    name=os.path.basename(target),
+                    name=(there.qualified_name or there.name)
+                    if there
+                    else os.path.basename(target),
                     where="target",
-                    path=target,
-                    description="",
+                    path=there.path if there is not None else target,
+                    description=_description(there.description if there else ""),
                     scope=root.scope,
-                    status_after="",
+                    status_after=there.status if there is not None else "",
                     new_path=new_file,
                     new_description=_description(entry.description if entry else ""),
                     picks=new_file if not blocked else target,
-                    note="something else is in the target folder",
+                    note="another skill is in the target folder"
+                    if there is not None
+                    else "something that is not a skill is in the target folder",
                 )
             )
         out.append(

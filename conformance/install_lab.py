@@ -56,6 +56,7 @@ class Cell:
     collection: str
     scope: str
     installed: int = 0
+    held: int = 0  # placed for this runtime but not installed (a clash within the install)
     found: int = 0
     rejected: int = 0
     missing: int = 0
@@ -170,7 +171,9 @@ def _run(
                 rt = RUNTIMES[name]
                 cell = Cell(name, os.path.basename(collection), scope)
                 cells.append(cell)
-                placed = [p for p in plan.placed if p.profile == rt.profile and p.installed]
+                mine = [p for p in plan.placed if p.profile == rt.profile]
+                placed = [p for p in mine if p.installed]
+                cell.held = len(mine) - len(placed)
                 try:
                     if rt.facts_only:
                         cell.how = "resolver"
@@ -191,7 +194,7 @@ def render(cells: Sequence[Cell], verbose: bool) -> str:
     lines = []
     for scope in dict.fromkeys(c.scope for c in cells):
         lines.append(
-            f"scope: {scope}   (installed / found / rejected, Skill Prism agrees / missing)"
+            f"scope: {scope}   (installed / found / rejected, Skill Prism agrees / missing; +N: not installed, a clash in the install)"
         )
         width = max(len(c) for c in collections)
         lines.append(f"{'runtime':<13}" + "".join(f"  {c[:width]:>{width}}" for c in collections))
@@ -203,6 +206,7 @@ def render(cells: Sequence[Cell], verbose: bool) -> str:
                     "driver failed"
                     if c.error
                     else f"{c.installed}/{c.found}/{c.rejected}/{c.missing}"
+                    + (f" +{c.held}" if c.held else "")
                 )
                 marks.append(f"  {text:>{width}}")
             suffix = (

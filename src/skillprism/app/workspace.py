@@ -39,6 +39,16 @@ from skillprism.core.document import SkillDocument
 from skillprism.core.document_cache import DocumentCache
 from skillprism.core.fixes import CONFIDENCES, Fix, combined_edits, non_overlapping, offer_fixes
 from skillprism.core.fixes.descriptions import shorten_in
+from skillprism.core.install import (
+    Applied,
+    InstallError,
+    InstallPlan,
+    apply_install,
+    plan_install,
+    undo_install,
+)
+from skillprism.core.install_files import TreeError
+from skillprism.core.install_state import Status, plan_update, stale
 from skillprism.core.placement import WhereReport, where
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, ProfileError, available_profiles, load_profile
@@ -673,6 +683,64 @@ class Workspace:
     def undo_change(change: ToggleChange) -> None:
         """Put back what `change` replaced, unless the file changed since it was written."""
         _replace_text(change.path, expect=change.after, text=change.before)
+
+    # --- install, update ---------------------------------------------------------------------------
+
+    def plan_install(
+        self,
+        source: str,
+        specs: Sequence[str] | None = None,
+        *,
+        scope: str,
+        mode: str = "copy",
+        replace: bool = False,
+    ) -> InstallPlan:
+        """Where each skill of `source` (a skill folder or a repository) would go for each runtime
+        (`specs`, default the chosen ones) in `scope`, with the runtime's verdict and every clash
+        (core/install.py); nothing is written."""
+        profiles = self.profiles if specs is None else [self.profile(s) for s in specs]
+        try:
+            return plan_install(
+                source,
+                profiles,
+                scope,
+                mode,
+                project=self.project,
+                home=self.home,
+                env=self.env,
+                replace=replace,
+            )
+        except (InstallError, OSError) as err:
+            raise WorkspaceError(str(err)) from None
+
+    @staticmethod
+    def apply_install(plan: InstallPlan) -> Applied:
+        """Do what `plan` allows (the user asked for it); WorkspaceError, nothing written, when a
+        source or target changed since it was planned."""
+        try:
+            return apply_install(plan)
+        except (InstallError, TreeError, OSError) as err:
+            raise WorkspaceError(str(err)) from None
+
+    @staticmethod
+    def undo_install() -> Applied | None:
+        """Take back the last install or update (None: nothing to undo)."""
+        try:
+            return undo_install()
+        except (InstallError, OSError) as err:
+            raise WorkspaceError(str(err)) from None
+
+    def installed(self, specs: Sequence[str] = ()) -> list[Status]:
+        """Every copy Skill Prism installed (for the runtimes `specs`, when given) and how it
+        stands against its source (core/install_state.py)."""
+        names = [self.profile(s).name for s in specs]
+        return stale(names)
+
+    def plan_update(self, specs: Sequence[str] = ()) -> tuple[InstallPlan, list[Status]]:
+        """The update of every stale installed copy (of the runtimes `specs`), and the status of
+        each installed copy it looked at."""
+        statuses = self.installed(specs)
+        return plan_update(statuses, project=self.project, home=self.home), statuses
 
     def tier1_model(self, spec: str, style: str | None = None) -> Tier1Model:
         """The prepared listing of `spec` (in the profile's alternative `style`, if named)."""

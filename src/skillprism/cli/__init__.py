@@ -1,5 +1,5 @@
 """Command-line front end: one small module per command (check, fix, prompt, advise, activate,
-resource, watch, report, gui, self-test), each turning arguments into Workspace calls and
+resource, watch, report, install, gui, self-test), each turning arguments into Workspace calls and
 formatted output with an exit code. No command opens the desktop window. Headless commands never import Qt."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from skillprism.cli import (
     engine,
     fix,
     gui,
+    install,
     profiles,
     prompt,
     report,
@@ -40,6 +41,7 @@ COMMANDS = (
     report,
     where,
     toggle,
+    install,
     profiles,
     gui,
     selftest,

@@ -52,6 +52,9 @@ class Install:
 
     units: tuple[Unit, ...]
     kind: str  # PERSONAL or PROJECT
+    # A plugin goes to the runtime's plugin root only when that root is of `kind` too (an install
+    # into the project never writes below the home); the review places it there either way.
+    strict: bool = False
 
 
 def _plugin_name(folder: str) -> str:
@@ -149,13 +152,17 @@ def target_root(
     project: str,
     home: str,
     env: Mapping[str, str],
+    strict: bool = False,
 ) -> RootInfo | None:
     """The root an installer would copy into: the runtime's strongest root of `kind`, or for a
     plugin (`plugin` = its name) the runtime's plugin root with the plugin's folder in place of
-    `*`. None when the runtime has no such root."""
+    `*` (`strict`: only when that root is of `kind` too). None when the runtime has no such
+    root."""
     n = len(profile.roots)
     for index, template in enumerate(profile.roots):
         if root_condition(template, env) or (template.namespace == "plugin") != bool(plugin):
+            continue
+        if template.builtin:  # the runtime's own skills: never where a user's skill goes
             continue
         path = expand_template(template.path.replace("*", plugin or "*"), project, home, env)
         if "*" in path:
@@ -167,7 +174,7 @@ def target_root(
             if path.startswith(home.rstrip(os.sep) + os.sep)
             else ""  # a managed or system folder: not where a user installs
         )
-        if root_kind != kind and not plugin:
+        if root_kind != kind and (strict or not plugin):
             continue
         known = next((r for r in roots if r.path == path), None)
         if known is not None:
@@ -202,7 +209,9 @@ def install_plan(
         root = None
         plugin = unit.name if unit.kind == "plugin" else ""
         if plugin:
-            root = target_root(profile, roots, install.kind, plugin, project, home, env)
+            root = target_root(
+                profile, roots, install.kind, plugin, project, home, env, install.strict
+            )
             plugin = plugin if root is not None else ""
         root = root or target_root(profile, roots, install.kind, "", project, home, env)
         if root is None:

@@ -71,6 +71,7 @@ from skillprism.engine.views import (
     FilterQuery,
     FixesDone,
     FixesView,
+    InstallPlanView,
     LoadedView,
     MatrixData,
     OpenSpec,
@@ -202,6 +203,8 @@ class Engine:
         self._filled: dict[str, str] = {}
         self._risks_scanned = False  # every risk is in; the view with them is being sent
         self._offered: dict[int, Fix] = {}  # the quick fixes offered last, by their row's id
+        self._install_plans: dict[int, Any] = {}  # the install planned last (core InstallPlan)
+        self._plan_ids = itertools.count(1)
 
     # --- the loop ----------------------------------------------------------------------------------
 
@@ -861,6 +864,59 @@ class Engine:
             return FixesDone(f"Put back {change.path} as it was.", (change.path,))
         workspace.apply_change(change)
         return FixesDone(f"Wrote {change.entry} to {change.path}.", (change.path,))
+
+    def _do_plan_install(
+        self,
+        source: str,
+        profiles: Sequence[str],
+        scope: str,
+        mode: str = "copy",
+        replace: bool = False,
+    ) -> InstallPlanView:
+        """Where each skill of `source` (a skill folder or a repository) would go for each of
+        `profiles` in `scope`, with the runtime's verdicts and every clash; nothing is written.
+        The plan is kept for `apply_install` (only the newest)."""
+        from skillprism.formats.install_text import render_plan
+
+        workspace = self._require()
+        plan = workspace.plan_install(
+            source, list(profiles) or None, scope=scope, mode=mode, replace=replace
+        )
+        plan_id = next(self._plan_ids)
+        self._install_plans = {plan_id: plan}
+        return InstallPlanView(
+            plan_id,
+            plan.source,
+            plan.scope,
+            plan.mode,
+            render_plan(plan),
+            len(plan.todo),
+            len(plan.blocked),
+            sum(len(p.clashes) for p in plan.placed),
+            tuple(a.target for a in plan.todo),
+        )
+
+    def _do_apply_install(self, plan_id: int) -> FixesDone:
+        """Do the install planned as `plan_id` (the user confirmed it); refused, nothing
+        written, when a source or target changed since it was planned."""
+        workspace = self._require()
+        plan = self._install_plans.pop(plan_id, None)
+        if plan is None:
+            raise WorkspaceError("this install is no longer planned: plan it again")
+        done = workspace.apply_install(plan)
+        kept = f"; {len(done.replaced)} replaced (kept in the backups)" if done.replaced else ""
+        return FixesDone(f"Installed {len(done.installed)} folder(s){kept}.", tuple(done.installed))
+
+    def _do_undo_install(self) -> FixesDone:
+        """Take back the last install or update (the user asked)."""
+        done = self._require().undo_install()
+        if done is None:
+            return FixesDone("There is no install to undo.", ())
+        return FixesDone(
+            f"Undid the last install: {len(done.installed)} folder(s) removed, "
+            f"{len(done.restored)} put back.",
+            tuple(done.installed),
+        )
 
     def _do_undo_fixes(self) -> FixesDone:
         """Undo the last batch of fixes (the user asked)."""

@@ -386,6 +386,24 @@ class TogglePlan:
     change: Any  # core.toggle.ToggleChange
 
 
+@dataclass(frozen=True)
+class InstallPlanView:
+    """A planned install (core/install.py) as the window shows it: the plan's text (per runtime
+    each skill's target, verdict and clashes side by side), its counts and the folders it would
+    write. The engine keeps the plan itself by `plan_id` (apply_install names it); nothing is
+    written before."""
+
+    plan_id: int
+    source: str
+    scope: str
+    mode: str
+    text: str
+    todo: int  # folders to write
+    blocked: int  # folders not written (a clash at the target, a refusal)
+    clashes: int  # clashes shown (every runtime)
+    targets: tuple[str, ...]
+
+
 # --- the budget -----------------------------------------------------------------------------------
 
 

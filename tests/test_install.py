@@ -1,0 +1,337 @@
+"""Installing skills (core/install.py, core/install_state.py): the plan, clashes, apply, undo,
+stale and update, refusals, bounds, and that nothing is written without the call. No runtime
+runs here (tests/test_install_lab.py runs the runtimes' own loaders)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from skillprism.core import install_state
+from skillprism.core.install import (
+    InstallError,
+    apply_install,
+    plan_install,
+    undo_install,
+)
+from skillprism.core.install_files import TreeError, list_tree
+from skillprism.core.profiles import load_profile
+
+FIVE = ("claude-code", "codex", "gemini-cli", "opencode", "copilot-cli")
+
+
+def skill(folder: Path, name: str, description: str = "", body: str = "Body.\n") -> Path:
+    d = folder / name
+    d.mkdir(parents=True, exist_ok=True)
+    desc = description or f"The {name} skill, for tests."
+    (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {desc}\n---\n\n{body}")
+    return d
+
+
+def snapshot(*roots: Path) -> dict[str, str]:
+    """Every entry below `roots` with its kind and content: a change anywhere shows."""
+    out: dict[str, str] = {}
+    for root in roots:
+        for cur, dirs, files in os.walk(root):
+            for name in dirs + files:
+                p = os.path.join(cur, name)
+                if os.path.islink(p):
+                    out[p] = "link:" + os.readlink(p)
+                elif os.path.isfile(p):
+                    out[p] = Path(p).read_bytes().hex()
+                else:
+                    out[p] = "dir"
+    return out
+
+
+@pytest.fixture()
+def env(tmp_path: Path) -> dict:
+    home, project = Path(os.environ["HOME"]), tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    return {"home": str(home), "project": str(project), "env": {"HOME": str(home)}}
+
+
+def plan(source: Path, env: dict, profiles=FIVE, scope="personal", **kw):
+    return plan_install(
+        str(source),
+        [load_profile(p) for p in profiles],
+        scope,
+        project=env["project"],
+        home=env["home"],
+        env=env["env"],
+        **kw,
+    )
+
+
+def test_plan_places_each_skill_in_each_runtimes_first_root_one_copy_per_folder(
+    tmp_path: Path, env: dict
+) -> None:
+    repo = tmp_path / "repo"
+    skill(repo / "skills", "alpha")
+    skill(repo / "skills", "beta")
+    p = plan(repo, env)
+    home = env["home"]
+    targets = {a.target: set(a.profiles) for a in p.actions}
+    # Claude Code and OpenCode both read ~/.claude/skills first: one copy serves both.
+    assert targets[f"{home}/.claude/skills/alpha"] == {"claude-code", "opencode"}
+    assert targets[f"{home}/.codex/skills/alpha"] == {"codex"}
+    assert targets[f"{home}/.gemini/skills/alpha"] == {"gemini-cli"}
+    assert targets[f"{home}/.copilot/skills/alpha"] == {"copilot-cli"}
+    assert len(p.actions) == 8 and not p.blocked
+    assert {pl.status for pl in p.placed} == {"ok"}
+    project_plan = plan(repo, env, scope="project")
+    assert f"{env['project']}/.github/skills/beta" in {a.target for a in project_plan.actions}
+
+
+def test_a_plan_writes_nothing(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    skill(repo, "alpha")
+    skill(Path(env["home"]) / ".claude" / "skills", "alpha", "Mine, already here.")
+    before = snapshot(tmp_path, Path(env["home"]))
+    p = plan(repo, env, replace=True)
+    assert p.todo  # there is something to do...
+    assert snapshot(tmp_path, Path(env["home"])) == before  # ...and nothing was done
+
+
+def test_a_skill_at_the_target_is_shown_beside_and_never_replaced_unasked(
+    tmp_path: Path, env: dict
+) -> None:
+    repo = tmp_path / "repo"
+    skill(repo, "alpha", "The new alpha.")
+    mine = skill(Path(env["home"]) / ".claude" / "skills", "alpha", "My own alpha.")
+    p = plan(repo, env, profiles=("claude-code",))
+    (placed,) = p.placed
+    assert not placed.installed and "not replaced" in placed.blocked
+    (clash,) = placed.clashes
+    assert clash.where == "target"
+    assert clash.path == str(mine / "SKILL.md") and clash.description == "My own alpha."
+    assert clash.new_description == "The new alpha."
+    assert clash.picks == str(mine / "SKILL.md")  # the runtime keeps using the one there
+    assert apply_install(p).installed == ()
+    assert (mine / "SKILL.md").read_text().count("My own alpha.") == 1
+
+
+def test_replace_moves_the_old_skill_to_the_backups_and_undo_puts_it_back(
+    tmp_path: Path, env: dict
+) -> None:
+    repo = tmp_path / "repo"
+    skill(repo, "alpha", "The new alpha.")
+    mine = skill(Path(env["home"]) / ".claude" / "skills", "alpha", "My own alpha.")
+    (mine / "notes.txt").write_text("keep me")
+    p = plan(repo, env, profiles=("claude-code",), replace=True)
+    (placed,) = p.placed
+    assert placed.installed and placed.clashes[0].picks == str(mine / "SKILL.md")
+    done = apply_install(p)
+    assert "The new alpha." in (mine / "SKILL.md").read_text()
+    assert not (mine / "notes.txt").exists()
+    ((target, backup),) = done.replaced
+    assert target == str(mine) and Path(backup, "notes.txt").read_text() == "keep me"
+    assert Path(backup).is_relative_to(Path(os.environ["XDG_STATE_HOME"]))
+    undone = undo_install()
+    assert undone is not None and undone.restored == (str(mine),)
+    assert "My own alpha." in (mine / "SKILL.md").read_text()
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert install_state.read_manifest() == {}
+
+
+def test_a_same_name_skill_elsewhere_is_shown_with_the_runtimes_pick(
+    tmp_path: Path, env: dict
+) -> None:
+    repo = tmp_path / "repo"
+    skill(repo, "alpha", "The new alpha.")
+    home = Path(env["home"])
+    personal = skill(home / ".claude" / "skills", "alpha", "Personal alpha.")
+    p = plan(repo, env, profiles=("claude-code", "codex"), scope="project")
+    claude = next(pl for pl in p.placed if pl.profile == "claude-code")
+    (clash,) = claude.clashes
+    # Claude Code: personal beats project, so the installed copy is shadowed.
+    assert clash.where == "root" and clash.path == str(personal / "SKILL.md")
+    assert clash.picks == str(personal / "SKILL.md") and claude.status == "shadowed"
+    assert claude.installed  # nothing is overwritten: it is installed, and the clash shown
+    codex_home = skill(home / ".codex" / "skills", "alpha", "Codex alpha.")
+    p = plan(repo, env, profiles=("codex",), scope="project")
+    (clash,) = p.placed[0].clashes
+    assert clash.path == str(codex_home / "SKILL.md") and clash.picks == ""  # keep-both
+
+
+def test_two_skills_of_one_install_with_one_folder_name(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    skill(repo / "skills" / ".a", "docs", "First docs.")
+    skill(repo / "skills" / ".b", "docs", "Second docs.")
+    p = plan(repo, env, profiles=("codex",))
+    blocked = [pl for pl in p.placed if not pl.installed]
+    assert len(blocked) == 1 and blocked[0].clashes[0].where == "install"
+    assert "same folder name" in blocked[0].clashes[0].note
+    assert len(p.todo) == 1
+
+
+def test_apply_then_undo_removes_exactly_what_was_installed(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    a = skill(repo / "skills", "alpha")
+    (a / "scripts").mkdir()
+    (a / "scripts" / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    os.chmod(a / "scripts" / "run.sh", 0o755)
+    (a / "ref.md").symlink_to("scripts/run.sh")  # inside the skill: kept as a link
+    (a / "out.md").symlink_to("/etc/passwd")  # leads out: not copied
+    before = snapshot(Path(env["home"]))
+    p = plan(repo, env)
+    assert ("out.md", "a link leading out of the skill (/etc/passwd)") in p.actions[0].left_out
+    done = apply_install(p)
+    t = Path(env["home"]) / ".claude" / "skills" / "alpha"
+    assert (t / "scripts" / "run.sh").read_text() == "#!/bin/sh\necho hi\n"
+    assert os.stat(t / "scripts" / "run.sh").st_mode & 0o111
+    assert os.readlink(t / "ref.md") == "scripts/run.sh" and not (t / "out.md").exists()
+    assert not [n for n in os.listdir(t.parent) if n.startswith(".skillprism")]
+    assert len(done.installed) == 4 and len(install_state.read_manifest()) == 4
+    assert undo_install() is not None
+    state = os.path.dirname(os.path.dirname(os.environ["XDG_STATE_HOME"]))  # ~/.local
+
+    def mine(snap: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in snap.items() if not k.startswith(state)}
+
+    assert mine(snapshot(Path(env["home"]))) == mine(before)
+    assert not Path(env["home"], ".codex").exists()  # folders it created are gone again
+    assert install_state.read_manifest() == {}
+    assert undo_install() is None
+
+
+def test_apply_refuses_a_target_that_appeared_or_a_source_that_changed(
+    tmp_path: Path, env: dict
+) -> None:
+    repo = tmp_path / "repo"
+    a = skill(repo, "alpha")
+    p = plan(repo, env, profiles=("codex",))
+    skill(Path(env["home"]) / ".codex" / "skills", "alpha", "Appeared meanwhile.")
+    with pytest.raises(InstallError, match="appeared since"):
+        apply_install(p)
+    assert (
+        "Appeared meanwhile."
+        in (Path(env["home"]) / ".codex" / "skills" / "alpha" / "SKILL.md").read_text()
+    )
+    p = plan(repo, env, profiles=("gemini-cli",))
+    (a / "extra.md").write_text("new")
+    with pytest.raises(InstallError, match="changed since"):
+        apply_install(p)
+    assert not (Path(env["home"]) / ".gemini").exists()
+
+
+def test_undo_refuses_an_installed_copy_edited_since(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    skill(repo, "alpha")
+    apply_install(plan(repo, env, profiles=("codex",)))
+    installed = Path(env["home"]) / ".codex" / "skills" / "alpha" / "SKILL.md"
+    installed.write_text(installed.read_text() + "my edit\n")
+    with pytest.raises(InstallError, match="changed since it was installed"):
+        undo_install()
+    assert installed.read_text().endswith("my edit\n")
+
+
+def test_link_mode_and_a_runtime_that_does_not_follow_links(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    a = skill(repo, "alpha")
+    p = plan(repo, env, profiles=("codex", "continue"), mode="link")
+    cont = next(pl for pl in p.placed if pl.profile == "continue")
+    assert cont.status == "not-discovered" and "does not follow a symlinked" in cont.reason
+    apply_install(p)
+    target = Path(env["home"]) / ".codex" / "skills" / "alpha"
+    assert os.readlink(target) == str(a)
+    (a / "SKILL.md").write_text((a / "SKILL.md").read_text() + "changed\n")
+    assert [s.state for s in install_state.stale(["codex"])] == ["linked"]
+
+
+def test_stale_states_and_update(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    a, b, c, _d = (skill(repo / "skills", n) for n in ("a1", "b2", "c3", "d4"))
+    apply_install(plan(repo, env, profiles=("codex",)))
+    root = Path(env["home"]) / ".codex" / "skills"
+    assert {s.state for s in install_state.stale()} == {"up-to-date"}
+    (a / "SKILL.md").write_text((a / "SKILL.md").read_text() + "source edit\n")
+    (root / "b2" / "SKILL.md").write_text("edited here\n")
+    (b / "new.md").write_text("source also changed")
+    import shutil
+
+    shutil.rmtree(c)
+    shutil.rmtree(root / "d4")
+    states = {os.path.basename(s.target): s for s in install_state.stale(["codex"])}
+    assert states["a1"].state == "stale" and states["a1"].changed == ("SKILL.md",)
+    assert states["b2"].state == "changed-here"  # never overwritten silently
+    assert states["c3"].state == "source-gone" and states["d4"].state == "missing"
+    assert install_state.stale(["gemini-cli"]) == []
+    up = install_state.plan_update(list(states.values()))
+    assert [x.target for x in up.todo] == [str(root / "a1")]
+    apply_install(up)
+    assert (root / "a1" / "SKILL.md").read_text().endswith("source edit\n")
+    assert (root / "b2" / "SKILL.md").read_text() == "edited here\n"
+    assert install_state.status_of(install_state.read_manifest()[str(root / "a1")]).state == (
+        "up-to-date"
+    )
+    assert undo_install() is not None  # the update is taken back as one step
+    assert not (root / "a1" / "SKILL.md").read_text().endswith("source edit\n")
+    assert install_state.status_of(install_state.read_manifest()[str(root / "a1")]).state == (
+        "stale"
+    )
+
+
+def test_a_large_skill_is_copied_and_past_the_bounds_refused(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    big = skill(repo, "big")
+    data = big / "data"
+    data.mkdir()
+    for i in range(12_000):
+        (data / f"f{i:05d}.txt").write_bytes(b"x")
+    p = plan(repo, env, profiles=("codex",))
+    assert p.actions[0].files == 12_001
+    apply_install(p)
+    assert len(os.listdir(Path(env["home"], ".codex", "skills", "big", "data"))) == 12_000
+    with pytest.raises(TreeError, match="more than 5,000 files"):
+        list_tree(str(big), max_entries=5_000)
+    deep = skill(tmp_path / "deep", "deep")
+    cur = deep
+    for i in range(12):
+        cur = cur / f"d{i}"
+    cur.mkdir(parents=True)
+    p = plan(tmp_path / "deep" / "deep", env, profiles=("codex",))
+    assert "folder levels" in p.actions[0].blocked and not p.todo
+
+
+def test_special_files_are_not_copied_or_opened(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    a = skill(repo, "alpha")
+    os.mkfifo(a / "pipe")
+    (a / ".git").mkdir()
+    (a / ".git" / "config").write_text("[core]\n")
+    p = plan(repo, env, profiles=("codex",))
+    assert dict(p.actions[0].left_out) == {
+        "pipe": "not a file, folder or link",
+        ".git": "version-control metadata",
+    }
+    apply_install(p)
+    t = Path(env["home"]) / ".codex" / "skills" / "alpha"
+    assert sorted(os.listdir(t)) == ["SKILL.md"]
+
+
+def test_bad_arguments_and_a_folder_without_skills(tmp_path: Path, env: dict) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InstallError, match="no skill"):
+        plan(tmp_path / "empty", env)
+    with pytest.raises(InstallError, match="scope"):
+        plan(tmp_path / "empty", env, scope="global")
+    with pytest.raises(InstallError, match="not a folder"):
+        plan(tmp_path / "nope", env)
+
+
+def test_a_plugin_goes_to_the_plugin_root_only_in_its_scope(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".claude-plugin").mkdir(parents=True)
+    (repo / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit"}))
+    skill(repo / "skills", "alpha")
+    personal = plan(repo, env, profiles=("claude-code",))
+    (placed,) = personal.placed
+    assert placed.plugin == "kit" and placed.name == "kit:alpha"
+    assert "/.claude/plugins/cache/kit/" in placed.target
+    assert any("layout assumed" in n for n in placed.notes)
+    project = plan(repo, env, profiles=("claude-code",), scope="project")
+    assert project.placed[0].target == f"{env['project']}/.claude/skills/alpha"

@@ -101,9 +101,7 @@ def test_install_from_where_then_undo(window, qtbot, tmp_path) -> None:  # type:
     assert (root / "pdf-tools" / "SKILL.md").exists()  # the source is never touched
 
 
-def test_a_skill_of_the_same_name_is_shown_and_kept_unless_replace(
-    window, qtbot, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_skill_of_the_same_name_is_shown_and_kept_unless_replace(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "project").mkdir()
     home = Path(os.environ["HOME"])
     there = skill(home / ".claude" / "skills", "notes", "The notes skill already installed.")
@@ -116,10 +114,11 @@ def test_a_skill_of_the_same_name_is_shown_and_kept_unless_replace(
     assert "The notes skill already installed." in plan.text
     assert "A new notes skill under review." in plan.text
     assert plan.todo == 0 and plan.blocked == 1 and not dialog.install_button.isEnabled()
+    assert "keeps using the skill already there" in plan.text
 
     dialog.replace.setChecked(True)
     qtbot.waitUntil(lambda: dialog.plan is not None and dialog.plan.todo == 1, timeout=20000)
-    assert dialog.install_button.isEnabled()
+    assert dialog.install_button.isEnabled() and "uses the new copy" in dialog.plan.text
     with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
         dialog.install_button.click()
     assert b"under review" in (there / "SKILL.md").read_bytes()

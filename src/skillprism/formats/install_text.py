@@ -13,19 +13,21 @@ def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n / 1024:.0f} KiB"
 
 
-def _clash_lines(clash: Clash) -> list[str]:
+def _clash_lines(clash: Clash, installed: bool) -> list[str]:
     where = {
         "target": "already at the target",
         "root": "same name elsewhere",
         "install": "same folder in this install",
     }.get(clash.where, clash.where)
-    picks = (
-        "keeps both (the model sees both)"
-        if not clash.picks
-        else "uses the new copy"
-        if clash.picks == clash.new_path
-        else f"uses {clash.picks}"
-    )
+    if clash.where == "target":
+        # both copies have the same path: which one is there after depends on the write alone
+        picks = "uses the new copy" if installed else "keeps using the skill already there"
+    elif not clash.picks:
+        picks = "keeps both (the model sees both)"
+    elif clash.picks == clash.new_path:
+        picks = "uses the new copy"
+    else:
+        picks = f"uses {clash.picks}"
     lines = [
         f"      clash ({where}): {clash.name}",
         f"        there: {clash.path} [{clash.scope}{', ' + clash.status_after if clash.status_after else ''}]",
@@ -58,7 +60,7 @@ def render_plan(plan: InstallPlan, *, applied: bool = False) -> str:
             for note in r.notes:
                 lines.append(f"      note: {note}")
             for clash in r.clashes:
-                lines.extend(_clash_lines(clash))
+                lines.extend(_clash_lines(clash, r.installed))
     for _profile, message in plan.homeless:
         lines.append(f"! {message}")
     verb = "written" if applied else "to write"

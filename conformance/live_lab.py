@@ -23,6 +23,13 @@ import binlab  # noqa: E402
 
 # Which lab package holds each runtime's CLI (binlab.PACKAGES), per profile name.
 LAB_PACKAGE = {"claude-code": "claude-code", "codex": "codex", "opencode": "opencode"}
+# Gemini CLI is a node package, not a binary (the lab's gemini-cli folder holds only its core
+# library): installed by `python3 conformance/live_lab.py --install-gemini-cli`.
+GEMINI_CLI = (
+    "@google/gemini-cli@0.61.0",
+    "gemini-cli-cli/node_modules/@google/gemini-cli/bundle/gemini.js",
+)
+NODE_CLI = {"gemini-cli": GEMINI_CLI}  # profile -> (npm spec, entry point below the cache)
 
 SKILLS = {
     "alpha": "Convert CSV files into Excel workbooks with formatted headers and frozen panes.",
@@ -33,6 +40,15 @@ PROMPT = "turn data.csv into an xlsx workbook with a bold header row"
 
 def cli_path(runtime: str) -> Path:
     """The pinned CLI (binlab.LabError when the lab does not hold it, with why)."""
+    if runtime in NODE_CLI:
+        spec, entry = NODE_CLI[runtime]
+        path = binlab.cache_root() / entry
+        if not path.is_file():
+            raise binlab.LabError(
+                f"{spec} is not installed at {path}; run: python3 "
+                "conformance/live_lab.py --install-gemini-cli"
+            )
+        return path
     package = LAB_PACKAGE.get(runtime)
     if package is None:
         raise binlab.LabError(f"the lab has no CLI package for {runtime}")
@@ -75,7 +91,11 @@ def lab_run(runtime: str, answer: str, base: Path, timeout: float = 60.0) -> tup
     sources = write_skills(base / "src")
     home = base / "home"
     home.mkdir()
-    job_env = binlab.isolated_env({"home": str(home), "env": {}})
+    for name, text in spec.lab.files:
+        target_file = home / name.removeprefix("~/")
+        target_file.parent.mkdir(parents=True, exist_ok=True)
+        target_file.write_text(text, encoding="utf-8")
+    job_env = binlab.isolated_env({"home": str(home), "env": dict(spec.env)})
     ws = lay_out(profile, [Skill(p.name, str(p)) for p in sources], str(base / "ws"))
     target = {"intended": "alpha", "other": "beta"}.get(answer, "alpha")
     skill_file = str(Path(ws.root) / ws.skills[target] / "SKILL.md")
@@ -116,3 +136,30 @@ def lab_run(runtime: str, answer: str, base: Path, timeout: float = 60.0) -> tup
     outcome = run_one(spec, Job(0, PROMPT, 1), launch, "alpha", ws.skills, timeout, lambda: False)
     lines = stream.read_text(encoding="utf-8").splitlines() if stream.exists() else []
     return outcome, lines
+
+
+def install_gemini_cli() -> int:
+    """npm install of the pinned Gemini CLI into the lab cache (no install script runs)."""
+    import subprocess
+
+    folder = binlab.cache_root() / GEMINI_CLI[1].split("/")[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "package.json").write_text(
+        '{"name": "skillprism-lab-gemini-cli-cli", "private": true}\n'
+    )
+    cmd = [
+        "npm",
+        "install",
+        "--ignore-scripts",
+        "--no-save",
+        "--no-audit",
+        "--no-fund",
+        GEMINI_CLI[0],
+    ]
+    return subprocess.run(cmd, cwd=folder).returncode
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--install-gemini-cli"]:
+        raise SystemExit(install_gemini_cli())
+    raise SystemExit("usage: live_lab.py --install-gemini-cli")

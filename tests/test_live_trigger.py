@@ -30,7 +30,7 @@ from skillprism.core.profiles import ProfileError, load_profile, parse_profile
 
 STREAMS = Path(__file__).parent / "data" / "live_streams"
 SKILLS = {"alpha": "alpha", "beta": "beta"}
-LAB_CLIS = ("claude-code", "codex", "opencode")
+LAB_CLIS = ("claude-code", "codex", "opencode", "gemini-cli")
 
 
 def read_stream(runtime: str, answer: str, exit_code: int = 0) -> RunOutcome:
@@ -56,6 +56,7 @@ def test_reader_on_captured_streams(runtime: str) -> None:
 
 def test_reader_reads_the_model_where_the_stream_names_it() -> None:
     assert read_stream("claude-code", "intended").model == "claude-opus-5-5"
+    assert read_stream("gemini-cli", "none").model == "gemini-2.5-flash"
 
 
 def test_reader_intended_wins_over_an_earlier_other_and_skips_log_lines() -> None:
@@ -103,11 +104,11 @@ def test_reader_error_from_exit_status_or_silence() -> None:
 
 
 def test_profiles_live_sections() -> None:
-    for name in ("claude-code", "codex", "opencode"):
+    for name in LAB_CLIS:
         live = load_profile(name).live
         assert live is not None and live.verified == "lab" and live.use
     gemini = load_profile("gemini-cli").live
-    assert gemini is not None and gemini.verified == "unverified" and "not" in gemini.reason
+    assert gemini is not None and dict(gemini.env) == {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
 
 def test_live_spec_errors_name_the_key() -> None:

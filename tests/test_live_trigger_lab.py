@@ -34,7 +34,7 @@ def _cli_or_skip(runtime: str) -> None:
 
 
 @pytest.mark.parametrize("answer", ANSWERS)
-@pytest.mark.parametrize("runtime", ["claude-code", "codex", "opencode"])
+@pytest.mark.parametrize("runtime", ["claude-code", "codex", "opencode", "gemini-cli"])
 def test_outcome_read_from_the_real_cli(runtime: str, answer: str, tmp_path: Path) -> None:
     _cli_or_skip(runtime)
     timeout = 6.0 if answer == "timeout" else 90.0
@@ -48,10 +48,3 @@ def test_outcome_read_from_the_real_cli(runtime: str, answer: str, tmp_path: Pat
         assert "lab: scripted bad request" in outcome.message
     # Nothing but the scripted server was asked: every request the CLI made reached it.
     assert (tmp_path / "requests.jsonl").is_file()
-
-
-def test_gemini_cli_is_marked_unverified_with_the_reason() -> None:
-    live = load_profile("gemini-cli").live
-    assert live is not None
-    assert live.verified == "unverified"
-    assert "gemini-cli" in live.reason

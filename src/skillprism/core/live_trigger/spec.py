@@ -13,6 +13,8 @@ Everything that differs between runtimes is data here, read by one reader (reade
   SKILL.md file of the set, such as a Read's file path or a shell command) says which skill;
 - `[[live_trigger.error]]`: events that report an error, with `message` (the path of its text);
 - `[[live_trigger.model]]`: events that name the model, with `value` (its path);
+- `env`: variables the runtime needs to run in the throwaway workspace (such as trusting that
+  folder), added to the user's own environment;
 - `verified`: "lab" when tests/test_live_trigger_lab.py drives the pinned release against the
   scripted model server, else "unverified" with `reason`;
 - `[live_trigger.lab]`: what the lab adds (arguments, environment with `{base_url}`) and the tool
@@ -48,6 +50,7 @@ class LabSpec:
     env: tuple[tuple[str, str], ...] = ()
     tool: str = ""
     tool_input: Mapping[str, Any] = field(default_factory=dict)
+    files: tuple[tuple[str, str], ...] = ()  # "~/..." -> text, written into the lab's home
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class LiveSpec:
     use: tuple[Rule, ...]
     errors: tuple[Rule, ...]
     models: tuple[Rule, ...]
+    env: tuple[tuple[str, str], ...]
     verified: str  # "lab" or "unverified"
     reason: str
     sources: tuple[str, ...]
@@ -125,7 +129,7 @@ def parse_live_spec(data: Mapping[str, Any], where: str) -> LiveSpec | None:
         return None
     here = f"{where}: key 'live_trigger"
     known = {"command", "version", "base_url", "use", "error", "model", "verified", "reason"}
-    known |= {"sources", "lab"}
+    known |= {"sources", "lab", "env"}
     unknown = set(data) - known
     if unknown:
         raise LiveSpecError(f"{here}.{sorted(unknown)[0]}': is not a known key")
@@ -142,8 +146,10 @@ def parse_live_spec(data: Mapping[str, Any], where: str) -> LiveSpec | None:
         raise LiveSpecError(f"{here}.lab': expected a table")
     tool = lab.get("tool", {})
     env = lab.get("env", {})
-    if not isinstance(tool, dict) or not isinstance(env, dict):
-        raise LiveSpecError(f"{here}.lab': 'tool' and 'env' are tables")
+    files = lab.get("files", {})
+    run_env = data.get("env", {})
+    if not all(isinstance(t, dict) for t in (tool, env, files, run_env)):
+        raise LiveSpecError(f"{here}': 'env', 'lab.tool', 'lab.env' and 'lab.files' are tables")
     return LiveSpec(
         command=command,
         version=_strings(data.get("version", [command[0], "--version"]), f"{here}.version'"),
@@ -151,6 +157,7 @@ def parse_live_spec(data: Mapping[str, Any], where: str) -> LiveSpec | None:
         use=_rules(data.get("use"), f"{here}.use'", ("name", "path")),
         errors=_rules(data.get("error"), f"{here}.error'", ("value",)),
         models=_rules(data.get("model"), f"{here}.model'", ("value",)),
+        env=tuple((str(k), str(v)) for k, v in run_env.items()),
         verified=verified,
         reason=str(data.get("reason", "")),
         sources=_strings(data.get("sources", []), f"{here}.sources'"),
@@ -159,5 +166,6 @@ def parse_live_spec(data: Mapping[str, Any], where: str) -> LiveSpec | None:
             env=tuple((str(k), str(v)) for k, v in env.items()),
             tool=str(tool.get("name", "")),
             tool_input=tool.get("input", {}),
+            files=tuple((str(k), str(v)) for k, v in files.items()),
         ),
     )

@@ -74,7 +74,7 @@ def run_env(spec: LiveSpec, base: Mapping[str, str] | None = None) -> dict[str, 
     return env
 
 
-def live_release(spec: LiveSpec, program: str, env: Mapping[str, str], timeout: float = 30) -> str:
+def live_release(spec: LiveSpec, program: str, env: Mapping[str, str], timeout: float = 10) -> str:
     """The CLI's own `--version` line ("" when it gives none)."""
     argv = [program, *spec.version[1:]]
     try:

@@ -341,3 +341,43 @@ def test_fingerprint_follows_the_files(tmp_path: Path) -> None:
         "---\nname: alpha\ndescription: e\n---\n", encoding="utf-8"
     )
     assert fingerprint([skill.folder]) != first
+
+
+# --- properties -----------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(st.text(max_size=60), _json_values.map(json.dumps)), max_size=12),
+    st.sampled_from(LAB_CLIS),
+    st.integers(min_value=0, max_value=3),
+)
+def test_any_stream_reads_as_one_outcome(lines: list[str], runtime: str, code: int) -> None:
+    spec = load_profile(runtime).live
+    assert spec is not None
+    out = StreamReader(spec, "alpha", SKILLS).feed_all(lines).outcome(code, "err")
+    assert out.outcome in ("intended", "other", "none", "error")
+    assert (out.outcome == "other") == bool(out.skill and out.skill != "alpha")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=10), st.booleans()), max_size=30),
+    st.floats(min_value=0, max_value=0.95),
+)
+def test_the_split_is_a_partition(rows: list[tuple[str, bool]], holdout: float) -> None:
+    items = [EvalItem(q, s) for q, s in rows]
+    train, held = split_eval_set(items, holdout)
+    assert sorted(train + held, key=repr) == sorted(items, key=repr)
+    assert split_eval_set(items, holdout) == (train, held)  # seeded: the same every time

@@ -47,7 +47,11 @@ def test_outcome_read_from_the_real_cli(runtime: str, answer: str, tmp_path: Pat
     if answer == "error":
         assert "lab: scripted bad request" in outcome.message
     # Nothing but the scripted server was asked: every request the CLI made reached it.
-    assert (tmp_path / "requests.jsonl").is_file()
+    requests = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
+    if answer in ("intended", "other", "none"):
+        # The runtime saw the throwaway project's skill set: both skills are in what it sent.
+        for description in live_lab.SKILLS.values():
+            assert description in requests, f"{runtime} did not list {description!r}"
 
 
 @pytest.mark.parametrize("runtime", ["claude-code", "codex", "opencode", "gemini-cli"])

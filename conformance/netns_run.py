@@ -13,6 +13,7 @@ the group: CLI, this wrapper and the server together) with this process's enviro
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,6 @@ def main() -> int:
         return 125
     server = LabServer(Script(load_script(args.script), Path(args.log) if args.log else None))
     server.start()
-    import os
-
     env = dict(os.environ)
     for item in args.env:
         key, _, value = item.partition("=")

@@ -381,3 +381,21 @@ def test_the_split_is_a_partition(rows: list[tuple[str, bool]], holdout: float) 
     train, held = split_eval_set(items, holdout)
     assert sorted(train + held, key=repr) == sorted(items, key=repr)
     assert split_eval_set(items, holdout) == (train, held)  # seeded: the same every time
+
+
+def test_prices_come_from_the_shipped_file_with_source_and_date(tmp_path: Path) -> None:
+    from skillprism.core.live_trigger.plan import load_prices
+
+    shipped = load_prices()
+    assert shipped["lab-model-1"].usd_per_million == 0.0 and shipped["lab-model-1"].source
+    bad = tmp_path / "prices.toml"
+    bad.write_text(
+        'schema = 1\n[[price]]\nmodel = "m"\n[[price]]\nmodel = "n"\n'
+        'usd_per_million_input_tokens = 1.5\nsource = "s"\ndate = "2026-11-27"\n',
+        encoding="utf-8",
+    )
+    assert list(load_prices(str(bad))) == ["n"]  # a row without its price and source is left out
+    assert load_prices(str(tmp_path / "missing.toml")) == {}
+    plan = make_plan(["p"], 2, "", model="lab-model-1")
+    doc = plan.as_dict()
+    assert doc["cost_usd"] == 0.0 and doc["price"]["date"] == "2026-11-27" and doc["calls"] == 2

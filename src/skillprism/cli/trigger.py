@@ -50,6 +50,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="exit 1 when the share of prompts estimated right is under RATE (0-1)",
     )
     trigger.add_argument("--format", choices=("text", "json"), default="text")
+    live = trigger.add_argument_group(
+        "live runs",
+        "run the runtime's own CLI on each prompt (it calls its model with your own "
+        "configuration and credentials) and read which skill it used from its event stream; "
+        "the plan (calls, tokens, cost) is shown first and nothing runs without --yes or a "
+        "yes on the terminal",
+    )
+    live.add_argument("--live", action="store_true", help="run the runtime instead of estimating")
+    live.add_argument("--runs", type=int, default=3, metavar="N", help="runs per prompt (3)")
+    live.add_argument("--runtime-cli", metavar="PATH", help="the runtime's CLI (default: on PATH)")
+    live.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="seconds per run (120)"
+    )
+    live.add_argument("--concurrency", type=int, default=2, metavar="N", help="runs at once (2)")
+    live.add_argument(
+        "--holdout",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="hold this share of the eval set out, as skill-creator splits it (seed 42; "
+        "skill-creator uses 0.4); scores are given for both parts",
+    )
+    live.add_argument("--yes", action="store_true", help="run without asking")
+    live.add_argument("--save", metavar="FILE", help="save the results as JSON")
+    live.add_argument(
+        "--compare", metavar="FILE", help="compare with results saved before (did my edit help?)"
+    )
     trigger.set_defaults(run=run)
 
 
@@ -62,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.fail_under is not None and not 0 <= args.fail_under <= 1:
         return error("--fail-under: a share between 0 and 1")
+    if args.live:
+        from skillprism.cli.trigger_live import run_live_cli
+
+        return run_live_cli(args)
     try:
         inputs = budget_inputs(args)
         items = (

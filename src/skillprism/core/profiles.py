@@ -15,6 +15,7 @@ from typing import Any
 
 from skillprism.core.codes import ACTIONS, RULES
 from skillprism.core.disclosure_spec import DisclosureSpec, check_template, parse_disclosure
+from skillprism.core.live_trigger.spec import LiveSpec, LiveSpecError, parse_live_spec
 from skillprism.core.structured import StructuredError, read_structured
 from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
@@ -268,6 +269,8 @@ class Profile:
     name_pattern: str = ""
     framing: Framing = field(default_factory=lambda: Framing())
     reading: Reading = field(default_factory=lambda: Reading())
+    # How to drive the runtime's CLI for live trigger runs (core/live_trigger/spec.py)
+    live: LiveSpec | None = None
 
     @property
     def provenance(self) -> str:
@@ -530,12 +533,17 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 f"{where}: key 'tier1.builtin[{i}].root': {b.root!r} is not the path of a [[roots]] table"
             )
     runtime = _parse_runtime(top.table("runtime"))
+    try:
+        live = parse_live_spec(top.get("live_trigger", dict, {}), where)
+    except LiveSpecError as err:
+        raise ProfileError(str(err)) from None
     top.used.update({"fields", "rules", "roots"})
     top.check_unknown()
 
     return Profile(
         disclosure=disclosure,
         runtime=runtime,
+        live=live,
         name=name,
         title=title,
         summary=summary,

@@ -55,6 +55,7 @@ from skillprism.engine.protocol import (
     FAILED,
     HELLO,
     PART,
+    PROGRESS,
     PROTOCOL_VERSION,
     REQUEST,
     chunks,
@@ -72,6 +73,9 @@ from skillprism.engine.views import (
     FixesDone,
     FixesView,
     InstallPlanView,
+    LivePlanView,
+    LiveRow,
+    LiveRunView,
     LoadedView,
     MatrixData,
     OpenSpec,
@@ -93,6 +97,11 @@ from skillprism.paths import user_state_dir
 log = logging.getLogger("skillprism.engine")
 
 FILE_LIMIT = 500  # files of one skill the tree lists
+# Kinds whose handler gets the job and answers it later from a thread of its own (a live trigger
+# run: minutes of waiting on subprocesses that must not hold up the other kinds). They are
+# superseded and cancelled as every kind is; their progress goes as `progress` messages.
+BACKGROUND = frozenset({"live_run"})
+_LATER = object()  # a handler's return: the answer comes later
 FILL_INTERVAL = 0.25  # seconds between two fills of risks sent while they are scanned
 # skills in one fill at most: the window applies a fill in one go, so a scan that runs fast
 # (the cache knows the skills) comes in several small fills rather than one that blocks it
@@ -211,6 +220,10 @@ class Engine:
     def handle(self, kind: str, *args: Any) -> Any:
         """Answer one request here and now (never superseded): its payload, or the exception."""
         handler: Callable[..., Any] = getattr(self, f"_do_{kind}")
+        if kind in BACKGROUND:  # answered later, into `sent`, from its own thread
+            job = _Job(next(self._serials), kind, args)
+            self._newest[kind] = job.id  # the newest of its kind, as a request read would be
+            return handler(job)
         return handler(*args)
 
     def serve(self) -> None:
@@ -304,8 +317,9 @@ class Engine:
             return
         try:
             with cancellable(lambda: self._stop_wanted(job)):
-                payload = handler(*job.args)
-                self._answer(job, payload)
+                payload = handler(*job.args) if job.kind not in BACKGROUND else handler(job)
+                if payload is not _LATER:
+                    self._answer(job, payload)
         except Cancelled:
             log.debug("%s %d superseded", job.kind, job.id)
         except WorkspaceError as err:
@@ -756,6 +770,162 @@ class Engine:
         )
         return dataclasses.replace(view, source=source)
 
+    def _live_setup(
+        self,
+        profile: str,
+        inputs: BudgetInputs,
+        key: str,
+        items: Sequence[tuple[str, bool]],
+        runs: int,
+        runtime_cli: str,
+    ) -> tuple[Any, ...]:
+        """Everything a live run needs from the workspace, read on the engine's own thread."""
+        from skillprism.core.eval_sets import EvalItem
+        from skillprism.core.live_trigger.plan import make_plan
+        from skillprism.core.live_trigger.session import (
+            LiveError,
+            find_program,
+            live_spec,
+            review_set,
+        )
+
+        workspace = self._require()
+        catalog = workspace.catalog(profile, security=False)
+        skill = self._skill(key)
+        intended = skill.qualified_name or skill.name
+        evals = tuple(EvalItem(q, s) for q, s in items)
+        plan = make_plan(
+            [i.query for i in evals], max(1, runs), workspace.tier1(profile, inputs).text
+        )
+        skills = review_set(catalog)
+        problem = program = ""
+        spec = None
+        try:
+            spec = live_spec(catalog.profile)
+            program = find_program(spec, runtime_cli or None)
+        except LiveError as err:
+            problem = str(err)
+        if not problem and not any(s.name == intended for s in skills):
+            problem = (
+                f"{intended} is not in the skill set under review: a live run copies only those"
+            )
+        if not problem and not evals:
+            problem = "the eval set holds no prompt"
+        return catalog.profile, spec, program, skills, intended, evals, plan, problem
+
+    def _do_live_plan(
+        self,
+        profile: str,
+        inputs: BudgetInputs,
+        key: str,
+        items: Sequence[tuple[str, bool]],
+        runs: int,
+        runtime_cli: str,
+    ) -> LivePlanView:
+        """What a live run of the set `items` ((query, should trigger) each) for the skill `key`
+        would do: calls, tokens, cost where a price is known, and whether it can run."""
+        prof, spec, program, skills, intended, _evals, plan, problem = self._live_setup(
+            profile, inputs, key, items, runs, runtime_cli
+        )
+        return LivePlanView(
+            prof.title,
+            intended,
+            plan.prompts,
+            plan.runs,
+            plan.calls,
+            plan.listing_tokens,
+            plan.tokens_per_call,
+            plan.input_tokens,
+            plan.cost_usd,
+            plan.price.source if plan.price else "",
+            plan.text(),
+            program,
+            len(skills),
+            spec.reason if spec is not None and spec.verified != "lab" else "",
+            problem,
+        )
+
+    def _do_live_run(self, job: _Job) -> object:
+        """Run the live plan (the same arguments as `live_plan`, then timeout, concurrency and
+        the held-out share) in a thread: `progress` messages as results arrive, then the
+        `LiveRunView`. A newer `live_run`, a cancel or the window going ends every running CLI."""
+        profile, inputs, key, items, runs, runtime_cli, timeout, concurrency, holdout = job.args
+        prof, spec, program, skills, intended, evals, _plan, problem = self._live_setup(
+            profile, inputs, key, items, runs, runtime_cli
+        )
+        if problem:
+            raise WorkspaceError(problem)
+        thread = threading.Thread(
+            target=self._live_thread,
+            args=(
+                job,
+                prof,
+                spec,
+                program,
+                skills,
+                intended,
+                evals,
+                runs,
+                timeout,
+                concurrency,
+                holdout,
+            ),
+            name="skillprism-live-run",
+            daemon=True,
+        )
+        thread.start()
+        return _LATER
+
+    def _live_thread(
+        self,
+        job: _Job,
+        prof: Any,
+        spec: Any,
+        program: str,
+        skills: Any,
+        intended: str,
+        evals: Any,
+        runs: int,
+        timeout: float,
+        concurrency: int,
+        holdout: float,
+    ) -> None:
+        from skillprism.core.live_trigger.results import split_eval_set
+        from skillprism.core.live_trigger.session import live_release, run_env, run_live
+
+        def progress(result: Any, done: int, total: int) -> None:
+            o = result.outcome
+            what = o.outcome + (f" ({o.skill})" if o.outcome == "other" else "")
+            self._send((PROGRESS, job.id, job.kind, done, total, f"{what}: {result.job.prompt}"))
+
+        try:
+            with cancellable(lambda: self._stop_wanted(job)):
+                env = run_env(spec)
+                results = run_live(
+                    prof,
+                    skills,
+                    intended,
+                    evals,
+                    max(1, runs),
+                    program=program,
+                    env=env,
+                    release=live_release(spec, program, env),
+                    held_out=split_eval_set(evals, holdout)[1] if holdout else (),
+                    timeout=timeout,
+                    concurrency=concurrency,
+                    on_result=progress,
+                )
+                self._answer(job, _live_view(prof.title, results))
+        except Cancelled:
+            log.debug("%s %d stopped", job.kind, job.id)
+        except Exception as err:
+            details = traceback.format_exc()
+            log.error("%s failed:\n%s", job.kind, details)
+            self._fail(
+                job,
+                Failure(f"the live run failed: {type(err).__name__}: {err}", details, log_path()),
+            )
+
     def _do_save_evals(
         self, path: str, edited: Sequence[tuple[str, bool]], expected: str | None
     ) -> tuple[str, str]:
@@ -1028,3 +1198,43 @@ def main(fd: int) -> int:
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         engine.serve()
     return 0
+
+
+def _live_view(title: str, results: Any) -> LiveRunView:
+    """A finished live run as the window shows it."""
+    rows = []
+    for p in results.prompts:
+        c = p.counts
+        errors = [o.message for o in p.outcomes if o.outcome in ("error", "timeout") and o.message]
+        rows.append(
+            LiveRow(
+                p.query,
+                p.should_trigger,
+                p.held_out,
+                p.rate,
+                p.passed,
+                c["intended"],
+                c["other"],
+                c["none"],
+                c["error"],
+                c["timeout"],
+                ", ".join(f"{n} x{k}" for n, k in p.others.items()),
+                errors[0] if errors else "",
+            )
+        )
+    s = results.scores()
+    return LiveRunView(
+        title,
+        results.skill,
+        results.release,
+        tuple(results.models),
+        results.date,
+        results.fingerprint,
+        s.precision,
+        s.recall,
+        s.passed,
+        s.failed,
+        s.unanswered,
+        tuple(rows),
+        results.dumps(),
+    )

@@ -453,3 +453,63 @@ class MatrixData:
     texts: tuple[tuple[str, ...], ...]
     labels: list[str] = field(default_factory=list)
     rows: RowList[MatrixRow] = field(default_factory=lambda: RowList(MatrixRow))
+
+
+@dataclass(frozen=True)
+class LivePlanView:
+    """What a live trigger run would do before it runs (core/live_trigger/plan.py): `problem`
+    says why it cannot run ("" when it can); `unverified` why the runtime's live mode was not
+    checked in the lab ("" when it was)."""
+
+    title: str  # the runtime's
+    skill: str
+    prompts: int
+    runs: int
+    calls: int
+    listing_tokens: int
+    tokens_per_call: int
+    input_tokens: int
+    cost_usd: float | None
+    price_source: str
+    text: str  # the plan in one sentence, as the CLI prints it
+    program: str  # the CLI that would run ("" when none was found)
+    skills: int  # skills copied into the throwaway project
+    unverified: str
+    problem: str
+
+
+class LiveRow(NamedTuple):
+    """One prompt of a live run: its trigger rate over the runs that got an answer."""
+
+    query: str
+    should_trigger: bool
+    held_out: bool
+    rate: float | None  # None: no run got an answer
+    passed: bool | None
+    intended: int
+    other: int
+    none: int
+    error: int
+    timeout: int
+    others: str  # "name x2, name x1": the other skills used instead
+    message: str  # the first error's message
+
+
+@dataclass(frozen=True)
+class LiveRunView:
+    """A finished live run; `saved` is the result as `skillprism trigger --live --save` writes
+    it (the window saves it where the user chooses, and compares two)."""
+
+    title: str
+    skill: str
+    release: str
+    models: tuple[str, ...]
+    date: str
+    fingerprint: str
+    precision: float | None
+    recall: float | None
+    passed: int
+    failed: int
+    unanswered: int
+    rows: tuple[LiveRow, ...]
+    saved: str

@@ -73,6 +73,7 @@ from skillprism.engine.views import (
     FixesDone,
     FixesView,
     InstallPlanView,
+    LiveComparison,
     LivePlanView,
     LiveRow,
     LiveRunView,
@@ -925,6 +926,38 @@ class Engine:
                 job,
                 Failure(f"the live run failed: {type(err).__name__}: {err}", details, log_path()),
             )
+
+    def _do_save_live(self, path: str, text: str) -> str:
+        """Write a finished live run's result (`text`, as `trigger --live --save` writes it) to
+        `path`, which the user chose; refused when `text` is not such a result."""
+        from skillprism.core.live_trigger.results import ResultsError, loads
+
+        try:
+            loads(text, "the live result")
+        except ResultsError as err:
+            raise WorkspaceError(str(err)) from None
+        write_atomically(path, text)
+        return path
+
+    def _do_compare_live(self, path: str, current: str) -> LiveComparison:
+        """The live run `current` (its saved text) against the result saved at `path`."""
+        from skillprism.core.live_trigger.results import ResultsError, compare, loads
+
+        try:
+            with open(path, encoding="utf-8") as fh:
+                before = loads(fh.read(), path)
+            after = loads(current, "the run shown")
+        except OSError as err:
+            raise WorkspaceError(f"{path}: cannot read it: {err.strerror or err}") from None
+        except ResultsError as err:
+            raise WorkspaceError(str(err)) from None
+        changes = compare(before, after)
+        return LiveComparison(
+            path,
+            tuple((c.query, c.should_trigger, c.before) for c in changes),
+            sum(1 for c in changes if c.better is True),
+            sum(1 for c in changes if c.better is False),
+        )
 
     def _do_save_evals(
         self, path: str, edited: Sequence[tuple[str, bool]], expected: str | None

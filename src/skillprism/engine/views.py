@@ -513,3 +513,14 @@ class LiveRunView:
     unanswered: int
     rows: tuple[LiveRow, ...]
     saved: str
+
+
+@dataclass(frozen=True)
+class LiveComparison:
+    """A finished live run against a saved one (core/live_trigger/results.py `compare`): each
+    prompt's rate in the saved run, and how many prompts moved the right or the wrong way."""
+
+    path: str
+    before: tuple[tuple[str, bool, float | None], ...]  # (query, should trigger, saved rate)
+    better: int
+    worse: int

@@ -190,6 +190,21 @@ class EngineClient(QObject):
             self._on_death(f"the engine stopped answering ({err.strerror or err})")
         return job
 
+    def cancel(self, kind: str) -> None:
+        """Stop the pending request of `kind`: the engine stops it at its next checkpoint (a
+        live trigger run stops every CLI it started) and no answer of it is shown."""
+        job = self._pending.get(kind)
+        if job is None:
+            return
+        self._next_id += 1
+        self._newest[kind] = self._next_id  # an id no answer carries: whatever comes is dropped
+        self._set_pending({k: v for k, v in self._pending.items() if k != kind})
+        if self._sock is not None and not self.dead:
+            try:
+                self._send(encode((CANCEL, job)))
+            except OSError as err:
+                self._on_death(f"the engine stopped answering ({err.strerror or err})")
+
     def _send(self, data: bytes) -> None:
         """Send all of `data` on the non-blocking socket (requests are small: a full buffer is
         waited out briefly rather than queued)."""

@@ -75,6 +75,9 @@ from skillprism.gui.window_menus import build_actions
 MAX_RECENT = 10
 
 
+LIVE_KINDS = ("live_plan", "live_run", "save_live", "compare_live")  # gui/live_runs.py's
+
+
 def _folder_label(path: str) -> str:
     """A folder as the title bar names it: the home folder as ~, odd characters spelled out."""
     return display_path(home_relative(path))
@@ -308,6 +311,7 @@ class MainWindow(QMainWindow):
         self.trigger.sig_evals_save.connect(self._save_evals)
         self._evals_saving = ""  # the skill whose eval set is being saved
         self.trigger.sig_select_skill.connect(self.select_skill)
+        self._wire_live_runs()
         self.trigger_dock = QDockWidget("Trigger Estimate", self)
         self.trigger_dock.setObjectName("trigger-dock")
         self.trigger_dock.setWidget(self.trigger)
@@ -487,6 +491,8 @@ class MainWindow(QMainWindow):
             self.budget.show_failure(message)
         elif kind in CHANGE_KINDS:
             self.changes.failed(kind, message)
+        elif kind in LIVE_KINDS:
+            self.trigger.live.show_failure(message)
         elif kind in ("trigger", "trigger_evals", "save_evals"):
             self.trigger.show_failure(message)
         elif kind == "where":
@@ -507,6 +513,14 @@ class MainWindow(QMainWindow):
             self.trigger.show_evals(result)
         elif kind in CHANGE_KINDS:
             self.changes.answered(kind, result)
+        elif kind == "live_plan":
+            self.trigger.live.show_plan(result)
+        elif kind == "live_run":
+            self.trigger.live.show_result(result)
+        elif kind == "save_live":
+            self.statusBar().showMessage(f"Live result saved: {result}", 6000)
+        elif kind == "compare_live":
+            self.trigger.live.show_comparison(result)
         elif kind == "save_evals":
             self.trigger.saved(self._evals_saving, *result)
             self.statusBar().showMessage(f"Eval set saved: {result[0]}", 6000)
@@ -593,6 +607,36 @@ class MainWindow(QMainWindow):
             self.budget.inputs(),
             self.trigger.prompt.text(),
             self.selected_key,
+        )
+
+    def _wire_live_runs(self) -> None:
+        """The trigger view's live runs (gui/live_runs.py) go through the engine: plan, run
+        (progress as runs finish), cancel, save and compare."""
+        live = self.trigger.live
+
+        def ask(kind: str, items: list, *rest: Any) -> None:  # type: ignore[type-arg]
+            rows = tuple((str(q), bool(s)) for q, s in items)
+            self.engine.request(
+                kind, self.profile, self.budget.inputs(), self.selected_key, rows, *rest
+            )
+
+        live.sig_plan.connect(lambda items, runs, cli: ask("live_plan", items, runs, cli))
+        live.sig_start.connect(
+            lambda items, runs, cli, timeout, at_once, held: ask(
+                "live_run", items, runs, cli, timeout, at_once, held
+            )
+        )
+        live.sig_cancel.connect(lambda: self.engine.cancel("live_run"))
+        live.sig_save.connect(lambda path, text: self.engine.request("save_live", path, text))
+        live.sig_compare.connect(
+            lambda path: self.engine.request(
+                "compare_live", path, live.result.saved if live.result else ""
+            )
+        )
+        self.engine.sig_progress.connect(
+            lambda kind, done, total, what: (
+                kind == "live_run" and live.show_progress(done, total, what)
+            )
         )
 
     def _request_trigger_if_shown(self) -> None:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from skillprism.engine.views import EvalRow, EvalView, TriggerRow, TriggerView
 from skillprism.gui.icons import state_icon
+from skillprism.gui.live_runs import LiveRunsPage
 from skillprism.gui.table_model import RowsTableModel
 from skillprism.gui.table_view import PlaceholderTableView
 
@@ -260,6 +261,9 @@ class TriggerPanel(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.ranking, "Ranking")
         self.tabs.addTab(evals_page, "Eval Set")
+        self.live = LiveRunsPage(self._live_items)
+        self.tabs.addTab(self.live, "Live Runs")
+        self.tabs.currentChanged.connect(lambda _i: self._replan_if_shown())
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -290,6 +294,16 @@ class TriggerPanel(QWidget):
         self._show_summary()
         self._show_evals()
         self._enable()
+        self._replan_if_shown()
+
+    def _live_items(self) -> list[tuple[str, bool]]:
+        """The selected skill's eval set as the user has it (edited or not), for a live run."""
+        held = self.sets.get(self.key)
+        return list(held.items) if held is not None else []
+
+    def _replan_if_shown(self) -> None:
+        if self.tabs.currentWidget() is self.live and self.isVisible():
+            self.live.replan()
 
     def show_result(self, result: TriggerView) -> None:
         if result.key != self.key:
@@ -318,6 +332,7 @@ class TriggerPanel(QWidget):
         self.eval_model.set_rows(evals.rows, evals.name)
         self._show_evals()
         self._enable()
+        self._replan_if_shown()
 
     def saved(self, key: str, path: str, text: str) -> None:
         """The skill `key`'s eval set was written to `path` as `text`."""

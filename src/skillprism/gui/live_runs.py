@@ -39,6 +39,7 @@ from skillprism.gui.table_model import RowsTableModel
 from skillprism.gui.table_view import PlaceholderTableView
 
 HOLDOUT = 0.4  # skill-creator's held-out share
+BEFORE_COLUMN = 4  # LiveModel's column of the saved run's rate
 
 
 def _rate(rate: float | None) -> str:
@@ -164,11 +165,10 @@ class LiveRunsPage(QWidget):
             settings.addWidget(QLabel(label))
             settings.addWidget(w)
         settings.addWidget(self.holdout)
-        settings.addStretch(1)
-        cli_row = QHBoxLayout()
-        cli_row.addWidget(QLabel("Runtime CLI"))
-        cli_row.addWidget(self.cli, 1)
-        cli_row.addWidget(browse)
+        settings.addSpacing(12)
+        settings.addWidget(QLabel("Runtime CLI"))
+        settings.addWidget(self.cli, 1)
+        settings.addWidget(browse)
 
         self.plan_label = QLabel()
         self.plan_label.setWordWrap(True)
@@ -215,7 +215,6 @@ class LiveRunsPage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(settings)
-        layout.addLayout(cli_row)
         layout.addWidget(self.plan_label)
         layout.addLayout(buttons)
         layout.addWidget(self.last)
@@ -302,12 +301,14 @@ class LiveRunsPage(QWidget):
             return
         self.progress.show_progress(done, total)
         self.last.setText(f"Last: {what}")
+        self.last.setVisible(True)
 
     def show_result(self, result: LiveRunView) -> None:
         self.running = False
         self.result = result
         self.model.set_rows(result.rows)
-        self.last.setText(f"Finished: {len(result.rows)} prompt(s).")
+        self.table.setColumnHidden(BEFORE_COLUMN, True)  # until compared with a saved run
+        self.last.setText("")
         self._show_summary()
         self._enable()
 
@@ -317,10 +318,12 @@ class LiveRunsPage(QWidget):
             return
         before = {(q, should): rate for q, should, rate in comparison.before}
         self.model.set_rows(self.result.rows, before)
+        self.table.setColumnHidden(BEFORE_COLUMN, False)
         self.last.setText(
             f"Compared with {comparison.path}: {comparison.better} prompt(s) moved the right "
             f"way, {comparison.worse} the wrong way (the Before column)."
         )
+        self.last.setVisible(True)
 
     def show_failure(self, message: str) -> None:
         self.running = False
@@ -403,3 +406,4 @@ class LiveRunsPage(QWidget):
         self.compare.setEnabled(self.result is not None and not self.running)
         for w in (self.runs, self.cli):
             w.setEnabled(not self.running)
+        self.last.setVisible(bool(self.last.text()))

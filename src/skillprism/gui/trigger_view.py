@@ -302,7 +302,10 @@ class TriggerPanel(QWidget):
         return list(held.items) if held is not None else []
 
     def _replan_if_shown(self) -> None:
-        if self.tabs.currentWidget() is self.live and self.isVisible():
+        live = self.tabs.currentWidget() is self.live
+        # a live run reports what the model did: the estimate's caveat is not about it
+        self.note.setVisible(not live)
+        if live and self.isVisible():
             self.live.replan()
 
     def show_result(self, result: TriggerView) -> None:

@@ -1,0 +1,227 @@
+"""Whether a live trigger run blocks the window: 50 prompts x 3 runs on 1,000 skills.
+
+The real window (offscreen) opens N generated skills under Claude Code, selects one, loads an eval
+set of 50 prompts for it and starts a live run of 3 runs per prompt from the trigger view's Live
+Runs tab, as a user does. The CLI is Claude Code 2.1.330 itself, from the conformance lab's cache,
+talking to the lab's scripted model server on 127.0.0.1 inside a network namespace of its own
+(conformance/netns_run.py; nothing else reachable), through a wrapper this bench writes and names
+as the tab's "Runtime CLI". Without the lab's binary (or without `unshare`), a stand-in that prints
+a stream captured from the real CLI is used instead, and the output says so.
+
+Measured: the longest the GUI thread went without ticking (a heartbeat timer, as bench_stall.py)
+from Start until the result is shown, beside the same window idle for as long before the run
+(the baseline); how long the run took and how many progress messages came in.
+
+Target: no block over 50 ms.
+
+    QT_QPA_PLATFORM=offscreen python bench/bench_live_window.py [-n 1000] [--prompts 50] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "conformance"))
+
+from bench_stall import Heartbeat  # noqa: E402
+from gen_skills import generate  # noqa: E402
+
+BLOCK_TARGET_MS = 50.0
+STREAMS = REPO / "tests" / "data" / "live_streams"
+WORDS = ("report", "chart", "deploy", "release", "invoice", "summary", "review", "schema")
+
+
+def lab_wrapper(tmp: Path, home: Path, skill: str) -> tuple[Path, str]:
+    """A program that runs the lab's Claude Code beside the scripted model server, which answers
+    every main turn with a use of `skill`; (path, what it is). Raises LookupError without the lab."""
+    import binlab
+
+    from skillprism.core.profiles import load_profile
+
+    spec = load_profile("claude-code").live
+    if spec is None:
+        raise LookupError("the claude-code profile has no [live_trigger]")
+    try:
+        claude = binlab.binary_path("claude-code")
+        prefix = binlab.no_network_prefix()
+    except binlab.LabError as err:
+        raise LookupError(str(err)) from None
+    for name, text in spec.lab.files:
+        target = home / name.removeprefix("~/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    script = tmp / "script.json"
+    tool_input = json.loads(json.dumps(dict(spec.lab.tool_input)).replace("{skill}", skill))
+    script.write_text(json.dumps({"kind": "tool", "tool": spec.lab.tool, "input": tool_input}))
+    argv = [*prefix, sys.executable, str(REPO / "conformance" / "netns_run.py")]
+    argv += ["--script", str(script)]
+    for key, value in spec.lab.env:
+        argv += ["--env", f"{key}={value}"]
+    argv += ["--", str(claude)]
+    wrapper = tmp / "bin" / "claude"
+    wrapper.parent.mkdir(parents=True, exist_ok=True)
+    quoted = " ".join(f"'{a}'" for a in argv)
+    extra = " ".join(f"'{a}'" for a in spec.lab.args)
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "--version" ]; then exec ' + f"'{claude}' --version; fi\n"
+        f'exec {quoted} "$@" {extra}\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    return wrapper, f"Claude Code from the lab ({claude.name}) and the scripted model server"
+
+
+def stand_in(tmp: Path, skill: str) -> tuple[Path, str]:
+    """A program printing the stream captured from the real Claude Code, naming `skill`."""
+    stream = (STREAMS / "claude-code-intended.jsonl").read_text(encoding="utf-8")
+    data = tmp / "stream.jsonl"
+    data.write_text(stream.replace('"alpha"', json.dumps(skill)), encoding="utf-8")
+    program = tmp / "bin" / "claude"
+    program.parent.mkdir(parents=True, exist_ok=True)
+    program.write_text(
+        f"#!{sys.executable}\nimport sys, time\n"
+        "if sys.argv[1:] == ['--version']:\n    print('2.1.330 (Claude Code)')\n    sys.exit()\n"
+        f"time.sleep(0.5)\nsys.stdout.write(open({str(data)!r}).read())\n",
+        encoding="utf-8",
+    )
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    return program, "a stand-in printing a stream captured from Claude Code 2.1.330"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=1000)
+    parser.add_argument("--prompts", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--at-once", type=int, default=4)
+    parser.add_argument("--stand-in", action="store_true", help="do not use the lab's CLI")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    tmp = Path(tempfile.mkdtemp(prefix="skillprism-live-window-"))
+    home = tmp / "home"
+    home.mkdir()
+    os.environ["HOME"] = str(home)  # the lab's settings for the CLI go here, nothing else
+    root = tmp / "skills"
+    generate(root, args.n)
+
+    from PySide6.QtCore import QSettings
+
+    from skillprism.gui.app import make_application
+    from skillprism.gui.main_window import MainWindow
+
+    app = make_application()
+    settings = QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat)
+    beat = Heartbeat()
+    beat.start()
+
+    def pump(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.001)
+
+    def until(done, timeout: float = 900.0) -> None:  # type: ignore[no-untyped-def]
+        end = time.perf_counter() + timeout
+        while not done():
+            if time.perf_counter() > end:
+                raise SystemExit("timed out waiting for the window")
+            app.processEvents()
+            time.sleep(0.001)
+
+    applied: list[object] = []
+    window = MainWindow(
+        roots=[str(root)], profile="claude-code", project=str(tmp), dark=False, settings=settings
+    )
+    window.sig_catalog_applied.connect(applied.append)
+    window.resize(1440, 900)
+    window.show()
+    window.reload()
+    until(lambda: applied and window.loaded is not None and not window.loaded.risks_pending)
+    skill = window.loaded.skills[len(window.loaded.skills) // 2]
+    if args.stand_in:
+        program, what = stand_in(tmp, skill.name)
+    else:
+        try:
+            program, what = lab_wrapper(tmp, home, skill.name)
+        except LookupError as err:
+            print(f"(the lab's CLI cannot run here: {err}; using the stand-in)")
+            program, what = stand_in(tmp, skill.name)
+    evals = tmp / "evals.json"
+    evals.write_text(
+        json.dumps(
+            [
+                {
+                    "query": f"prepare the {WORDS[i % len(WORDS)]} for case {i}",
+                    "should_trigger": i % 2 == 0,
+                }
+                for i in range(args.prompts)
+            ]
+        ),
+        encoding="utf-8",
+    )
+    window.select_skill(skill.key)
+    window.trigger_dock.raise_()
+    window.trigger.sig_evals_requested.emit(str(evals))
+    until(lambda: len(window.trigger._live_items()) == args.prompts)
+    live = window.trigger.live
+    window.trigger.tabs.setCurrentWidget(live)
+    live.runs.setValue(args.runs)
+    live.concurrency.setValue(args.at_once)
+    live.cli.setText(str(program))
+    live.replan()
+    until(lambda: live.plan is not None and live.plan.program == str(program))
+    if live.plan.problem:
+        raise SystemExit(f"the run cannot start: {live.plan.problem}")
+    calls = live.plan.calls
+
+    progress: list[int] = []
+    window.engine.sig_progress.connect(
+        lambda kind, done, _total, _what: kind == "live_run" and progress.append(done)
+    )
+    pump(0.5)
+    beat.reset()
+    start = time.perf_counter()
+    pump(3.0)
+    idle_ms = beat.longest_ms
+    beat.reset()
+    start = time.perf_counter()
+    live.start.click()
+    until(lambda: live.result is not None or not live.running)
+    took = time.perf_counter() - start
+    pump(0.5)
+    block_ms, block_cpu_ms = beat.longest_ms, beat.longest_cpu * 1000
+    result = live.result
+    window.shutdown()
+    app.processEvents()
+    shutil.rmtree(tmp, ignore_errors=True)
+    if result is None:
+        print(f"the run failed: {live.plan_label.text()}")
+        return 1
+    answered = sum(r.intended + r.other + r.none for r in result.rows)
+    ok = block_ms <= BLOCK_TARGET_MS
+    print(f"{args.n:,} skills, {args.prompts} prompts x {args.runs} runs = {calls} model calls")
+    print(f"CLI: {what}; {args.at_once} at once")
+    print(f"run took {took:.1f} s; {len(progress)} progress messages; {answered} runs answered")
+    print(
+        f"{'longest GUI block during the run':36} {block_ms:7.1f} ms  target {BLOCK_TARGET_MS:.0f} "
+        f"ms  {'ok' if ok else 'OVER'}  (GUI CPU in it: {block_cpu_ms:.0f} ms)"
+    )
+    print(f"{'baseline: the window idle, 3 s':36} {idle_ms:7.1f} ms")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -126,3 +126,37 @@ def test_a_skill_of_the_same_name_is_shown_and_kept_unless_replace(window, qtbot
     with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
         w.undo()
     assert (there / "SKILL.md").read_bytes() == before  # the replaced skill is back
+
+
+def test_installed_copies_show_a_stale_one_and_update_it(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "project").mkdir()
+    root = tmp_path / "work"
+    source = skill(root, "notes", "Keeps notes. Use when asked to note something.")
+    w = window(root)
+    dialog = open_dialog(w, qtbot, str(source / "SKILL.md"))
+    with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
+        dialog.install_button.click()
+    copy = Path(os.environ["HOME"]) / ".claude" / "skills" / "notes" / "SKILL.md"
+    assert copy.exists()
+
+    w.act_installed.trigger()
+    updates = w.changes.update_dialog
+    qtbot.waitUntil(lambda: updates.plan is not None, timeout=20000)
+    assert "up-to-date" in updates.plan.text and not updates.update_button.isEnabled()
+    updates.close()
+
+    (source / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: Keeps better notes.\n---\n# notes\n", encoding="utf-8"
+    )
+    w.act_installed.trigger()
+    updates = w.changes.update_dialog
+    qtbot.waitUntil(lambda: updates.plan is not None, timeout=20000)
+    assert "stale" in updates.plan.text and updates.plan.todo == 1
+    assert b"better" not in copy.read_bytes()  # shown, not written
+    with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
+        updates.update_button.click()
+    assert b"Keeps better notes." in copy.read_bytes()
+
+    with qtbot.waitSignal(w.sig_fixes_done, timeout=20000):
+        w.undo()
+    assert b"Keeps notes." in copy.read_bytes()  # the copy as it was before the update

@@ -1099,6 +1099,31 @@ class Engine:
             tuple(a.target for a in plan.todo),
         )
 
+    def _do_plan_update(self, profiles: Sequence[str] = ()) -> InstallPlanView:
+        """Every copy Skill Prism installed (for `profiles`, when given) and how it stands
+        against its source, and the update of the stale ones (kept for `apply_install`); nothing
+        is written."""
+        from skillprism.formats.install_text import render_plan, render_status
+
+        workspace = self._require()
+        plan, statuses = workspace.plan_update(list(profiles))
+        plan_id = next(self._plan_ids)
+        self._install_plans = {plan_id: plan}
+        text = render_status(statuses)
+        if plan.actions:
+            text += "\n" + render_plan(plan)
+        return InstallPlanView(
+            plan_id,
+            "",
+            "update",
+            "copy",
+            text,
+            len(plan.todo),
+            len(plan.blocked),
+            sum(len(p.clashes) for p in plan.placed),
+            tuple(a.target for a in plan.todo),
+        )
+
     def _do_apply_install(self, plan_id: int) -> FixesDone:
         """Do the install planned as `plan_id` (the user confirmed it); refused, nothing
         written, when a source or target changed since it was planned."""

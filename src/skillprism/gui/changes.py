@@ -23,7 +23,7 @@ from skillprism.gui.engine_client import EngineClient
 
 FIX_KINDS = ("fixes", "apply_fixes", "undo_fixes")
 TOGGLE_KINDS = ("plan_toggle", "apply_toggle")
-INSTALL_KINDS = ("plan_install", "apply_install", "undo_install")
+INSTALL_KINDS = ("plan_install", "plan_update", "apply_install", "undo_install")
 KINDS = FIX_KINDS + TOGGLE_KINDS + INSTALL_KINDS
 
 
@@ -58,6 +58,7 @@ class Changes(QObject):
         self._preferred = ""  # the code checked first in the next fix dialog
         self._toggle_pending: Any = None  # a confirmed change of a runtime's settings, written
         self.install_dialog: Any = None  # the open install dialog (an InstallDialog), if any
+        self.update_dialog: Any = None  # the open dialog of installed copies, if any
 
     # --- the undo stack ---------------------------------------------------------------------------
 
@@ -194,6 +195,20 @@ class Changes(QObject):
         self.install_dialog = dialog
         dialog.open()  # (not exec: the window's event loop keeps running)
 
+    def update_installed(self) -> None:
+        """Show every copy Skill Prism installed and how it stands against its source; the
+        stale ones are copied again only on Update."""
+        from skillprism.gui.install_dialog import UpdateDialog
+
+        if self.update_dialog is not None:
+            self.update_dialog.close()
+        dialog = UpdateDialog(self.window)
+        dialog.sig_update.connect(lambda plan_id: self.engine.request("apply_install", plan_id))
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.update_dialog = dialog
+        dialog.open()  # (not exec: the window's event loop keeps running)
+        self.engine.request("plan_update", ())
+
     def _installed(self, kind: str, done: Any) -> None:
         if kind == "apply_install" and done.paths:
             self.push_undo("install", None, f"Install ({len(done.paths)} folder(s))")
@@ -218,6 +233,9 @@ class Changes(QObject):
         elif kind == "plan_install":
             if self.install_dialog is not None:
                 self.install_dialog.show_plan(result)
+        elif kind == "plan_update":
+            if self.update_dialog is not None:
+                self.update_dialog.show_plan(result)
         elif kind in ("apply_install", "undo_install"):
             self._installed(kind, result)
 
@@ -228,7 +246,10 @@ class Changes(QObject):
         if kind == "plan_install" and self.install_dialog is not None:
             self.install_dialog.show_failure(message)
             return
-        title = {"plan_install": "Install", "apply_install": "Install", "undo_install": "Install"}
+        if kind == "plan_update" and self.update_dialog is not None:
+            self.update_dialog.show_failure(message)
+            return
+        title = dict.fromkeys(INSTALL_KINDS, "Install")
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             title.get(kind, "Quick Fixes" if kind in FIX_KINDS else "Turning a Skill Off or On"),

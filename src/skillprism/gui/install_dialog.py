@@ -240,3 +240,60 @@ class InstallDialog(QDialog):
         self.install_button.setEnabled(False)
         self.sig_install.emit(self.plan.plan_id)
         self.accept()
+
+
+class UpdateDialog(QDialog):
+    """Installed copies and their state against their source (up to date, stale, changed here,
+    source gone); Update copies the stale ones again (a copy edited where it is installed is
+    never overwritten). Nothing is written until Update; Edit → Undo takes it back."""
+
+    sig_update = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Installed Copies")
+        self.resize(900, 520)
+        self.plan: Any = None
+        self.summary = QLabel("Looking at every copy Skill Prism installed…")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.update_button = self.buttons.addButton(
+            "Update", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.update_button.setEnabled(False)
+        self.buttons.accepted.connect(self._update)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.buttons)
+
+    def show_plan(self, plan: Any) -> None:
+        """The installed copies and the update of the stale ones (an InstallPlanView)."""
+        self.plan = plan
+        self.text.setPlainText(plan.text)
+        if plan.todo:
+            self.summary.setText(
+                f"<b>{plan.todo}</b> installed cop(ies) are stale: Update copies them again from "
+                "their source. A copy edited where it is installed is not touched. Nothing is "
+                "written until Update; Edit → Undo takes it back."
+            )
+            self.update_button.setText(f"Update {plan.todo}")
+        else:
+            self.summary.setText("Nothing to update: every installed copy is as its source.")
+        self.update_button.setEnabled(plan.todo > 0)
+
+    def show_failure(self, message: str) -> None:
+        self.plan = None
+        self.update_button.setEnabled(False)
+        self.summary.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")
+
+    def _update(self) -> None:
+        if self.plan is not None and self.plan.todo:
+            self.update_button.setEnabled(False)
+            self.sig_update.emit(self.plan.plan_id)
+            self.accept()

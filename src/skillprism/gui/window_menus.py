@@ -100,6 +100,13 @@ def build_actions(window: MainWindow) -> None:
         "Install a skill, a collection or a repository of plugins where the runtimes you "
         "choose find them",
     )
+    window.act_installed = act(
+        "Installed &Copies…",
+        lambda: window.changes.update_installed(),
+        None,
+        "Every copy Skill Prism installed, whether it is stale against its source, and an "
+        "update of the stale ones (you see it first)",
+    )
     window.act_turn_on = act(
         "Turn O&n for This Runtime…",
         lambda: window.toggle_skill(True),
@@ -155,6 +162,7 @@ def build_actions(window: MainWindow) -> None:
     m_file.addSeparator()
     m_file.addAction(window.act_export)
     m_file.addAction(window.act_install_folder)
+    m_file.addAction(window.act_installed)
     m_file.addSeparator()
     m_file.addAction(window.act_quit)
     m_edit = mb.addMenu("&Edit")

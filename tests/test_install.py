@@ -335,3 +335,18 @@ def test_a_plugin_goes_to_the_plugin_root_only_in_its_scope(tmp_path: Path, env:
     assert any("layout assumed" in n for n in placed.notes)
     project = plan(repo, env, profiles=("claude-code",), scope="project")
     assert project.placed[0].target == f"{env['project']}/.claude/skills/alpha"
+
+
+def test_a_source_the_runtime_already_reads_is_a_clash_after_a_copy(
+    tmp_path: Path, env: dict
+) -> None:
+    """Copying ~/.agents/skills/foo into the project: Codex and Gemini CLI read both copies."""
+    source = skill(Path(env["home"]) / ".agents" / "skills", "foo", "Foo.")
+    p = plan(source, env, profiles=("codex", "gemini-cli", "claude-code"), scope="project")
+    by = {pl.profile: pl for pl in p.placed}
+    (codex,) = by["codex"].clashes
+    assert codex.path == str(source / "SKILL.md") and codex.picks == ""  # keep-both
+    assert "the source itself is in" in codex.note
+    (gemini,) = by["gemini-cli"].clashes
+    assert gemini.picks == gemini.new_path  # the workspace folder overrides the user folder
+    assert by["claude-code"].clashes == ()  # Claude Code does not read ~/.agents/skills

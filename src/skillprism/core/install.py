@@ -34,6 +34,7 @@ from typing import Any
 
 from skillprism.core.install_files import Tree, TreeError, copy_tree, list_tree
 from skillprism.core.installed import KINDS, Install, Unit, find_units, install_plan
+from skillprism.core.placement import within_root
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, clash_key
 from skillprism.core.resolve import build_catalog
@@ -328,8 +329,8 @@ def _verdicts(
             )
         status = entry.status if entry is not None else "not-discovered"
         reason = entry.reason if entry is not None else "the runtime does not read it there"
-        if entry is not None and not reason and entry.status == "error":
-            first = next((d for d in entry.diagnostics if d.severity == "error"), None)
+        if entry is not None and not reason and entry.status in ("error", "warning"):
+            first = next((d for d in entry.diagnostics if d.severity == entry.status), None)
             reason = f"{first.code} {first.message}" if first is not None else ""
         if mode == LINK and not profile.follow_symlinks:
             status, reason = (
@@ -337,6 +338,40 @@ def _verdicts(
                 f"{profile.title} does not follow a symlinked skill folder: install it as a copy",
             )
         clashes: list[Clash] = []
+        home_root = next(
+            (
+                r
+                for r in after.roots
+                if r.exists
+                and r.path != root.path
+                and within_root(skill_dir, r.path, r.layout, profile.max_depth)
+            ),
+            None,
+        )
+        if entry is not None and home_root is not None and mode == COPY and not blocked:
+            # The source itself sits in a folder this runtime reads: after a copy it reads both
+            # (the resolver saw one path, so the pick is the tie rule's between the two roots).
+            if profile.tie_rule == "keep-both":
+                picks = ""
+            else:
+                picks = new_file if root.rank < home_root.rank else entry.path
+            clashes.append(
+                Clash(
+                    name=entry.qualified_name or entry.name,
+                    where="root",
+                    path=entry.path,
+                    description=_description(entry.description),
+                    scope=home_root.scope,
+                    status_after=entry.status if picks != new_file else "shadowed",
+                    new_path=new_file,
+                    new_description=_description(entry.description),
+                    picks=picks,
+                    note=f"the source itself is in {profile.title}'s folder {home_root.path}: "
+                    "after a copy it reads both",
+                )
+            )
+            if picks == entry.path:
+                status, reason = "shadowed", f"{entry.path} wins"
         if entry is not None and entry.name:
             key = clash_key(profile, entry.qualified_name or entry.name)
             winner = next((s for s in groups.get(key, []) if s.loaded), None)

@@ -350,3 +350,31 @@ def test_a_source_the_runtime_already_reads_is_a_clash_after_a_copy(
     (gemini,) = by["gemini-cli"].clashes
     assert gemini.picks == gemini.new_path  # the workspace folder overrides the user folder
     assert by["claude-code"].clashes == ()  # Claude Code does not read ~/.agents/skills
+
+
+def test_a_repository_search_cut_short_is_refused_not_installed_in_part(
+    tmp_path: Path, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillprism.core import install
+
+    repo = tmp_path / "repo"
+    for i in range(6):
+        skill(repo / f"group{i}", f"s{i}")
+    monkeypatch.setattr(install, "UNIT_SEARCH_DIRS", 4)
+    with pytest.raises(InstallError, match="search stopped after 4 folders"):
+        plan(repo, env)
+
+
+def test_a_repository_with_an_unreadable_folder_is_refused(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    for i in range(2):
+        skill(repo / f"group{i}", f"s{i}")
+    unreadable = repo / "group0"
+    os.chmod(unreadable, 0)
+    try:
+        if os.access(unreadable, os.R_OK):
+            pytest.skip("running as a user who reads every folder")
+        with pytest.raises(InstallError, match="group0"):
+            plan(repo, env)
+    finally:
+        os.chmod(unreadable, 0o755)

@@ -39,6 +39,7 @@ from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, clash_key
 from skillprism.core.resolve import build_catalog
 from skillprism.core.roots import profile_roots
+from skillprism.core.scan import DEFAULT_MAX_DIRS
 from skillprism.core.write_back import backups_dir, new_file_mode, replace_atomically
 
 COPY, LINK = "copy", "link"
@@ -46,6 +47,7 @@ MODES = (COPY, LINK)
 JOURNAL_NAME = "install-journal.json"
 JOURNAL_DEPTH = 50
 _STAGE = ".skillprism-install-"
+UNIT_SEARCH_DIRS = DEFAULT_MAX_DIRS  # folders searched for skills in a repository
 
 
 class InstallError(Exception):
@@ -148,11 +150,18 @@ class Applied:
 
 
 def _skill_units(source: str) -> list[Unit]:
-    """The units of `source`: the skill folder itself, or what find_units finds below it."""
+    """The units of `source`: the skill folder itself, or what find_units finds below it;
+    InstallError when the search was cut short (an install never leaves skills out unsaid)."""
     for name in os.listdir(source):
         if name.lower() == "skill.md" and os.path.isfile(os.path.join(source, name)):
             return [Unit("skill", source, os.path.basename(source), (os.path.join(source, name),))]
-    return find_units(source)
+    notes: list[str] = []
+    units = find_units(source, max_dirs=UNIT_SEARCH_DIRS, notes=notes)
+    if notes:
+        raise InstallError(
+            f"{notes[0]}; nothing was planned (point at a smaller folder, e.g. its skills/)"
+        )
+    return units
 
 
 def target_state(path: str) -> str:

@@ -336,3 +336,46 @@ def test_a_plugin_goes_to_the_plugin_root_only_in_its_scope(tmp_path: Path, env:
     assert any("layout assumed" in n for n in placed.notes)
     project = plan(repo, env, profiles=("claude-code",), scope="project")
     assert project.placed[0].target == f"{env['project']}/.claude/skills/alpha"
+
+
+def test_a_source_the_runtime_already_reads_is_a_clash_after_a_copy(
+    tmp_path: Path, env: dict
+) -> None:
+    """Copying ~/.agents/skills/foo into the project: Codex and Gemini CLI read both copies."""
+    source = skill(Path(env["home"]) / ".agents" / "skills", "foo", "Foo.")
+    p = plan(source, env, profiles=("codex", "gemini-cli", "claude-code"), scope="project")
+    by = {pl.profile: pl for pl in p.placed}
+    (codex,) = by["codex"].clashes
+    assert codex.path == str(source / "SKILL.md") and codex.picks == ""  # keep-both
+    assert "the source itself is in" in codex.note
+    (gemini,) = by["gemini-cli"].clashes
+    assert gemini.picks == gemini.new_path  # the workspace folder overrides the user folder
+    assert by["claude-code"].clashes == ()  # Claude Code does not read ~/.agents/skills
+
+
+def test_a_repository_search_cut_short_is_refused_not_installed_in_part(
+    tmp_path: Path, env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillprism.core import install
+
+    repo = tmp_path / "repo"
+    for i in range(6):
+        skill(repo / f"group{i}", f"s{i}")
+    monkeypatch.setattr(install, "UNIT_SEARCH_DIRS", 4)
+    with pytest.raises(InstallError, match="search stopped after 4 folders"):
+        plan(repo, env)
+
+
+def test_a_repository_with_an_unreadable_folder_is_refused(tmp_path: Path, env: dict) -> None:
+    repo = tmp_path / "repo"
+    for i in range(2):
+        skill(repo / f"group{i}", f"s{i}")
+    unreadable = repo / "group0"
+    os.chmod(unreadable, 0)
+    try:
+        if os.access(unreadable, os.R_OK):
+            pytest.skip("running as a user who reads every folder")
+        with pytest.raises(InstallError, match="group0"):
+            plan(repo, env)
+    finally:
+        os.chmod(unreadable, 0o755)

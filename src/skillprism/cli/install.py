@@ -193,7 +193,7 @@ def run_installed(args: argparse.Namespace) -> int:
     from skillprism.formats.install_text import render_status
 
     try:
-        workspace = Workspace(None, (), args.profile or ())
+        workspace = Workspace(None, (), args.profile or (), project_settings=False)
         statuses = workspace.installed(workspace.chosen if args.profile else ())
     except WorkspaceError as err:
         return error(str(err))

@@ -34,10 +34,12 @@ from typing import Any
 
 from skillprism.core.install_files import Tree, TreeError, copy_tree, list_tree
 from skillprism.core.installed import KINDS, Install, Unit, find_units, install_plan
+from skillprism.core.placement import within_root
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, clash_key
 from skillprism.core.resolve import build_catalog
 from skillprism.core.roots import profile_roots
+from skillprism.core.scan import DEFAULT_MAX_DIRS
 from skillprism.core.write_back import backups_dir, new_file_mode, replace_atomically
 
 COPY, LINK = "copy", "link"
@@ -45,6 +47,7 @@ MODES = (COPY, LINK)
 JOURNAL_NAME = "install-journal.json"
 JOURNAL_DEPTH = 50
 _STAGE = ".skillprism-install-"
+UNIT_SEARCH_DIRS = DEFAULT_MAX_DIRS  # folders searched for skills in a repository
 
 
 class InstallError(Exception):
@@ -147,11 +150,18 @@ class Applied:
 
 
 def _skill_units(source: str) -> list[Unit]:
-    """The units of `source`: the skill folder itself, or what find_units finds below it."""
+    """The units of `source`: the skill folder itself, or what find_units finds below it;
+    InstallError when the search was cut short (an install never leaves skills out unsaid)."""
     for name in os.listdir(source):
         if name.lower() == "skill.md" and os.path.isfile(os.path.join(source, name)):
             return [Unit("skill", source, os.path.basename(source), (os.path.join(source, name),))]
-    return find_units(source)
+    notes: list[str] = []
+    units = find_units(source, max_dirs=UNIT_SEARCH_DIRS, notes=notes)
+    if notes:
+        raise InstallError(
+            f"{notes[0]}; nothing was planned (point at a smaller folder, e.g. its skills/)"
+        )
+    return units
 
 
 def target_state(path: str) -> str:
@@ -328,8 +338,8 @@ def _verdicts(
             )
         status = entry.status if entry is not None else "not-discovered"
         reason = entry.reason if entry is not None else "the runtime does not read it there"
-        if entry is not None and not reason and entry.status == "error":
-            first = next((d for d in entry.diagnostics if d.severity == "error"), None)
+        if entry is not None and not reason and entry.status in ("error", "warning"):
+            first = next((d for d in entry.diagnostics if d.severity == entry.status), None)
             reason = f"{first.code} {first.message}" if first is not None else ""
         if mode == LINK and not profile.follow_symlinks:
             status, reason = (
@@ -337,6 +347,40 @@ def _verdicts(
                 f"{profile.title} does not follow a symlinked skill folder: install it as a copy",
             )
         clashes: list[Clash] = []
+        home_root = next(
+            (
+                r
+                for r in after.roots
+                if r.exists
+                and r.path != root.path
+                and within_root(skill_dir, r.path, r.layout, profile.max_depth)
+            ),
+            None,
+        )
+        if entry is not None and home_root is not None and mode == COPY and not blocked:
+            # The source itself sits in a folder this runtime reads: after a copy it reads both
+            # (the resolver saw one path, so the pick is the tie rule's between the two roots).
+            if profile.tie_rule == "keep-both":
+                picks = ""
+            else:
+                picks = new_file if root.rank < home_root.rank else entry.path
+            clashes.append(
+                Clash(
+                    name=entry.qualified_name or entry.name,
+                    where="root",
+                    path=entry.path,
+                    description=_description(entry.description),
+                    scope=home_root.scope,
+                    status_after=entry.status if picks != new_file else "shadowed",
+                    new_path=new_file,
+                    new_description=_description(entry.description),
+                    picks=picks,
+                    note=f"the source itself is in {profile.title}'s folder {home_root.path}: "
+                    "after a copy it reads both",
+                )
+            )
+            if picks == entry.path:
+                status, reason = "shadowed", f"{entry.path} wins"
         if entry is not None and entry.name:
             key = clash_key(profile, entry.qualified_name or entry.name)
             winner = next((s for s in groups.get(key, []) if s.loaded), None)

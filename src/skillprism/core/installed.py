@@ -73,14 +73,21 @@ def _plugin_name(folder: str) -> str:
 
 
 def find_units(
-    folder: str, *, max_depth: int = MAX_DEPTH, max_dirs: int = DEFAULT_MAX_DIRS
+    folder: str,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_dirs: int = DEFAULT_MAX_DIRS,
+    notes: list[str] | None = None,
 ) -> list[Unit]:
     """The installable units below `folder` (plugins, collections, bare skills), sorted by path;
-    `max_dirs` bounds the search (a quick look for a hint takes a small bound)."""
+    `max_dirs` bounds the search (a quick look for a hint takes a small bound). `notes`, when
+    given, receives what cut the search short (a bound, an unreadable folder)."""
     folder = os.path.abspath(folder)
     found = search(
         folder, max_depth=max_depth, max_dirs=max_dirs, ignore_dirs=(".git", "node_modules")
     )
+    if notes is not None:
+        notes.extend(f"{where}: {finding.message}" for where, finding in found.notes)
     files = sorted(
         os.path.join(folder, *f.parts)
         for f in found.files

@@ -108,7 +108,7 @@ def _display(path: str, project: str, home: str) -> str:
     return path
 
 
-def _within(path: str, root: str, layout: str, max_depth: int) -> bool:
+def within_root(path: str, root: str, layout: str, max_depth: int) -> bool:
     """The skill folder `path` is in `root` at a depth the layout reaches."""
     root = os.path.realpath(root) if "*" not in root else root
     rel = os.path.relpath(path, root) if "*" not in root else ""
@@ -182,7 +182,7 @@ def _placements(
         if template.note:
             notes.append(template.note)
         here = any(
-            _within(
+            within_root(
                 skill_dir,
                 expand_template(template.path, p, home, env),
                 template.layout,

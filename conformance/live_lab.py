@@ -78,8 +78,16 @@ def _fill(value: Any, skill: str, skill_file: str) -> Any:
     return value
 
 
-def lab_run(runtime: str, answer: str, base: Path, timeout: float = 60.0) -> tuple[Any, list[str]]:
-    """(the runner's RunOutcome, the CLI's stdout lines) for one scripted run (see the module)."""
+def lab_run(
+    runtime: str,
+    answer: str,
+    base: Path,
+    timeout: float = 60.0,
+    args: tuple[str, ...] | None = None,
+    tool: tuple[str, dict[str, Any]] | None = None,
+) -> tuple[Any, list[str]]:
+    """(the runner's RunOutcome, the CLI's stdout lines) for one scripted run (see the module);
+    `args` and `tool` replace the profile's lab arguments and skill tool call."""
     from skillprism.core.live_trigger.runner import Job, Launch, run_one
     from skillprism.core.live_trigger.workspace import Skill, lay_out
     from skillprism.core.profiles import load_profile
@@ -107,8 +115,9 @@ def lab_run(runtime: str, answer: str, base: Path, timeout: float = 60.0) -> tup
         "timeout": {"kind": "hang"},
     }[answer]
     if script["kind"] == "tool":
-        script["tool"] = spec.lab.tool
-        script["input"] = _fill(dict(spec.lab.tool_input), target, skill_file)
+        name, given = tool if tool is not None else (spec.lab.tool, dict(spec.lab.tool_input))
+        script["tool"] = name
+        script["input"] = _fill(given, target, skill_file)
     script_file = base / "script.json"
     script_file.write_text(json.dumps(script), encoding="utf-8")
     stream = base / "stream.jsonl"
@@ -130,7 +139,7 @@ def lab_run(runtime: str, answer: str, base: Path, timeout: float = 60.0) -> tup
         cwd=ws.project,
         program=str(program),
         prefix=tuple(prefix),
-        extra=spec.lab.args,
+        extra=spec.lab.args if args is None else args,
         env=job_env,
     )
     outcome = run_one(spec, Job(0, PROMPT, 1), launch, "alpha", ws.skills, timeout, lambda: False)

@@ -9,7 +9,8 @@ wire formats they call, streaming as the real services do:
 - Gemini: `POST /v1beta/models/<model>:streamGenerateContent` (SSE) and `:generateContent`.
 
 Every request that offers tools and carries no tool result yet is a *main turn*, answered from the
-script: `{"kind": "tool", "tool": NAME, "input": {...}}` (a call of that tool), `{"kind": "text"}`,
+script: `{"kind": "tool", "tool": NAME, "input": {...}}` (a call of that tool; for the Responses
+API an input `{"custom": TEXT}` makes it a free-form tool call, as Codex's `exec`), `{"kind": "text"}`,
 `{"kind": "error", "status": 400, "message": ...}` or `{"kind": "hang"}` (headers never sent, the
 connection held open). Any other request (a tool result coming back, a side call without tools)
 gets a short text answer, so the CLI finishes its turn. Each request body is appended to the log
@@ -114,7 +115,12 @@ class Handler(BaseHTTPRequestHandler):
         elif path.endswith("/messages/count_tokens"):
             self._json(200, {"input_tokens": 100})
         elif path.endswith("/responses"):
-            main = bool(body.get("tools")) and not _has_tool_result_responses(body)
+            # Codex's default model gets its tools as an `additional_tools` input item
+            offered = bool(body.get("tools")) or any(
+                isinstance(i, dict) and i.get("type") == "additional_tools"
+                for i in body.get("input") or []
+            )
+            main = offered and not _has_tool_result_responses(body)
             self._answer(main, "responses", body)
         elif ":streamGenerateContent" in path or ":generateContent" in path:
             main = bool(body.get("tools")) and not _has_tool_result_gemini(body)
@@ -238,6 +244,15 @@ def _responses_events(tool: tuple | None, text: str, body: dict) -> list[dict]:
             "role": "assistant",
             "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+    elif isinstance(tool[1].get("custom"), str):  # a free-form tool: its input is text
+        item = {
+            "type": "custom_tool_call",
+            "id": "ctc_lab1",
+            "call_id": "call_lab1",
+            "name": tool[0],
+            "input": tool[1]["custom"],
+            "status": "completed",
         }
     else:
         item = {

@@ -135,3 +135,21 @@ def test_the_cli_live_mode_on_the_real_cli(runtime: str, tmp_path: Path) -> None
     doc = json.loads(run.stdout)
     assert [p["rate"] for p in doc["prompts"]] == [1.0, 1.0], doc["prompts"]
     assert doc["release"], doc
+
+
+@pytest.mark.parametrize("answer", ["intended", "other"])
+def test_codex_default_model_in_code_mode(answer: str, tmp_path: Path) -> None:
+    """Codex 0.169.0's default model gets one free-form tool, `exec` (JavaScript that calls the
+    other tools); a shell command run from it still shows as a command_execution item, so the
+    profile's rule reads it. The lab's provider without `-m` keeps the default model."""
+    _cli_or_skip("codex")
+    spec = load_profile("codex").live
+    assert spec is not None
+    provider = tuple(a for a in spec.lab.args[:4])  # -c model_provider=..., -c model_providers...
+    js = 'const r = await tools.exec_command({cmd: "cat {skill_file}"}); text(JSON.stringify(r));'
+    outcome, stream = live_lab.lab_run(
+        "codex", answer, tmp_path, args=provider, tool=("exec", {"custom": js})
+    )
+    assert outcome.outcome == answer, (outcome, stream[-3:])
+    requests = (tmp_path / "requests.jsonl").read_text(encoding="utf-8")
+    assert '"additional_tools"' in requests and '"lab-model-1"' not in requests

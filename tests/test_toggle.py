@@ -29,27 +29,27 @@ trust_level = "trusted"
 
 
 def test_toml_disable_adds_one_entry_and_keeps_the_rest() -> None:
-    out = _toml_path_entries(CODEX, "skills.config", "/h/a/SKILL.md", False, "c.toml")
+    out = _toml_path_entries(CODEX, "skills.config", ["/h/a/SKILL.md"], False, "c.toml")
     assert out.startswith(CODEX)  # every byte of the user's text kept, in order
     assert tomllib.loads(out)["skills"]["config"] == [{"path": "/h/a/SKILL.md", "enabled": False}]
     # again: nothing changes; another skill: a second entry
-    assert _toml_path_entries(out, "skills.config", "/h/a/SKILL.md", False, "c") == out
-    two = _toml_path_entries(out, "skills.config", "/h/b/SKILL.md", False, "c")
+    assert _toml_path_entries(out, "skills.config", ["/h/a/SKILL.md"], False, "c") == out
+    two = _toml_path_entries(out, "skills.config", ["/h/b/SKILL.md"], False, "c")
     assert [e["path"] for e in tomllib.loads(two)["skills"]["config"]] == [
         "/h/a/SKILL.md",
         "/h/b/SKILL.md",
     ]
     # enable takes the entry out again, the user's text still intact
-    back = _toml_path_entries(two, "skills.config", "/h/a/SKILL.md", True, "c")
+    back = _toml_path_entries(two, "skills.config", ["/h/a/SKILL.md"], True, "c")
     assert back.startswith(CODEX)
     assert tomllib.loads(back)["skills"]["config"] == [{"path": "/h/b/SKILL.md", "enabled": False}]
 
 
 def test_toml_an_existing_entry_is_switched_not_duplicated() -> None:
     text = CODEX + '\n[[skills.config]]\npath = "/h/a/SKILL.md"\nenabled = true  # on\nnote = "x"\n'
-    off = _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", False, "c")
+    off = _toml_path_entries(text, "skills.config", ["/h/a/SKILL.md"], False, "c")
     assert off == text.replace("enabled = true", "enabled = false")
-    on = _toml_path_entries(off, "skills.config", "/h/a/SKILL.md", True, "c")
+    on = _toml_path_entries(off, "skills.config", ["/h/a/SKILL.md"], True, "c")
     assert on == text  # an entry with other keys is kept, only switched
 
 
@@ -63,7 +63,7 @@ def test_toml_an_existing_entry_is_switched_not_duplicated() -> None:
 )
 def test_toml_that_cannot_be_edited_is_refused(text: str, says: str) -> None:
     with pytest.raises(ToggleError, match=says):
-        _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", False, "c.toml")
+        _toml_path_entries(text, "skills.config", ["/h/a/SKILL.md"], False, "c.toml")
 
 
 SETTINGS = """{
@@ -398,7 +398,7 @@ def test_any_text_is_edited_or_refused_with_a_reason(text, form, add) -> None:
 )
 def test_any_toml_is_edited_or_refused_with_a_reason(text, enable) -> None:
     try:
-        out = _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", enable, "c.toml")
+        out = _toml_path_entries(text, "skills.config", ["/h/a/SKILL.md"], enable, "c.toml")
     except ToggleError as err:
         assert str(err).startswith("c.toml: ")
         return

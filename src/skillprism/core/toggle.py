@@ -15,7 +15,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,32 +81,67 @@ def plan_toggle(
 ) -> ToggleChange:
     """The change that turns the skill `name` (its SKILL.md at `skill_file`) off, or back on, in
     the runtime's own settings file."""
+    return plan_toggles(
+        spec,
+        [(name, skill_file)],
+        enable=enable,
+        project=project,
+        home=home,
+        env=env,
+        profile_title=profile_title,
+    )
+
+
+def plan_toggles(
+    spec: ToggleSpec,
+    skills: Sequence[tuple[str, str]],
+    *,
+    enable: bool,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    profile_title: str = "",
+) -> ToggleChange:
+    """The one change of the runtime's own settings file that turns every skill of `skills`
+    ((name, SKILL.md path) pairs) off, or back on: the budget advisor's disable plan is written
+    (and undone) as one change."""
     who = profile_title or "this runtime"
     if not spec.present:
         raise ToggleError(f"{who} has no setting that turns one skill off: {spec.note}")
+    if not skills:
+        raise ToggleError("no skill to turn " + ("on" if enable else "off"))
     path = expand_template(spec.file, project, home, env)
     before = read_text(path)
+    after = before
     if spec.form == "path-entries":
-        target = os.path.realpath(skill_file)
-        after = _toml_path_entries(before or "", spec.key, target, enable, path)
-        entry = f"{spec.key}: path = {target}, enabled = {'true' if enable else 'false'}"
+        targets = [os.path.realpath(f) for _n, f in skills]
+        after = _toml_path_entries(before or "", spec.key, targets, enable, path)
+        entries = [
+            f"{spec.key}: path = {t}, enabled = {'true' if enable else 'false'}" for t in targets
+        ]
     elif spec.form == "name-list":
-        after = _json_name_list(before, spec.key, name, not enable, path)
-        entry = f"{spec.key}: {name} " + ("removed" if enable else "added")
+        for name, _f in skills:
+            after = _json_name_list(after, spec.key, name, not enable, path)
+        entries = [f"{spec.key}: {n} " + ("removed" if enable else "added") for n, _f in skills]
     else:
-        after = _json_name_map(before, spec.key, name, None if enable else spec.off_value, path)
-        entry = f"{spec.key}.{name} = {spec.off_value!r}" if not enable else f"{spec.key}.{name}"
-        if enable:
-            entry = f"{entry} removed"
+        for name, _f in skills:
+            after = _json_name_map(after, spec.key, name, None if enable else spec.off_value, path)
+        entries = [
+            f"{spec.key}.{n} removed" if enable else f"{spec.key}.{n} = {spec.off_value!r}"
+            for n, _f in skills
+        ]
     if before is None and enable:
         after = None  # nothing to turn back on: the file stays absent
+    entry = entries[0] if len(entries) == 1 else f"{len(entries)} skills: " + "; ".join(entries)
     return ToggleChange(path, before, after, entry)
 
 
 # --- TOML: an array of tables with path and enabled (Codex's [[skills.config]]) --------------
 
 
-def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: str) -> str:
+def _toml_path_entries(
+    text: str, key: str, targets: Sequence[str], enable: bool, where: str
+) -> str:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import AoT, InlineTable
@@ -136,10 +171,11 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
         raise ToggleError(
             f"{where}: {key} is not an array of tables ([[{key}]] blocks); edit the file by hand"
         )
+    wanted = set(targets)
     found = [
         i
         for i, e in enumerate(entries or [])
-        if isinstance(e.get("path"), str) and os.path.realpath(e["path"]) == target
+        if isinstance(e.get("path"), str) and os.path.realpath(e["path"]) in wanted
     ]
     if enable:
         for i in reversed(found):
@@ -152,17 +188,21 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
             if len(parents) == 1 and not table:
                 del doc[parents[0]]
     else:
-        if found:
-            for i in found:
-                entries[i]["enabled"] = False
-        else:
+        have = set()
+        for i in found:
+            entries[i]["enabled"] = False
+            have.add(os.path.realpath(entries[i]["path"]))
+        for target in dict.fromkeys(targets):
+            if target in have:
+                continue
             new = tomlkit.table()
             new.add("path", target)
             new.add("enabled", False)
             if entries is None:
-                aot = tomlkit.aot()
-                aot.append(new)
-                table.append(last, aot)
+                entries = tomlkit.aot()
+                entries.append(new)
+                table.append(last, entries)
+                entries = table[last]
             else:
                 entries.append(new)
     out = tomlkit.dumps(doc)

@@ -132,6 +132,7 @@ NODE_AND_BUN = [
     ("gemini-cli", ".gemini/skills", {"settings": True}, "<name>lab-alpha</name>", "disabled by"),
     ("qwen-code", ".qwen/skills", {"settings": True}, "lab-alpha", "hidden by skills.disabled"),
     ("opencode", ".config/opencode/skills", {"agent": "build"}, "<name>lab-alpha</name>", "denied"),
+    ("kilo-code", ".config/kilo/skills", {"agent": "code"}, "<name>lab-alpha</name>", "denied"),
 ]
 
 
@@ -157,6 +158,11 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
         "opencode": (
             ".config/opencode/opencode.json",
             '{\n  "$schema": "https://opencode.ai/config.json",\n  "model": "lab/model"\n}\n',
+        ),
+        "kilo-code": (
+            ".config/kilo/kilo.json",
+            '{\n  "$schema": "https://app.kilo.ai/config.json",\n  "permission": {\n'
+            '    "bash": "allow"\n  }\n}',
         ),
     }[profile]
     settings = home / own[0]

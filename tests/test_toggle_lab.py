@@ -133,6 +133,7 @@ NODE_AND_BUN = [
     ("qwen-code", ".qwen/skills", {"settings": True}, "lab-alpha", "hidden by skills.disabled"),
     ("opencode", ".config/opencode/skills", {"agent": "build"}, "<name>lab-alpha</name>", "denied"),
     ("kilo-code", ".config/kilo/skills", {"agent": "code"}, "<name>lab-alpha</name>", "denied"),
+    ("mistral-vibe", ".vibe/skills", {"settings": True}, "lab-alpha", "disabled_skills"),
 ]
 
 
@@ -149,7 +150,6 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
     listing = _driver(profile)
     home, project = tmp_path / "home", tmp_path / "proj"
     _lay_out(home, project, root)
-    alpha = str(home / root / "lab-alpha" / "SKILL.md")
     # the user's own settings, as the runtime leaves them (on start Qwen Code adds "$version" to
     # its settings file and OpenCode "$schema" to its config when they are missing)
     own = {
@@ -164,6 +164,7 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
             '{\n  "$schema": "https://app.kilo.ai/config.json",\n  "permission": {\n'
             '    "bash": "allow"\n  }\n}',
         ),
+        "mistral-vibe": (".vibe/config.toml", "# mine\nauto_approve = false\n"),
     }[profile]
     settings = home / own[0]
     settings.parent.mkdir(parents=True, exist_ok=True)
@@ -172,7 +173,7 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
     before = listing(home, project, tmp_path, **switch)
     assert settings.read_text() == own[1]  # the runtime left the file as it was
     assert listed in before["tier1"], before["tier1"]
-    assert not any(alpha in w and warning in w for w in before["warnings"])
+    assert not any("lab-alpha" in w and warning in w for w in before["warnings"])
 
     monkeypatch.setenv("HOME", str(home))  # the CLI writes the settings the runtime reads
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -183,7 +184,7 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
     after = listing(home, project, tmp_path, **switch)
     assert listed not in after["tier1"], after["tier1"]
     assert "lab-beta" in after["tier1"]
-    assert any(alpha in w and warning in w for w in after["warnings"]), after["warnings"]
+    assert any("lab-alpha" in w and warning in w for w in after["warnings"]), after["warnings"]
 
     assert cli.main(["disable", "--undo"]) == 0
     assert settings.read_text() == own[1]

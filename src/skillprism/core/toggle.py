@@ -120,8 +120,11 @@ def plan_toggles(
             f"{spec.key}: path = {t}, enabled = {'true' if enable else 'false'}" for t in targets
         ]
     elif spec.form == "name-list":
-        for name, _f in skills:
-            after = _json_name_list(after, spec.key, name, not enable, path)
+        if spec.format == "toml":
+            after = _toml_name_list(before, spec.key, [n for n, _f in skills], not enable, path)
+        else:
+            for name, _f in skills:
+                after = _json_name_list(after, spec.key, name, not enable, path)
         entries = [f"{spec.key}: {n} " + ("removed" if enable else "added") for n, _f in skills]
     else:
         for name, _f in skills:
@@ -211,6 +214,62 @@ def _toml_path_entries(
         tomllib.loads(out)  # never write what the runtime could not read
     except (tomllib.TOMLDecodeError, RecursionError):
         raise ToggleError(f"{where}: cannot add the entry without breaking the file") from None
+    return out
+
+
+def _toml_name_list(
+    text: str | None, key: str, names: Sequence[str], add: bool, where: str
+) -> str | None:
+    """`text` with `names` added to (or every case-insensitive spelling of them removed from) the
+    array at dotted `key` of a TOML file (Mistral Vibe's disabled_skills), created as needed;
+    comments, order and formatting of the rest kept (tomlkit)."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import Array
+
+    if text is None and not add:
+        return None
+    try:
+        doc = tomlkit.parse(text or "")
+    except (TOMLKitError, ValueError, RecursionError) as err:
+        why = " ".join(str(err).split())
+        raise ToggleError(f"{where}: not valid TOML ({why}); fix it first") from None
+    *parents, last = key.split(".")
+    table: Any = doc
+    for part in parents:
+        if part not in table:
+            if not add:
+                return text
+            table.append(part, tomlkit.table())
+        table = table[part]
+        if not isinstance(table, dict):
+            raise ToggleError(f"{where}: {part} is not a table; cannot set {key}")
+    items = table.get(last)
+    if items is not None and not isinstance(items, Array):
+        raise ToggleError(f"{where}: {key} is not a list of skill names; edit the file by hand")
+    lowered = {n.lower() for n in names}
+    if add:
+        have = {str(v).lower() for v in items or [] if isinstance(v, str)}
+        new = [n for n in dict.fromkeys(names) if n.lower() not in have]
+        if not new:
+            return text
+        if items is None:
+            table[last] = tomlkit.array()
+            items = table[last]
+        for name in new:
+            items.append(name)
+    else:
+        if items is None:
+            return text
+        for i in reversed(range(len(items))):
+            if isinstance(items[i], str) and str(items[i]).lower() in lowered:
+                del items[i]
+    out = tomlkit.dumps(doc)
+    out = out if out.endswith("\n") or not out else out + "\n"
+    try:
+        tomllib.loads(out)  # never write what the runtime could not read
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise ToggleError(f"{where}: cannot change {key} without breaking the file") from None
     return out
 
 

@@ -640,7 +640,7 @@ class Workspace:
         toggle = profile.disclosure.toggle
         if not toggle.present:
             raise WorkspaceError(
-                f"{profile.title} has no setting that turns one skill off: {toggle.note}"
+                f"Skill Prism cannot turn one skill off for {profile.title}: {toggle.note}"
                 if toggle.note
                 else f"the {profile.name} profile describes no setting of {profile.title} that "
                 "turns one skill off; to hide a skill from it, move the skill's folder out of "
@@ -672,7 +672,7 @@ class Workspace:
         toggle = profile.disclosure.toggle
         if not toggle.present:
             raise WorkspaceError(
-                f"{profile.title} has no setting that turns one skill off"
+                f"Skill Prism cannot turn skills off for {profile.title}"
                 + (f": {toggle.note}" if toggle.note else "")
                 + "; shorten the descriptions instead, or move skills out of its skill folders"
             )

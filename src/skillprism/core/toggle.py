@@ -107,7 +107,7 @@ def plan_toggles(
     (and undone) as one change."""
     who = profile_title or "this runtime"
     if not spec.present:
-        raise ToggleError(f"{who} has no setting that turns one skill off: {spec.note}")
+        raise ToggleError(f"Skill Prism cannot turn one skill off for {who}: {spec.note}")
     if not skills:
         raise ToggleError("no skill to turn " + ("on" if enable else "off"))
     path = expand_template(spec.file, project, home, env)

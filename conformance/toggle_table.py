@@ -74,6 +74,7 @@ def run_tests() -> dict:
             cwd=REPO,
             env=env,
             check=False,
+            stdout=sys.stderr,  # the table alone goes to stdout
         )
         tree = ET.parse(xml)
     today = datetime.date.today().isoformat()

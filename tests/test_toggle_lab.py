@@ -4,7 +4,9 @@ server reports the skill disabled by config, `codex debug prompt-input` leaves i
 (core 0.61.0: skills.disabled read as the CLI reads it, the core's setDisabledSkills);
 Qwen Code 0.24.4 (the CLI's own loadSettings and Config.isSkillEnabled); OpenCode 1.18.33
 (`debug agent build`: the agent's permission as OpenCode merges it, and its own
-Permission.evaluate); Claude Code 2.1.330 (its listing predicate and listing cut out of the
+Permission.evaluate); Kilo Code 7.7.7 (the same, agent code); Mistral Vibe 3.0.3 (its own
+configuration stack, disabled_skills); Factory Droid 0.225.2 (its resolver, disabledSkills);
+Claude Code 2.1.330 (its listing predicate and listing cut out of the
 binary). Needs the lab cache (conformance/install.py, install_bin.py, or SKILLPRISM_LAB_CACHE);
 each runtime not there is skipped with the reason."""
 
@@ -121,6 +123,8 @@ def _driver(name: str):  # type: ignore[no-untyped-def]
         }
         result = run.run_driver(rt, [job], str(tmp))[0]
         assert result["skills"] is not None, result["warnings"]
+        # a skill a runtime refuses to load because it is disabled (Factory Droid) is rejected
+        result["warnings"] += [f"{r['path']}: {r['reason']}" for r in result.get("rejected") or []]
         return result
 
     return listing
@@ -134,6 +138,7 @@ NODE_AND_BUN = [
     ("opencode", ".config/opencode/skills", {"agent": "build"}, "<name>lab-alpha</name>", "denied"),
     ("kilo-code", ".config/kilo/skills", {"agent": "code"}, "<name>lab-alpha</name>", "denied"),
     ("mistral-vibe", ".vibe/skills", {"settings": True}, "lab-alpha", "disabled_skills"),
+    ("factory-droid", ".factory/skills", {}, "lab-alpha", '"kind": "ledger"'),
 ]
 
 
@@ -165,6 +170,7 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
             '    "bash": "allow"\n  }\n}',
         ),
         "mistral-vibe": (".vibe/config.toml", "# mine\nauto_approve = false\n"),
+        "factory-droid": (".factory/settings.json", '{\n  "model": "lab-model"\n}\n'),
     }[profile]
     settings = home / own[0]
     settings.parent.mkdir(parents=True, exist_ok=True)

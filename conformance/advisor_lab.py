@@ -41,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -217,18 +218,19 @@ def codex_counts(home: Path, project: Path) -> tuple[int, int]:
     }
     # the bundled system skills are listed (and disabled) like the rest: counted too
     loaded = [*result["skills"], *(result.get("builtin") or [])]
-    wanted = {
-        s["name"]: s["description"]
+    # by (name, description): two skills of one name are two entries (Codex keeps both)
+    wanted = Counter(
+        (s["name"], s["description"])
         for s in loaded
         if s["path"] not in off and not _not_implicit(s["path"])
-    }
-    shown: dict[str, str] = {}
+    )
+    shown: Counter = Counter()
     for line in result["tier1"].splitlines():
         m = re.fullmatch(r"- (.+?): (.*?) ?\(file: [^)]*\)", line)
-        if m and m.group(1) in wanted:
-            shown[m.group(1)] = m.group(2)
-    full = sum(1 for name, desc in wanted.items() if desc and shown.get(name) == desc)
-    return full, len(wanted)
+        if m:
+            shown[(m.group(1), m.group(2))] += 1
+    full = sum(min(n, shown[key]) for key, n in wanted.items() if key[1])
+    return full, sum(wanted.values())
 
 
 def _not_implicit(skill_file: str) -> bool:

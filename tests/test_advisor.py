@@ -89,3 +89,83 @@ def test_advise_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> 
     assert cli.main([*args, "--apply"]) == 0
     assert "skillprism fix --undo" in capsys.readouterr().out
     assert cli.main(args) == 0
+
+
+def test_advise_apply_disable_through_the_runtimes_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """`advise --plan disable`: --dry-run prints the settings file's diff and writes nothing;
+    --apply writes every skill of the plan as one change of the runtime's own setting, after
+    which the listing is full; --undo puts the file back byte for byte."""
+    home = tmp_path / "home"
+    project = tmp_path / "proj"
+    project.mkdir()
+    _set(home)
+    settings = home / ".claude" / "settings.json"
+    settings.write_text('{\n  "theme": "dark",\n  "model": "opus"\n}\n')
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(project)
+    args = ["advise", "--profile", "claude-code", "--budget-chars", "1500", "--no-usage"]
+    assert cli.main([*args, "--format", "json"]) == 1
+    import json
+
+    plan = json.loads(capsys.readouterr().out)
+    names = [d["name"] for d in plan["disable"]]
+    assert names
+    assert cli.main([*args, "--plan", "disable", "--dry-run"]) == 1
+    diff = capsys.readouterr().out
+    assert all(f'"{n}": "off"' in diff for n in names) and diff.count("\n+ ") == 2, diff
+    assert settings.read_text() == '{\n  "theme": "dark",\n  "model": "opus"\n}\n'
+    assert cli.main([*args, "--plan", "disable", "--apply"]) == 0
+    assert f"turned {len(names)} skill(s) off" in capsys.readouterr().out
+    text = settings.read_text()
+    assert text.startswith('{\n  "theme": "dark",\n  "model": "opus",\n  "skillOverrides": {')
+    assert cli.main(args) == 0  # every listed description full now
+    assert "nothing to do" in capsys.readouterr().out
+    assert cli.main([*args, "--undo", "--plan", "disable"]) == 0
+    assert settings.read_text() == '{\n  "theme": "dark",\n  "model": "opus"\n}\n'
+    assert cli.main(args) == 1
+
+
+def test_advise_dry_run_shorten_writes_nothing_and_undo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    skills = _set(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = {p: p.read_bytes() for p in skills.rglob("SKILL.md")}
+    args = ["advise", "--profile", "claude-code", "--budget-chars", "2400", str(skills)]
+    assert cli.main([*args, "--dry-run"]) == 1
+    diff = capsys.readouterr().out
+    assert diff.count("+++ ") == 12 and "-description: Handles 0 documents" in diff
+    assert {p: p.read_bytes() for p in before} == before
+    assert cli.main([*args, "--apply"]) == 0
+    assert {p: p.read_bytes() for p in before} != before
+    assert cli.main([*args, "--undo"]) == 0
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_codex_reads_its_context_window_from_its_config(tmp_path: Path) -> None:
+    """Codex takes its 2% of `model_context_window` in config.toml when set (the lab:
+    conformance/advisor_lab.py); the profile reads it as the window."""
+    home = tmp_path / "home"
+    skills = home / ".codex" / "skills"
+    for i in range(30):
+        d = skills / f"skill-{i:02d}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(
+            f"---\nname: skill-{i:02d}\ndescription: {(SENTENCE.format(n=i) * 6).strip()}\n---\n"
+        )
+    (tmp_path / "proj").mkdir()
+    env = {"HOME": str(home)}
+    inputs = BudgetInputs(context_window=200_000)
+
+    def listing() -> object:
+        ws = Workspace(str(tmp_path / "proj"), [], ["codex"], home=str(home), env=env)
+        return ws.budget_settings("codex", inputs)[0], ws.tier1("codex", inputs)
+
+    settings, wide = listing()
+    assert settings.context_window == 200_000 and all_full(wide)
+    (home / ".codex" / "config.toml").write_text("model_context_window = 32000\n")
+    settings, narrow = listing()
+    assert settings.context_window == 32_000 and not all_full(narrow)
+    assert any("model_context_window = 32,000" in a for a in settings.applied)

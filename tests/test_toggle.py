@@ -29,27 +29,27 @@ trust_level = "trusted"
 
 
 def test_toml_disable_adds_one_entry_and_keeps_the_rest() -> None:
-    out = _toml_path_entries(CODEX, "skills.config", "/h/a/SKILL.md", False, "c.toml")
+    out = _toml_path_entries(CODEX, "skills.config", ["/h/a/SKILL.md"], False, "c.toml")
     assert out.startswith(CODEX)  # every byte of the user's text kept, in order
     assert tomllib.loads(out)["skills"]["config"] == [{"path": "/h/a/SKILL.md", "enabled": False}]
     # again: nothing changes; another skill: a second entry
-    assert _toml_path_entries(out, "skills.config", "/h/a/SKILL.md", False, "c") == out
-    two = _toml_path_entries(out, "skills.config", "/h/b/SKILL.md", False, "c")
+    assert _toml_path_entries(out, "skills.config", ["/h/a/SKILL.md"], False, "c") == out
+    two = _toml_path_entries(out, "skills.config", ["/h/b/SKILL.md"], False, "c")
     assert [e["path"] for e in tomllib.loads(two)["skills"]["config"]] == [
         "/h/a/SKILL.md",
         "/h/b/SKILL.md",
     ]
     # enable takes the entry out again, the user's text still intact
-    back = _toml_path_entries(two, "skills.config", "/h/a/SKILL.md", True, "c")
+    back = _toml_path_entries(two, "skills.config", ["/h/a/SKILL.md"], True, "c")
     assert back.startswith(CODEX)
     assert tomllib.loads(back)["skills"]["config"] == [{"path": "/h/b/SKILL.md", "enabled": False}]
 
 
 def test_toml_an_existing_entry_is_switched_not_duplicated() -> None:
     text = CODEX + '\n[[skills.config]]\npath = "/h/a/SKILL.md"\nenabled = true  # on\nnote = "x"\n'
-    off = _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", False, "c")
+    off = _toml_path_entries(text, "skills.config", ["/h/a/SKILL.md"], False, "c")
     assert off == text.replace("enabled = true", "enabled = false")
-    on = _toml_path_entries(off, "skills.config", "/h/a/SKILL.md", True, "c")
+    on = _toml_path_entries(off, "skills.config", ["/h/a/SKILL.md"], True, "c")
     assert on == text  # an entry with other keys is kept, only switched
 
 
@@ -63,7 +63,7 @@ def test_toml_an_existing_entry_is_switched_not_duplicated() -> None:
 )
 def test_toml_that_cannot_be_edited_is_refused(text: str, says: str) -> None:
     with pytest.raises(ToggleError, match=says):
-        _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", False, "c.toml")
+        _toml_path_entries(text, "skills.config", ["/h/a/SKILL.md"], False, "c.toml")
 
 
 SETTINGS = """{
@@ -398,7 +398,7 @@ def test_any_text_is_edited_or_refused_with_a_reason(text, form, add) -> None:
 )
 def test_any_toml_is_edited_or_refused_with_a_reason(text, enable) -> None:
     try:
-        out = _toml_path_entries(text, "skills.config", "/h/a/SKILL.md", enable, "c.toml")
+        out = _toml_path_entries(text, "skills.config", ["/h/a/SKILL.md"], enable, "c.toml")
     except ToggleError as err:
         assert str(err).startswith("c.toml: ")
         return
@@ -444,3 +444,55 @@ def test_gemini_disable_writes_skills_disabled_and_is_honoured(tmp_path) -> None
     ws = Workspace(str(tmp_path), profiles=["gemini-cli"], home=str(home))
     assert outcome(ws, "gemini-cli", "alpha") == ("excluded", "disabled in the runtime's settings")
     assert outcome(ws, "gemini-cli", "beta")[0] == "full"
+
+
+def test_toml_name_list_adds_and_removes_names_keeping_the_rest() -> None:
+    """Mistral Vibe's disabled_skills: a TOML array of names, created after the top-level keys
+    (before any table), names matched case-insensitively when removed."""
+    from skillprism.core.toggle import _toml_name_list
+
+    text = '# mine\nmodel = "x"\n\n[tools.bash]\nallow = true\n'
+    one = _toml_name_list(text, "disabled_skills", ["lab-alpha"], True, "c.toml")
+    assert one == (
+        '# mine\nmodel = "x"\ndisabled_skills = ["lab-alpha"]\n\n[tools.bash]\nallow = true\n'
+    )
+    assert _toml_name_list(one, "disabled_skills", ["LAB-ALPHA"], True, "c.toml") == one
+    two = _toml_name_list(one, "disabled_skills", ["lab-beta", "lab-beta"], True, "c.toml")
+    assert 'disabled_skills = ["lab-alpha", "lab-beta"]' in two
+    back = _toml_name_list(two, "disabled_skills", ["Lab-Alpha"], False, "c.toml")
+    assert 'disabled_skills = ["lab-beta"]' in back and back.startswith('# mine\nmodel = "x"\n')
+    assert _toml_name_list(None, "disabled_skills", ["a"], False, "c.toml") is None
+    assert _toml_name_list(None, "disabled_skills", ["a"], True, "c") == 'disabled_skills = ["a"]\n'
+    with pytest.raises(ToggleError, match="not a list of skill names"):
+        _toml_name_list('disabled_skills = "a"\n', "disabled_skills", ["b"], True, "c.toml")
+    with pytest.raises(ToggleError, match="not valid TOML"):
+        _toml_name_list("x = [\n", "disabled_skills", ["b"], True, "c.toml")
+
+
+def test_plan_toggles_writes_many_skills_as_one_change(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.local_state_spec import ToggleSpec
+    from skillprism.core.toggle import plan_toggles
+
+    spec = ToggleSpec(
+        form="path-entries",
+        file="~/.codex/config.toml",
+        format="toml",
+        key="skills.config",
+        evidence="lab",
+        source="s",
+    )
+    change = plan_toggles(
+        spec,
+        [("a", "/h/a/SKILL.md"), ("b", "/h/b/SKILL.md")],
+        enable=False,
+        project=str(tmp_path),
+        home=str(tmp_path),
+        env={},
+    )
+    assert change.before is None and change.entry.startswith("2 skills: ")
+    assert [e["path"] for e in tomllib.loads(change.after)["skills"]["config"]] == [
+        "/h/a/SKILL.md",
+        "/h/b/SKILL.md",
+    ]
+    with pytest.raises(ToggleError, match="no skill"):
+        plan_toggles(spec, [], enable=False, project="/p", home="/h", env={})

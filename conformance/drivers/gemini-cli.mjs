@@ -6,6 +6,14 @@
 // As a user has it: built-in skills on (the profile lists them, [[tier1.builtin]]); they are
 // reported as `builtin`, not as fixture skills, and stay in the listing.
 //
+// A job with `"settings": true` also applies `skills.disabled` as the CLI does: the CLI package
+// (not installed in the lab) reads it from the user's ~/.gemini/settings.json and the workspace's
+// .gemini/settings.json, merged as a union (packages/cli/src/config/settingsSchema.ts skills.disabled,
+// MergeStrategy.UNION; config.ts disabledSkills: settings.skills?.disabled); the driver reads those
+// two files the same way, and the core's own Config.initialize step runs on them:
+// `skillManager.setDisabledSkills(disabledSkills)` (dist/src/config/config.js), after which
+// `getSkills()` leaves the disabled ones out. A skill so disabled is reported in `warnings`.
+//
 // Protocol: one JSON job on stdin -> one JSON result on stdout; a JSON array of jobs -> an array
 // of results. Nothing from a fixture is executed: the runtime only reads files.
 import fs from "node:fs";
@@ -38,6 +46,27 @@ function applyJob(job) {
   process.chdir(job.cwd);
 }
 
+// skills.disabled of the user and workspace settings files (JSON with comments), a union.
+function disabledSkills(job) {
+  const files = [
+    path.join(job.home, ".gemini", "settings.json"),
+    path.join(job.project, ".gemini", "settings.json"),
+  ];
+  const names = [];
+  for (const file of files) {
+    let text;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const data = JSON.parse(text.replace(/^\s*\/\/.*$/gm, ""));
+    const list = data?.skills?.disabled;
+    if (Array.isArray(list)) names.push(...list.filter((n) => typeof n === "string"));
+  }
+  return names;
+}
+
 async function runJob(job, mods) {
   const { SkillManager, Storage, snippets, coreEvents } = mods;
   applyJob(job);
@@ -48,11 +77,15 @@ async function runJob(job, mods) {
   try {
     const manager = new SkillManager();
     await manager.discoverSkills(new Storage(job.project), [], true);
+    if (job.settings) manager.setDisabledSkills(disabledSkills(job));
     const skills = manager.getSkills();
     const tier1 = snippets.renderAgentSkills(
       skills.map((s) => ({ name: s.name, description: s.description, location: s.location })),
     );
     const warnings = [...feedback];
+    for (const s of manager.getAllSkills()) {
+      if (s.disabled) warnings.push(`${s.location}: disabled by skills.disabled`);
+    }
     for (const line of logged) warnings.push(`log: ${line.split("\n")[0]}`);
     const entry = (s) => ({ path: s.location, name: s.name, description: s.description });
     return {

@@ -182,9 +182,20 @@ def run_job(job: dict, collect: _Collect) -> dict:
     trust.trust_for_session(Path(job["project"]))
     harness_files = _harness_manager.get_harness_files_manager().for_session(Path(job["cwd"]))
     harness_files = replace(harness_files, trust_store=trust)
-    config = VibeConfigSchema.model_validate({})
-
     import asyncio
+
+    config = VibeConfigSchema.model_validate({})
+    if job.get("settings"):
+        # Vibe's own configuration stack (user ~/.vibe/config.toml, the trusted project's
+        # .vibe/config.toml, VIBE_* variables) as every CLI session builds it.
+        from vibe.core.config.default_orchestrator import build_default_orchestrator
+
+        config = asyncio.run(build_default_orchestrator(harness_files=harness_files)).config
+        setting_notes = [f"settings: disabled_skills = {list(config.disabled_skills)}"]
+        if config.enabled_skills:
+            setting_notes.append(f"settings: enabled_skills = {list(config.enabled_skills)}")
+    else:
+        setting_notes = []
 
     from vibe.app_server._plugins import (
         core_plugins,
@@ -202,7 +213,7 @@ def run_job(job: dict, collect: _Collect) -> dict:
         skill_tool_available=True,
     )
     rejected = [{"path": issue.file, "reason": issue.message} for issue in issues]
-    warnings: list[str] = []
+    warnings: list[str] = list(setting_notes)
     for record in collect.records:
         message = record.getMessage()
         m = DROPPED.match(message)

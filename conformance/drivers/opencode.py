@@ -12,6 +12,14 @@ Reads one job on stdin, prints one JSON result (see conformance/README-bin.md).
    of the binary's embedded module graph at run time (never committed) and run on the skills of
    step 1 with the OpenCode binary's own Bun engine (BUN_BE_BUN=1; node if that fails).
 
+When the job names an agent (`"agent": "build"`, the default agent), the skills that agent may
+use are OpenCode's own `Skill.available(agent)`: the agent's permission rules as OpenCode merges
+them from its configuration files (`debug agent <name> --pure`), and the binary's own
+`Permission.evaluate` with its `Wildcard.match`, cut out and run on its Bun, for each skill;
+a skill the rules deny is reported in `warnings` (`<path>: denied by the permission of agent
+<name>`) and left out of tier 1, as `SystemPrompt.skills` does. Without `agent` the driver lists
+every loaded skill (no configuration in the fixtures sets a permission).
+
 The built-in skill `customize-opencode` (location `<built-in>`) is part of tier 1 and is reported
 as `builtin` (it has no SKILL.md), not among `skills`. The switches the lab sets are reported as
 `settings`: `--pure` keeps external plugins (code) from loading, the others keep the CLI from the
@@ -114,6 +122,66 @@ def parse_log_line(line: str) -> dict[str, str]:
     return out
 
 
+def agent_permission(
+    job: dict, runtime: str, env: dict[str, str], agent: str, timeout: float
+) -> list[dict]:
+    """The permission rules of `agent` as the runtime merges them (`debug agent NAME --pure`)."""
+    binary = binary_path(runtime)
+    proc = run_isolated(
+        [str(binary), "debug", "agent", agent, "--pure"],
+        job,
+        env_extra=env,
+        timeout=timeout,
+        stdout_file=True,
+    )
+    if proc.returncode != 0:
+        raise LabError(f"{binary.name} debug agent exited {proc.returncode}: {proc.stderr[-800:]}")
+    start = proc.stdout.find("{")
+    if start < 0:
+        raise LabError(f"{binary.name} debug agent printed no JSON: {proc.stdout[:500]}")
+    rules = json.loads(proc.stdout[start:]).get("permission")
+    if not isinstance(rules, list):
+        raise LabError(f"{binary.name} debug agent: no permission rules")
+    return rules
+
+
+def extract_evaluate_code(image: BunImage) -> str:
+    """JS defining `evaluate` (Permission.evaluate) with the Wildcard.match it calls."""
+    ns = image.find(re.compile(rb"\{[^{}]*evaluate:\(\)=>([\w$]+),disabled:\(\)=>[\w$]+"))
+    if not ns:
+        raise LabError("Permission.evaluate export not found in the embedded modules")
+    module = image.module_at(ns.start())
+    src = module.text(image.blob)
+    ev_name = ns.group(1).decode()
+    ev_src, _ = function_source(src, ev_name)
+    wild = re.search(r"([\w$]+)\.match\(", ev_src)
+    wm = image.find(re.compile(rb"\{match:\(\)=>([\w$]+),Wildcard:\(\)=>"))
+    if not wild or not wm:
+        raise LabError("Wildcard.match not found in the embedded modules")
+    match_name = wm.group(1).decode()
+    match_src, _ = function_source(image.module_at(wm.start()).text(image.blob), match_name)
+    return (
+        f"const evaluate = (() => {{ {match_src}\n const {wild.group(1)} = {{match: {match_name}}};"
+        f"\n {ev_src}\n return {ev_name}; }})();"
+    )
+
+
+def denied_skills(binary: Path, names: list[str], rules: list[dict]) -> set[str]:
+    """The names `Skill.available` leaves out: evaluate('skill', name, rules).action is 'deny'."""
+    code = extract_evaluate_code(BunImage(binary))
+    script = (
+        code
+        + f"\nconst rules = {json.dumps(rules)};\nconst names = {json.dumps(names)};\n"
+        + "process.stdout.write(JSON.stringify(names.filter("
+        + "(n) => evaluate('skill', n, rules).action === 'deny')));\n"
+    )
+    try:
+        out = run_js(script, engine=[str(binary)])
+    except (LabError, OSError, subprocess.TimeoutExpired):
+        out = run_js(script)
+    return set(json.loads(out))
+
+
 # --- tier 1, from the binary ------------------------------------------------------------------
 
 
@@ -154,7 +222,9 @@ def extract_tier1_code(image: BunImage) -> tuple[str, dict]:
     }
 
 
-def render_tier1(binary: Path, label: str, skills: list[dict], warnings: list[str]) -> str | None:
+def render_tier1(
+    binary: Path, label: str, skills: list[dict], warnings: list[str], permission_read: bool = False
+) -> str | None:
     """Tier 1 by the listing code cut out of `binary` (OpenCode's, or a fork's such as Kilo Code's),
     run on that binary's own Bun (node when it will not run a script); `label` names it."""
     code, info = memo(binary, "tier1", lambda: list(extract_tier1_code(BunImage(binary))))
@@ -175,7 +245,8 @@ def render_tier1(binary: Path, label: str, skills: list[dict], warnings: list[st
         engine = f"node (the {label} binary's Bun did not run the script)"
     warnings.append(
         f"tier1 rendered by {engine} from Skill.fmt ({info['fmt']}) and SystemPrompt.skills "
-        f"({info['system_prompt_skills']}), skill permission assumed not 'deny'"
+        f"({info['system_prompt_skills']})"
+        + ("" if permission_read else ", skill permission assumed not 'deny'")
     )
     return json.loads(out)
 
@@ -210,6 +281,15 @@ def drive(
                 rec.get("level") in ("WARN", "ERROR") and "skill" in msg
             ):
                 warnings.append(line.strip())
+        agent = job.get("agent")
+        if agent:
+            rules = agent_permission(job, runtime, env, str(agent), timeout)
+            denied = denied_skills(binary_path(runtime), [sk["name"] for sk in loaded], rules)
+            for sk in loaded:
+                if sk["name"] in denied:
+                    warnings.append(f"{sk['location']}: denied by the permission of agent {agent}")
+        else:
+            denied = set()
         skills, builtin = [], []
         for sk in loaded:
             item = {
@@ -219,7 +299,10 @@ def drive(
             }
             (builtin if sk.get("location") == builtin_location else skills).append(item)
         try:
-            text = render_tier1(binary_path(runtime), label, loaded, warnings)
+            available = [sk for sk in loaded if sk["name"] not in denied]
+            text = render_tier1(
+                binary_path(runtime), label, available, warnings, permission_read=bool(agent)
+            )
         except (LabError, OSError, ValueError, subprocess.TimeoutExpired) as exc:
             warnings.append(f"tier1 not obtained: {exc}")
             text = None

@@ -9,7 +9,11 @@
 // The stub, as a user has it: project root = the job's project, no bare/safe mode, no
 // extensions, no custom skill dirs, no skill level disabled (the bundled skills of the package's
 // bundled/ folder are on; reported as `builtin`). Every skill is enabled (isSkillEnabled), no
-// model-invocable MCP commands.
+// model-invocable MCP commands. A job with `"settings": true` reads the settings files instead,
+// with the CLI's own `loadSettings(project)` (user $QWEN_HOME or ~/.qwen/settings.json, system,
+// workspace) and `resolveSkillSettings(...).disabledNames` as `buildDisabledSkillNamesProvider`
+// does, and asks the CLI's own `Config.prototype.isSkillEnabled` (skills.disabled hides a skill
+// from <available_skills>); a skill so hidden is reported in `warnings`.
 //
 // Protocol: one JSON job on stdin -> one JSON result on stdout; an array of jobs -> an array.
 // Nothing from a fixture is executed: the runtime only reads files.
@@ -67,11 +71,26 @@ function makeConfig(job, holder) {
   };
 }
 
+// The CLI's own check of skills.disabled (Config.isSkillEnabled) on the CLI's own settings.
+function withSettings(config, job, mods) {
+  const loaded = mods.loadSettings(job.project);
+  const { Config } = mods;
+  Object.assign(config, {
+    disabledSkillNamesProvider: () => mods.resolveSkillSettings(loaded).disabledNames,
+    enabledSkillNamesProvider: null,
+    getExtensions: () => [],
+    getDisabledSkillNames: Config.prototype.getDisabledSkillNames,
+    isSkillEnabled: Config.prototype.isSkillEnabled,
+  });
+  return config;
+}
+
 async function runJob(job, mods) {
   applyJob(job);
   logged.length = 0;
   const holder = {};
   const config = makeConfig(job, holder);
+  if (job.settings) withSettings(config, job, await settingsModules(mods));
   holder.manager = new mods.SkillManager(config);
   await holder.manager.refreshCache();
   const skills = await holder.manager.listSkills();
@@ -87,6 +106,9 @@ async function runJob(job, mods) {
   } catch (err) {
     warnings.push(`lab: buildAvailableSkillsReminder threw: ${err?.message ?? err}`);
   }
+  for (const s of skills) {
+    if (!config.isSkillEnabled(s)) warnings.push(`${s.filePath}: hidden by skills.disabled`);
+  }
   for (const line of logged) warnings.push(`log: ${line.split("\n")[0]}`);
   return {
     runtime: "qwen-code",
@@ -101,6 +123,17 @@ async function runJob(job, mods) {
     warnings,
     tier1,
   };
+}
+
+async function settingsModules(mods) {
+  if (!mods.loadSettings) {
+    const imp = async (marker) => import(pathToFileURL(chunkDefining(marker)).href);
+    mods.loadSettings = (await imp("function loadSettings(workspaceDir = process.cwd()")).loadSettings;
+    mods.resolveSkillSettings = (await imp("function resolveSkillSettings(settings)"))
+      .resolveSkillSettings;
+    mods.Config = (await imp("var Config = class _Config")).Config;
+  }
+  return mods;
 }
 
 const writeOut = (text) => new Promise((resolve) => process.stdout.write(text, () => resolve()));

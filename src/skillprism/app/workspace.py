@@ -61,7 +61,7 @@ from skillprism.core.settings import (
     load_project_settings,
 )
 from skillprism.core.tier3 import ResourceResult, resolve_reference, resolve_skill_url
-from skillprism.core.toggle import ToggleChange, ToggleError, plan_toggle, read_text
+from skillprism.core.toggle import ToggleChange, ToggleError, plan_toggle, plan_toggles, read_text
 from skillprism.core.tokens import TokenCounter, default_counter, get_counter
 from skillprism.core.usage import LocalUsage, read_usage
 from skillprism.core.watch import LiveCatalog
@@ -650,7 +650,7 @@ class Workspace:
         toggle = profile.disclosure.toggle
         if not toggle.present:
             raise WorkspaceError(
-                f"{profile.title} has no setting that turns one skill off: {toggle.note}"
+                f"Skill Prism cannot turn one skill off for {profile.title}: {toggle.note}"
                 if toggle.note
                 else f"the {profile.name} profile describes no setting of {profile.title} that "
                 "turns one skill off; to hide a skill from it, move the skill's folder out of "
@@ -666,6 +666,37 @@ class Workspace:
                 name=skill.qualified_name or skill.name,
                 skill_file=skill.path,
                 enable=enable,
+                project=self.project,
+                home=self.home,
+                env=self.env,
+                profile_title=profile.title,
+            )
+        except ToggleError as err:
+            raise WorkspaceError(str(err)) from None
+
+    def plan_disable(self, spec: str, plan: Plan) -> ToggleChange:
+        """The advisor's disable plan as one change of `spec`'s runtime settings file (its
+        profile's `[toggle]`), turning off every skill the plan names; nothing is written.
+        WorkspaceError when the runtime has no such setting or the file cannot be edited."""
+        profile = self.profile(spec)
+        toggle = profile.disclosure.toggle
+        if not toggle.present:
+            raise WorkspaceError(
+                f"Skill Prism cannot turn skills off for {profile.title}"
+                + (f": {toggle.note}" if toggle.note else "")
+                + "; shorten the descriptions instead, or move skills out of its skill folders"
+            )
+        by_path = {s.path: s for s in self.catalog(spec).skills}
+        skills = []
+        for item in plan.disable or ():
+            skill = by_path.get(item.path)
+            name = (skill.qualified_name or skill.name) if skill is not None else item.name
+            skills.append((name, item.path))
+        try:
+            return plan_toggles(
+                toggle,
+                skills,
+                enable=False,
                 project=self.project,
                 home=self.home,
                 env=self.env,

@@ -99,7 +99,7 @@ def _backups() -> int:
     return EXIT_OK
 
 
-def _undo() -> int:
+def undo_last() -> int:
     from skillprism.app.workspace import Workspace, WorkspaceError
     from skillprism.core.write_back import FileChangedError
 
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.backups:
         return _backups()
     if args.undo:
-        return _undo()
+        return undo_last()
     codes = None
     if args.only:
         # `--only SP113 skills/`: what follows the codes and is not one is a PATH.
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
                 per_file.setdefault(fix.path, []).append(fix)
             out = []
             for path, group in per_file.items():
-                out.append(_file_diff(path, group))
+                out.append(file_diff(path, group))
             text = "".join(out)
             if sys.stdout.isatty():
                 sys.stdout.write(terminal_text(text))
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if outcome.skipped or outcome.refused else EXIT_OK
 
 
-def _file_diff(path: str, group: list[Fix]) -> str:
+def file_diff(path: str, group: list[Fix]) -> str:
     """The diff of one skill file's fixes; when they rename its folder, every file of the folder
     is renamed in the diff too (git apply renames them)."""
     from skillprism.core.fixes import combined_edits

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import WorkspaceError
 
     if args.undo:
-        return _undo()
+        return undo_last()
     if not args.name or not args.profile:
         return error(f"{args.action}: give the skill's NAME and --profile")
     try:
@@ -80,12 +80,12 @@ def run(args: argparse.Namespace) -> int:
         workspace.apply_change(change)
     except (WorkspaceError, OSError) as err:
         return error(str(err))
-    _remember(change)
+    remember(change)
     tell(f"skillprism: {change.path}: {change.entry} (undo: skillprism {args.action} --undo)")
     return EXIT_OK
 
 
-def _remember(change: ToggleChange) -> None:
+def remember(change: ToggleChange) -> None:
     """Keep what the change replaced, for --undo (best effort: the change itself is done)."""
     from skillprism.app.workspace import write_atomically
 
@@ -97,7 +97,7 @@ def _remember(change: ToggleChange) -> None:
         os.chmod(path, 0o600)  # it holds a copy of a settings file, which may hold tokens
 
 
-def _undo() -> int:
+def undo_last() -> int:
     from skillprism.app.workspace import Workspace, WorkspaceError
 
     path = _journal_path()

@@ -33,6 +33,7 @@ LIMIT_UNITS = ("chars", "tokens")
 # What the budget counts: characters, or terminal cells (core/textwidth.py: wide characters two).
 MEASURES = ("chars", "display-width")
 KNOBS = (
+    "context_window",
     "overrides",
     "budget_fraction",
     "budget_chars",

@@ -123,8 +123,8 @@ def parse_toggle(t: _Table) -> ToggleSpec:
             raise t.fail("format", "path-entries are written to a TOML file")
         if form == "name-map" and (spec.format != "json" or not spec.off_value):
             raise t.fail("off_value", "a name-map is a JSON object and needs the value to set")
-        if form == "name-list" and spec.format != "json":
-            raise t.fail("format", "a name-list is written to a JSON file")
+        if form == "name-list" and spec.format not in ("json", "toml"):
+            raise t.fail("format", "a name-list is written to a JSON or TOML file")
     elif not spec.note:
         raise t.fail("note", "say why the runtime has no setting and what to do instead")
     return spec

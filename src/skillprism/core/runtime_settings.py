@@ -70,7 +70,7 @@ def apply_runtime_settings(
                 return
             settings = replace(settings, budget_fraction=float(value))
             applied.append(f"{source} = {value}")
-        elif name in ("budget_chars", "entry_cap_chars"):
+        elif name in ("budget_chars", "entry_cap_chars", "context_window"):
             try:
                 number = int(str(value).strip())
             except ValueError:

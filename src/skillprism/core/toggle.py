@@ -15,7 +15,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,32 +81,70 @@ def plan_toggle(
 ) -> ToggleChange:
     """The change that turns the skill `name` (its SKILL.md at `skill_file`) off, or back on, in
     the runtime's own settings file."""
+    return plan_toggles(
+        spec,
+        [(name, skill_file)],
+        enable=enable,
+        project=project,
+        home=home,
+        env=env,
+        profile_title=profile_title,
+    )
+
+
+def plan_toggles(
+    spec: ToggleSpec,
+    skills: Sequence[tuple[str, str]],
+    *,
+    enable: bool,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    profile_title: str = "",
+) -> ToggleChange:
+    """The one change of the runtime's own settings file that turns every skill of `skills`
+    ((name, SKILL.md path) pairs) off, or back on: the budget advisor's disable plan is written
+    (and undone) as one change."""
     who = profile_title or "this runtime"
     if not spec.present:
-        raise ToggleError(f"{who} has no setting that turns one skill off: {spec.note}")
+        raise ToggleError(f"Skill Prism cannot turn one skill off for {who}: {spec.note}")
+    if not skills:
+        raise ToggleError("no skill to turn " + ("on" if enable else "off"))
     path = expand_template(spec.file, project, home, env)
     before = read_text(path)
+    after = before
     if spec.form == "path-entries":
-        target = os.path.realpath(skill_file)
-        after = _toml_path_entries(before or "", spec.key, target, enable, path)
-        entry = f"{spec.key}: path = {target}, enabled = {'true' if enable else 'false'}"
+        targets = [os.path.realpath(f) for _n, f in skills]
+        after = _toml_path_entries(before or "", spec.key, targets, enable, path)
+        entries = [
+            f"{spec.key}: path = {t}, enabled = {'true' if enable else 'false'}" for t in targets
+        ]
     elif spec.form == "name-list":
-        after = _json_name_list(before, spec.key, name, not enable, path)
-        entry = f"{spec.key}: {name} " + ("removed" if enable else "added")
+        if spec.format == "toml":
+            after = _toml_name_list(before, spec.key, [n for n, _f in skills], not enable, path)
+        else:
+            for name, _f in skills:
+                after = _json_name_list(after, spec.key, name, not enable, path)
+        entries = [f"{spec.key}: {n} " + ("removed" if enable else "added") for n, _f in skills]
     else:
-        after = _json_name_map(before, spec.key, name, None if enable else spec.off_value, path)
-        entry = f"{spec.key}.{name} = {spec.off_value!r}" if not enable else f"{spec.key}.{name}"
-        if enable:
-            entry = f"{entry} removed"
+        for name, _f in skills:
+            after = _json_name_map(after, spec.key, name, None if enable else spec.off_value, path)
+        entries = [
+            f"{spec.key}.{n} removed" if enable else f"{spec.key}.{n} = {spec.off_value!r}"
+            for n, _f in skills
+        ]
     if before is None and enable:
         after = None  # nothing to turn back on: the file stays absent
+    entry = entries[0] if len(entries) == 1 else f"{len(entries)} skills: " + "; ".join(entries)
     return ToggleChange(path, before, after, entry)
 
 
 # --- TOML: an array of tables with path and enabled (Codex's [[skills.config]]) --------------
 
 
-def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: str) -> str:
+def _toml_path_entries(
+    text: str, key: str, targets: Sequence[str], enable: bool, where: str
+) -> str:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import AoT, InlineTable
@@ -136,10 +174,11 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
         raise ToggleError(
             f"{where}: {key} is not an array of tables ([[{key}]] blocks); edit the file by hand"
         )
+    wanted = set(targets)
     found = [
         i
         for i, e in enumerate(entries or [])
-        if isinstance(e.get("path"), str) and os.path.realpath(e["path"]) == target
+        if isinstance(e.get("path"), str) and os.path.realpath(e["path"]) in wanted
     ]
     if enable:
         for i in reversed(found):
@@ -152,17 +191,21 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
             if len(parents) == 1 and not table:
                 del doc[parents[0]]
     else:
-        if found:
-            for i in found:
-                entries[i]["enabled"] = False
-        else:
+        have = set()
+        for i in found:
+            entries[i]["enabled"] = False
+            have.add(os.path.realpath(entries[i]["path"]))
+        for target in dict.fromkeys(targets):
+            if target in have:
+                continue
             new = tomlkit.table()
             new.add("path", target)
             new.add("enabled", False)
             if entries is None:
-                aot = tomlkit.aot()
-                aot.append(new)
-                table.append(last, aot)
+                entries = tomlkit.aot()
+                entries.append(new)
+                table.append(last, entries)
+                entries = table[last]
             else:
                 entries.append(new)
     out = tomlkit.dumps(doc)
@@ -171,6 +214,62 @@ def _toml_path_entries(text: str, key: str, target: str, enable: bool, where: st
         tomllib.loads(out)  # never write what the runtime could not read
     except (tomllib.TOMLDecodeError, RecursionError):
         raise ToggleError(f"{where}: cannot add the entry without breaking the file") from None
+    return out
+
+
+def _toml_name_list(
+    text: str | None, key: str, names: Sequence[str], add: bool, where: str
+) -> str | None:
+    """`text` with `names` added to (or every case-insensitive spelling of them removed from) the
+    array at dotted `key` of a TOML file (Mistral Vibe's disabled_skills), created as needed;
+    comments, order and formatting of the rest kept (tomlkit)."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import Array
+
+    if text is None and not add:
+        return None
+    try:
+        doc = tomlkit.parse(text or "")
+    except (TOMLKitError, ValueError, RecursionError) as err:
+        why = " ".join(str(err).split())
+        raise ToggleError(f"{where}: not valid TOML ({why}); fix it first") from None
+    *parents, last = key.split(".")
+    table: Any = doc
+    for part in parents:
+        if part not in table:
+            if not add:
+                return text
+            table.append(part, tomlkit.table())
+        table = table[part]
+        if not isinstance(table, dict):
+            raise ToggleError(f"{where}: {part} is not a table; cannot set {key}")
+    items = table.get(last)
+    if items is not None and not isinstance(items, Array):
+        raise ToggleError(f"{where}: {key} is not a list of skill names; edit the file by hand")
+    lowered = {n.lower() for n in names}
+    if add:
+        have = {str(v).lower() for v in items or [] if isinstance(v, str)}
+        new = [n for n in dict.fromkeys(names) if n.lower() not in have]
+        if not new:
+            return text
+        if items is None:
+            table[last] = tomlkit.array()
+            items = table[last]
+        for name in new:
+            items.append(name)
+    else:
+        if items is None:
+            return text
+        for i in reversed(range(len(items))):
+            if isinstance(items[i], str) and str(items[i]).lower() in lowered:
+                del items[i]
+    out = tomlkit.dumps(doc)
+    out = out if out.endswith("\n") or not out else out + "\n"
+    try:
+        tomllib.loads(out)  # never write what the runtime could not read
+    except (tomllib.TOMLDecodeError, RecursionError):
+        raise ToggleError(f"{where}: cannot change {key} without breaking the file") from None
     return out
 
 

@@ -139,7 +139,7 @@ class LiveRunsPage(QWidget):
 
         self.runs = QSpinBox(minimum=1, maximum=20, value=3)
         self.runs.setToolTip("How many times each prompt is run (a model does not answer alike)")
-        self.timeout = QSpinBox(minimum=10, maximum=1800, value=180, suffix=" s")
+        self.timeout = QSpinBox(minimum=10, maximum=1800, value=120, suffix=" s")
         self.timeout.setToolTip("A run still going after this long counts as a timeout")
         self.concurrency = QSpinBox(minimum=1, maximum=8, value=2)
         self.concurrency.setToolTip("How many runs go at once")

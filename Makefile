@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PACKAGE_STAMP := $(VENV)/.installed-package
 
-.PHONY: run check-display test lint format bench package clean conformance conformance-quick conformance-bin conformance-latest
+.PHONY: run check-display test lint format bench package clean conformance conformance-quick conformance-bin conformance-latest lab-tests
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,6 +70,14 @@ BIN_RUNTIMES = --runtime codex --runtime opencode --runtime kilo-code --runtime 
 conformance-bin: $(STAMP)
 	$(PY) conformance/install.py $(BIN_RUNTIMES)
 	$(PY) conformance/run.py $(BIN_RUNTIMES) $(LAB_ARGS)
+
+# The tests that run the runtimes' own code from the lab's cache (enable/disable, usage, install,
+# the budget advisor, live trigger runs), once conformance-quick and conformance-bin installed it.
+# A lab test that skips here (a runtime the lab should hold and does not) fails.
+LAB_TESTS = tests/test_toggle_lab.py tests/test_usage_lab.py tests/test_install_lab.py tests/test_advisor_lab.py tests/test_live_trigger_lab.py
+lab-tests: $(STAMP)
+	$(PY) conformance/live_lab.py --install-gemini-cli
+	SKILLPRISM_LAB_REQUIRED=1 QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n auto -rs $(LAB_TESTS)
 
 # Every runtime's newest release on npm / PyPI (installed apart, in conformance/.cache/latest)
 # against today's profiles: which profiles drift from what the lab recorded for the pinned release.

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from skillprism.cli.common import (
@@ -182,27 +181,6 @@ def _json(plan) -> dict[str, object]:  # type: ignore[no-untyped-def]
 
 
 def _text(plan, window: int) -> None:  # type: ignore[no-untyped-def]
-    now = ", ".join(f"{n} {o}" for o, n in sorted(plan.outcomes.items()))
-    out = [f"{plan.profile} at a {window:,}-token context window: {plan.listed} listed ({now})"]
-    if plan.already_full:
-        out.append("every listed skill keeps its full description: nothing to do")
-        print(terminal_text("\n".join(out)))
-        return
-    if plan.shorten is None:
-        out.append("shorten: not enough (even descriptions of 40 characters do not all fit)")
-    else:
-        total = sum(s.by for s in plan.shorten)
-        out.append(
-            f"either shorten {len(plan.shorten)} description(s) to at most {plan.cap:,} "
-            f"characters ({total:,} characters in all):"
-        )
-        out.extend(
-            f"  {s.name}: -{s.by:,} ({s.chars:,} -> {len(s.keep):,})  {os.path.relpath(s.path)}"
-            for s in plan.shorten
-        )
-    disable = plan.disable or ()
-    out.append(f"or disable {len(disable)} skill(s), least used first:")
-    out.extend(f"  {d.name}  {os.path.relpath(d.path)}" for d in disable)
-    if not plan.verified:
-        out.append("warning: the runtime's model did not confirm this plan")
-    print(terminal_text("\n".join(out)))
+    from skillprism.formats.advice_text import render_advice
+
+    print(terminal_text(render_advice(plan, window).rstrip("\n")))

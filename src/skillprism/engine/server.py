@@ -65,6 +65,7 @@ from skillprism.engine.protocol import (
 )
 from skillprism.engine.rows import RowList
 from skillprism.engine.views import (
+    AdviceView,
     EngineInfo,
     EvalView,
     Failure,
@@ -1000,6 +1001,58 @@ class Engine:
             rows.append(prepare.fix_row(at, fix, self._key_of(fix.path), workspace.project))
         catalog = self.shown.catalog
         return FixesView(key, code, catalog.profile.title if catalog else "", tuple(rows))
+
+    def _do_advise(self, profile: str, inputs: BudgetInputs) -> AdviceView:
+        """What it takes for every skill `profile` lists under `inputs` to keep its full
+        description (core/advisor.py): the description cuts, offered as quick fixes (kept here
+        like any offer), and the change of the runtime's own settings that turns skills off."""
+        from skillprism.core.fixes import combined_edits
+        from skillprism.formats.advice_text import render_advice
+        from skillprism.formats.diff import unified_diff
+
+        workspace = self._require()
+        plan = workspace.advise(profile, inputs)
+        text = render_advice(plan, inputs.context_window, relative=False)
+        ids: list[int] = []
+        diff = ""
+        self._offered = {}
+        if plan.shorten:
+            fixes = workspace.plan_fixes(plan)
+            groups: dict[str, list[Fix]] = {}
+            for at, fix in enumerate(fixes, 1):
+                self._offered[at] = fix
+                ids.append(at)
+                groups.setdefault(fix.path, []).append(fix)
+            diff = "".join(
+                unified_diff(g[0].snapshot.data, g[0].snapshot.apply(combined_edits(g)), p)
+                for p, g in groups.items()
+            )
+        toggle: TogglePlan | None = None
+        problem = ""
+        if plan.disable and not plan.already_full:
+            try:
+                change = workspace.plan_disable(profile, plan)
+                toggle = TogglePlan(
+                    workspace.profile(profile).title,
+                    f"{len(plan.disable)} skill(s)",
+                    False,
+                    change.path,
+                    change.entry,
+                    change.diff(),
+                    change,
+                )
+            except WorkspaceError as err:
+                problem = str(err)
+        return AdviceView(
+            workspace.profile(profile).title,
+            plan.already_full,
+            text,
+            tuple(ids),
+            diff,
+            toggle,
+            len(plan.disable or ()),
+            problem,
+        )
 
     def _key_of(self, path: str) -> str:
         """The key of the shown skill whose file is `path` (a real path), "" when none is."""

@@ -524,3 +524,20 @@ class LiveComparison:
     before: tuple[tuple[str, bool, float | None], ...]  # (query, should trigger, saved rate)
     better: int
     worse: int
+
+
+@dataclass(frozen=True)
+class AdviceView:
+    """The budget advisor's two plans for the runtime shown under the budget's inputs: the plan
+    as text; the description cuts offered as quick fixes (their ids, applied with `apply_fixes`,
+    and their diff); the runtime settings change that turns the plan's skills off (applied with
+    `apply_toggle`), or why there is none."""
+
+    title: str  # the runtime's
+    already_full: bool
+    text: str
+    shorten_ids: tuple[int, ...]
+    shorten_diff: str
+    disable: TogglePlan | None
+    disable_count: int
+    disable_problem: str

@@ -290,6 +290,8 @@ class BudgetView(QWidget):
     sig_select_skill = Signal(str)
     """The user asked to see a skill (double-click on a row)."""
     sig_inputs_changed = Signal(object)
+    sig_advise = Signal()
+    """The user asks what it takes for every listed skill to keep its full description."""
     """A control changed: the listing is wanted for these BudgetInputs."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -316,6 +318,12 @@ class BudgetView(QWidget):
         self.fixed.valueChanged.connect(self.recompute)
         self.copy_button = QPushButton("Copy listing")
         self.copy_button.clicked.connect(self._copy)
+        self.advise_button = QPushButton("What Would It Take…")
+        self.advise_button.setToolTip(
+            "What to shorten or turn off so every listed skill keeps its full description, "
+            "computed with the runtime's own budget model (you see the change first)"
+        )
+        self.advise_button.clicked.connect(self.sig_advise.emit)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -360,6 +368,7 @@ class BudgetView(QWidget):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget)
         controls.addStretch(1)
+        controls.addWidget(self.advise_button)
         controls.addWidget(self.copy_button)
         # Per skill and the listing itself as two tabs, each with the dock's whole height (a
         # bottom dock is wide and short); the verdict and the runtime's messages on the right.

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from skillprism.gui.engine_client import EngineClient
 
-FIX_KINDS = ("fixes", "apply_fixes", "undo_fixes")
+FIX_KINDS = ("fixes", "apply_fixes", "undo_fixes", "advise")
 TOGGLE_KINDS = ("plan_toggle", "apply_toggle")
 INSTALL_KINDS = ("plan_install", "plan_update", "apply_install", "undo_install")
 KINDS = FIX_KINDS + TOGGLE_KINDS + INSTALL_KINDS
@@ -59,6 +59,7 @@ class Changes(QObject):
         self._toggle_pending: Any = None  # a confirmed change of a runtime's settings, written
         self.install_dialog: Any = None  # the open install dialog (an InstallDialog), if any
         self.update_dialog: Any = None  # the open dialog of installed copies, if any
+        self.advice_dialog: Any = None  # the open budget advisor, if any
 
     # --- the undo stack ---------------------------------------------------------------------------
 
@@ -130,6 +131,30 @@ class Changes(QObject):
         if done.paths:
             self.sig_files_changed.emit(list(done.paths))
         self.sig_done.emit(done)
+
+    # --- the budget advisor ----------------------------------------------------------------------
+
+    def advise(self, profile: str, inputs: Any) -> None:
+        """Ask what it takes for every skill `profile` lists under `inputs` (the budget view's)
+        to keep its full description; the dialog shows both plans."""
+        self.engine.request("advise", profile, inputs)
+
+    def _show_advice(self, view: Any) -> None:
+        from skillprism.gui.advice_dialog import AdviceDialog
+
+        if self.advice_dialog is not None:
+            self.advice_dialog.close()
+        dialog = AdviceDialog(view, self.dark, self.window)
+        dialog.sig_shorten.connect(lambda ids: self.engine.request("apply_fixes", tuple(ids)))
+
+        def disable() -> None:
+            self._toggle_pending = view.disable
+            self.engine.request("apply_toggle", view.disable.change, False)
+
+        dialog.sig_disable.connect(disable)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.advice_dialog = dialog
+        dialog.open()  # (not exec: the window's event loop keeps running)
 
     # --- turning a skill off or on through the runtime's own setting ------------------------------
 
@@ -224,6 +249,8 @@ class Changes(QObject):
         """The engine answered a request of one of `KINDS`."""
         if kind == "fixes":
             self._show_fixes(result)
+        elif kind == "advise":
+            self._show_advice(result)
         elif kind in ("apply_fixes", "undo_fixes"):
             self._fixes_done(kind, result)
         elif kind == "plan_toggle":

@@ -280,6 +280,11 @@ class MainWindow(QMainWindow):
         self.budget = BudgetView()
         self.budget.sig_select_skill.connect(self.select_skill)
         self.budget.sig_inputs_changed.connect(self._request_budget)
+        self.budget.sig_advise.connect(
+            lambda: (
+                self.loaded is not None and self.changes.advise(self.profile, self.budget.inputs())
+            )
+        )
         self.budget_dock = QDockWidget("Prompt Budget", self)
         self.budget_dock.setObjectName("budget-dock")
         self.budget_dock.setWidget(self.budget)

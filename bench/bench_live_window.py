@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--at-once", type=int, default=4)
     parser.add_argument("--stand-in", action="store_true", help="do not use the lab's CLI")
+    parser.add_argument(
+        "--profile", action="store_true", help="print where the GUI thread spent the run (cProfile)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -198,10 +201,21 @@ def main(argv: list[str] | None = None) -> int:
     idle_ms = beat.longest_ms
     beat.reset()
     start = time.perf_counter()
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     live.start.click()
     until(lambda: live.result is not None or not live.running)
     took = time.perf_counter() - start
     pump(0.5)
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(18)
     block_ms, block_cpu_ms = beat.longest_ms, beat.longest_cpu * 1000
     result = live.result
     window.shutdown()

@@ -182,7 +182,9 @@ class LiveRunsPage(QWidget):
         self.compare = QPushButton("Compare With Saved…")
         self.compare.clicked.connect(self._compare)
         self.progress = StatusProgress(maximumHeight=16)
-        self.progress.setFormat("%v of %m runs")
+        # Always shown, as is the line under it: showing and hiding widgets while runs come in
+        # would lay out and paint the whole window again each time.
+        self.progress.setFormat("no run yet")
         self.last = QLabel()
         self.last.setTextFormat(Qt.TextFormat.PlainText)
         buttons = QHBoxLayout()
@@ -245,6 +247,7 @@ class LiveRunsPage(QWidget):
         self.result = None
         self.model.set_rows(())
         self.summary.clear()
+        self.progress.setFormat("%v of %m runs")
         self.progress.show_progress(0, plan.calls)
         self.last.setText("Starting…")
         self.sig_start.emit(
@@ -301,7 +304,6 @@ class LiveRunsPage(QWidget):
             return
         self.progress.show_progress(done, total)
         self.last.setText(f"Last: {what}")
-        self.last.setVisible(True)
 
     def show_result(self, result: LiveRunView) -> None:
         self.running = False
@@ -323,7 +325,6 @@ class LiveRunsPage(QWidget):
             f"Compared with {comparison.path}: {comparison.better} prompt(s) moved the right "
             f"way, {comparison.worse} the wrong way (the Before column)."
         )
-        self.last.setVisible(True)
 
     def show_failure(self, message: str) -> None:
         self.running = False
@@ -401,9 +402,7 @@ class LiveRunsPage(QWidget):
         self.start.setEnabled(can)
         self.start.setText(f"Start {plan.calls} Model Calls" if plan is not None else "Start")
         self.cancel.setEnabled(self.running)
-        self.progress.setVisible(self.running or self.result is not None)
         self.save.setEnabled(self.result is not None and not self.running)
         self.compare.setEnabled(self.result is not None and not self.running)
         for w in (self.runs, self.cli):
             w.setEnabled(not self.running)
-        self.last.setVisible(bool(self.last.text()))

@@ -379,3 +379,12 @@ def test_a_repository_with_an_unreadable_folder_is_refused(tmp_path: Path, env: 
             plan(repo, env)
     finally:
         os.chmod(unreadable, 0o755)
+
+
+def test_an_archive_beside_the_skills_does_not_stop_an_install(tmp_path: Path, env: dict) -> None:
+    """An archive left packed is a note about what was seen, not a search cut short."""
+    repo = tmp_path / "repo"
+    skill(repo / "skills", "alpha")
+    (repo / "skills" / "beta.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    p = plan(repo, env, profiles=("codex",))
+    assert [pl.name for pl in p.placed] == ["alpha"] and not p.blocked

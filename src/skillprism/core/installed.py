@@ -34,6 +34,9 @@ PERSONAL, PROJECT = "personal", "project"
 KINDS = (PERSONAL, PROJECT)
 PLUGIN_MARKERS = (".claude-plugin/plugin.json", ".codex-plugin/plugin.json", "plugin.json")
 MAX_DEPTH = 8
+# The search's notes that mean skills may have gone unseen (others, such as an archive left
+# packed, say something about what was seen).
+CUT_SHORT = ("scan-truncated", "folder-unreadable")
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,11 @@ def find_units(
         folder, max_depth=max_depth, max_dirs=max_dirs, ignore_dirs=(".git", "node_modules")
     )
     if notes is not None:
-        notes.extend(f"{where}: {finding.message}" for where, finding in found.notes)
+        notes.extend(
+            f"{where}: {finding.message}"
+            for where, finding in found.notes
+            if finding.rule in CUT_SHORT
+        )
     files = sorted(
         os.path.join(folder, *f.parts)
         for f in found.files

@@ -77,8 +77,7 @@ def test_plan_places_each_skill_in_each_runtimes_first_root_one_copy_per_folder(
     targets = {a.target: set(a.profiles) for a in p.actions}
     # Claude Code and OpenCode both read ~/.claude/skills first: one copy serves both.
     assert targets[f"{home}/.claude/skills/alpha"] == {"claude-code", "opencode"}
-    # Codex still reads ~/.codex/skills but calls it deprecated: new skills go to ~/.agents/skills
-    assert targets[f"{home}/.agents/skills/alpha"] == {"codex"}
+    assert targets[f"{home}/.codex/skills/alpha"] == {"codex"}
     assert targets[f"{home}/.gemini/skills/alpha"] == {"gemini-cli"}
     assert targets[f"{home}/.copilot/skills/alpha"] == {"copilot-cli"}
     assert len(p.actions) == 8 and not p.blocked
@@ -194,7 +193,7 @@ def test_apply_then_undo_removes_exactly_what_was_installed(tmp_path: Path, env:
         return {k: v for k, v in snap.items() if not k.startswith(state)}
 
     assert mine(snapshot(Path(env["home"]))) == mine(before)
-    assert not Path(env["home"], ".agents").exists()  # folders it created are gone again
+    assert not Path(env["home"], ".codex").exists()  # folders it created are gone again
     assert install_state.read_manifest() == {}
     assert undo_install() is None
 
@@ -205,12 +204,12 @@ def test_apply_refuses_a_target_that_appeared_or_a_source_that_changed(
     repo = tmp_path / "repo"
     a = skill(repo, "alpha")
     p = plan(repo, env, profiles=("codex",))
-    skill(Path(env["home"]) / ".agents" / "skills", "alpha", "Appeared meanwhile.")
+    skill(Path(env["home"]) / ".codex" / "skills", "alpha", "Appeared meanwhile.")
     with pytest.raises(InstallError, match="appeared since"):
         apply_install(p)
     assert (
         "Appeared meanwhile."
-        in (Path(env["home"]) / ".agents" / "skills" / "alpha" / "SKILL.md").read_text()
+        in (Path(env["home"]) / ".codex" / "skills" / "alpha" / "SKILL.md").read_text()
     )
     p = plan(repo, env, profiles=("gemini-cli",))
     (a / "extra.md").write_text("new")
@@ -223,7 +222,7 @@ def test_undo_refuses_an_installed_copy_edited_since(tmp_path: Path, env: dict) 
     repo = tmp_path / "repo"
     skill(repo, "alpha")
     apply_install(plan(repo, env, profiles=("codex",)))
-    installed = Path(env["home"]) / ".agents" / "skills" / "alpha" / "SKILL.md"
+    installed = Path(env["home"]) / ".codex" / "skills" / "alpha" / "SKILL.md"
     installed.write_text(installed.read_text() + "my edit\n")
     with pytest.raises(InstallError, match="changed since it was installed"):
         undo_install()
@@ -237,7 +236,7 @@ def test_link_mode_and_a_runtime_that_does_not_follow_links(tmp_path: Path, env:
     cont = next(pl for pl in p.placed if pl.profile == "continue")
     assert cont.status == "not-discovered" and "does not follow a symlinked" in cont.reason
     apply_install(p)
-    target = Path(env["home"]) / ".agents" / "skills" / "alpha"
+    target = Path(env["home"]) / ".codex" / "skills" / "alpha"
     assert os.readlink(target) == str(a)
     (a / "SKILL.md").write_text((a / "SKILL.md").read_text() + "changed\n")
     assert [s.state for s in install_state.stale(["codex"])] == ["linked"]
@@ -247,7 +246,7 @@ def test_stale_states_and_update(tmp_path: Path, env: dict) -> None:
     repo = tmp_path / "repo"
     a, b, c, _d = (skill(repo / "skills", n) for n in ("a1", "b2", "c3", "d4"))
     apply_install(plan(repo, env, profiles=("codex",)))
-    root = Path(env["home"]) / ".agents" / "skills"
+    root = Path(env["home"]) / ".codex" / "skills"
     assert {s.state for s in install_state.stale()} == {"up-to-date"}
     (a / "SKILL.md").write_text((a / "SKILL.md").read_text() + "source edit\n")
     (root / "b2" / "SKILL.md").write_text("edited here\n")
@@ -286,7 +285,7 @@ def test_a_large_skill_is_copied_and_past_the_bounds_refused(tmp_path: Path, env
     p = plan(repo, env, profiles=("codex",))
     assert p.actions[0].files == 12_001
     apply_install(p)
-    assert len(os.listdir(Path(env["home"], ".agents", "skills", "big", "data"))) == 12_000
+    assert len(os.listdir(Path(env["home"], ".codex", "skills", "big", "data"))) == 12_000
     with pytest.raises(TreeError, match="more than 5,000 files"):
         list_tree(str(big), max_entries=5_000)
     deep = skill(tmp_path / "deep", "deep")
@@ -310,7 +309,7 @@ def test_special_files_are_not_copied_or_opened(tmp_path: Path, env: dict) -> No
         ".git": "version-control metadata",
     }
     apply_install(p)
-    t = Path(env["home"]) / ".agents" / "skills" / "alpha"
+    t = Path(env["home"]) / ".codex" / "skills" / "alpha"
     assert sorted(os.listdir(t)) == ["SKILL.md"]
 
 

@@ -19,7 +19,7 @@ def test_plan_apply_and_undo_an_install_through_the_engine(tmp_path: Path) -> No
         (repo / name).mkdir(parents=True)
         (repo / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name}.\n---\n")
     home = Path(os.environ["HOME"])
-    mine = home / ".agents" / "skills" / "beta"
+    mine = home / ".codex" / "skills" / "beta"
     mine.mkdir(parents=True)
     (mine / "SKILL.md").write_text("---\nname: beta\ndescription: Mine.\n---\n")
     engine, _view = open_view([str(repo)], "codex", str(tmp_path))

@@ -178,8 +178,6 @@ def target_root(
             continue
         if template.builtin:  # the runtime's own skills: never where a user's skill goes
             continue
-        if template.legacy:  # still read, but not where the runtime wants new skills
-            continue
         path = expand_template(template.path.replace("*", plugin or "*"), project, home, env)
         if "*" in path:
             continue

@@ -63,6 +63,7 @@ def test_shorten_writes_the_cuts_then_undo(window, qtbot) -> None:  # type: igno
     view = dialog.view
     assert not view.already_full and view.shorten_ids and dialog.shorten.isEnabled()
     assert "either shorten" in view.text and "-description:" in view.shorten_diff
+    assert "a//" not in view.shorten_diff  # paths as git shows them
     assert {p: p.read_bytes() for p in before} == before  # shown, nothing written
     with qtbot.waitSignals([w.sig_fixes_done, w.sig_catalog_applied], timeout=20000):
         dialog.shorten.click()  # written, then rescanned

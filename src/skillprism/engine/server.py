@@ -1024,7 +1024,9 @@ class Engine:
                 ids.append(at)
                 groups.setdefault(fix.path, []).append(fix)
             diff = "".join(
-                unified_diff(g[0].snapshot.data, g[0].snapshot.apply(combined_edits(g)), p)
+                unified_diff(
+                    g[0].snapshot.data, g[0].snapshot.apply(combined_edits(g)), p.lstrip("/")
+                )
                 for p, g in groups.items()
             )
         toggle: TogglePlan | None = None

@@ -263,7 +263,7 @@ class TriggerPanel(QWidget):
         self.tabs.addTab(evals_page, "Eval Set")
         self.live = LiveRunsPage(self._live_items)
         self.tabs.addTab(self.live, "Live Runs")
-        self.tabs.currentChanged.connect(lambda _i: self._replan_if_shown())
+        self.tabs.currentChanged.connect(lambda _i: self._tab_changed())
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -302,11 +302,14 @@ class TriggerPanel(QWidget):
         return list(held.items) if held is not None else []
 
     def _replan_if_shown(self) -> None:
-        live = self.tabs.currentWidget() is self.live
-        # a live run reports what the model did: the estimate's caveat is not about it
-        self.note.setVisible(not live)
-        if live and self.isVisible():
+        if self.tabs.currentWidget() is self.live and self.isVisible():
             self.live.replan()
+
+    def _tab_changed(self) -> None:
+        # A live run reports what the model did: the estimate's caveat is not about it. (Set
+        # here only: showing a widget, even one shown already, costs a layout pass.)
+        self.note.setHidden(self.tabs.currentWidget() is self.live)
+        self._replan_if_shown()
 
     def show_result(self, result: TriggerView) -> None:
         if result.key != self.key:

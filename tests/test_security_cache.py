@@ -117,6 +117,32 @@ def test_same_bytes_elsewhere_are_not_scanned_twice(
     assert scanned == []
 
 
+def test_a_skills_files_are_looked_up_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One query for the files read, not one per file: a query costs more than scanning a small
+    # file. The findings are those of a scan that asks file by file.
+    files = {f"scripts/s{i}.sh": PAYLOAD if i % 3 == 0 else f"echo {i}\n" for i in range(30)}
+    folder = make_skill(tmp_path, files=files)
+    asked: list[int] = []
+    store = cache.store()
+    assert store is not None
+    real = store.get_files
+    monkeypatch.setattr(store, "get_files", lambda keys: asked.append(len(keys)) or real(keys))
+    found = scan(folder)
+    assert asked == [31]  # the skill file and 30 scripts, in one window
+    assert {f.rel_path for f in found if f.rule == "download-execute"} == {
+        f"scripts/s{i}.sh" for i in range(0, 30, 3)
+    }
+    # a copy elsewhere is known by its bytes, file by file, from that one query
+    copy = make_skill(tmp_path / "other", files=files)
+    scanned = count_scans(monkeypatch)
+    assert [(f.rel_path, f.rule, f.line) for f in scan(copy)] == [
+        (f.rel_path, f.rule, f.line) for f in found
+    ]
+    assert scanned == []
+
+
 def test_the_rules_version_is_part_of_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

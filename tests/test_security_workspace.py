@@ -191,3 +191,103 @@ def test_a_repeated_check_of_an_unchanged_set_starts_no_worker(
     (root / "s3" / "scripts" / "a.sh").write_text("echo hi\n")
     changed = check()
     assert len({p for p, c in security_codes([changed]) if c == "SP740"}) == 23
+
+
+def test_a_repeated_check_of_a_large_unchanged_set_adds_no_scan_and_no_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Above the size where workers evaluate, skills the cache knows are looked up by whoever
+    # evaluates them: no scan job is handed out and the pool is no larger than without the
+    # pass. A skill changed since is still scanned again.
+    from skillprism.core import evaluator, workers
+    from skillprism.core.profiles import load_profile
+    from skillprism.core.resolve import build_catalog
+
+    monkeypatch.setattr(cache, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(evaluator, "PARALLEL_MIN_SKILLS", 6)
+    monkeypatch.setattr(evaluator.Evaluator, "BATCH", 5)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    cache.close()
+    cache.set_enabled(None)
+    root = tmp_path / "skills"
+    for i in range(30):
+        folder = root / f"s{i:02d}"
+        (folder / "scripts").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: s{i:02d}\ndescription: D.\n---\nBody.\n")
+        (folder / "scripts" / "a.sh").write_text(PAYLOAD)
+    time.sleep(0.1)  # out of the racy window: the cache may trust the files' stats
+    profile = load_profile("agentskills")
+
+    def check(n: int = 2):  # type: ignore[no-untyped-def]
+        return build_catalog(
+            profile, [str(root)], project=str(tmp_path), env={}, security=True, workers=n
+        )
+
+    first = check(1)
+    cache.flush()
+    processes: list[int] = []
+    handed: list[str] = []
+    real_init = workers.WorkerPool.__init__
+    real_submit = workers.WorkerPool.submit
+
+    def spy_init(self, context, n, *rest):  # type: ignore[no-untyped-def]
+        processes.append(n)
+        real_init(self, context, n, *rest)
+
+    def spy_submit(self, func, arg):  # type: ignore[no-untyped-def]
+        handed.append(func.__name__)
+        return real_submit(self, func, arg)
+
+    monkeypatch.setattr(workers.WorkerPool, "__init__", spy_init)
+    monkeypatch.setattr(workers.WorkerPool, "submit", spy_submit)
+    again = check()
+    assert processes == [1] and "_pool_scan" not in handed and "_pool_evaluate" in handed
+    assert security_codes([again]) == security_codes([first])
+    # a changed skill past the first ones is scanned again
+    (root / "s27" / "scripts" / "a.sh").write_text("echo hi\n")
+    handed.clear()
+    changed = check()
+    assert "_pool_scan" in handed
+    assert {p for p, c in security_codes([changed]) if c == "SP740"} == {
+        str(root / f"s{i:02d}" / "SKILL.md") for i in range(30) if i != 27
+    }
+
+
+def test_scan_jobs_end_at_a_few_dozen_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A scan job is its worker's until done: skills with many files go one to a job, so the
+    # other worker is not left idle while one works through them; the findings are complete.
+    from skillprism.core import evaluator, workers
+    from skillprism.core.profiles import load_profile
+    from skillprism.core.resolve import build_catalog
+
+    cache.close()
+    cache.set_enabled(None)
+    root = tmp_path / "skills"
+    for i in range(12):
+        folder = root / f"s{i:02d}"
+        (folder / "scripts").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: s{i:02d}\ndescription: D.\n---\nBody.\n")
+        count = evaluator.SCAN_JOB_FILES if i % 4 == 0 else 1
+        for n in range(count):
+            (folder / "scripts" / f"a{n}.sh").write_text(PAYLOAD if n == 0 else f"echo {n}\n")
+    handed: list[int] = []
+    real_submit = workers.WorkerPool.submit
+
+    def spy_submit(self, func, arg):  # type: ignore[no-untyped-def]
+        if func.__name__ == "_pool_scan":
+            handed.append(len(arg))
+        return real_submit(self, func, arg)
+
+    monkeypatch.setattr(workers.WorkerPool, "submit", spy_submit)
+    catalog = build_catalog(
+        load_profile("agentskills"),
+        [str(root)],
+        project=str(tmp_path),
+        env={},
+        security=True,
+        workers=2,
+    )
+    assert sum(handed) == 12 and max(handed) < evaluator.SCAN_BATCH
+    assert len({p for p, c in security_codes([catalog]) if c == "SP740"}) == 12

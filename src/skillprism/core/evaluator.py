@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 
 
 # A skill file to evaluate: its path, its real path if known ("" if not) and whether the scan saw
-# a regular file (see FoundFile).
+# a regular file (see FoundFile); the Evaluator adds whether whoever evaluates it also looks its
+# risks up in the security pass's cache, and the listings of its folders.
 EvalItem = tuple[str, str, bool]
 
 # Below this many skills a process pool costs more (fork, pickling) than it saves.
@@ -40,6 +41,11 @@ PARALLEL_MIN_SKILLS = 400
 # with many files spread over the workers).
 PARALLEL_MIN_SKILLS_SECURITY = 10
 SCAN_BATCH = 8
+# A scan job also ends once its skills hold this many files: a job is its worker's until done,
+# so a few large skills in one job would keep one worker busy while the other idles.
+SCAN_JOB_FILES = 48
+# While this process evaluates a batch itself it hands out waiting scans every so many skills.
+FEED_EVERY = 8
 _pool_profile: Profile | None = None
 
 
@@ -141,9 +147,43 @@ def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -
 
 
 def _pool_evaluate(batch: list[EvalItem]) -> list[tuple[Evaluation, str, FileStamp | None]]:
-    """Evaluate a batch in a worker (its security scans are jobs of their own)."""
+    """Evaluate a batch in a worker (its security scans are jobs of their own). The risks of an
+    item marked to be looked up come from the security pass's cache when it knows the skill as
+    it is now, and stay None (to be scanned) when it does not."""
     assert _pool_profile is not None
-    return [_evaluate_one(item, _pool_profile, None) for item in batch]
+    out = [_evaluate_one(item, _pool_profile, None) for item in batch]
+    wanted = [at for at, item in enumerate(batch) if _looked_up_with_evaluation(item)]
+    for at, risks in zip(wanted, looked_up_risks([batch[at] for at in wanted]), strict=True):
+        out[at][0].risks = risks
+    return out
+
+
+def _looked_up_with_evaluation(item: EvalItem) -> bool:
+    return len(item) > 3 and bool(item[3])  # type: ignore[misc]
+
+
+def looked_up_risks(items: list[EvalItem]) -> list[list[RiskFinding] | None]:
+    """The risks of each item from the security pass's cache (no rule loaded, no file read);
+    None where the cache does not know the skill as it is now, or could not be asked."""
+    if not items:
+        return []
+    from skillprism.core.security.engine import cached_findings_many
+
+    try:
+        return cached_findings_many(
+            [
+                (
+                    os.path.dirname(item[0]),
+                    item[0],
+                    item[4] if len(item) > 4 else None,  # type: ignore[misc]
+                    os.path.dirname(item[1]) if item[1] else "",
+                )
+                for item in items
+            ]
+        )
+    except Exception:  # scanned instead, where a failure is reported
+        log.warning("the security cache could not be asked", exc_info=True)
+        return [None] * len(items)
 
 
 def _pool_scan(
@@ -178,6 +218,32 @@ def _pool_scan(
             out.append(None)
     security_cache.flush()  # a worker may be stopped without running exit handlers
     return out
+
+
+def _file_count(tree: TreeListing | None) -> int:
+    """How many entries the listings of a skill's folders hold (1 when it was not listed)."""
+    if not tree:
+        return 1
+    return sum(listing.count("\0") + 1 for listing in tree.values() if listing)
+
+
+def _scan_jobs(
+    scans: list[tuple[str, TreeListing | None, str]], skills: int, files: int
+) -> list[list[tuple[str, TreeListing | None, str]]]:
+    """The scans in jobs of at most `skills` skills, each ending early once its skills hold
+    `files` files."""
+    jobs: list[list[tuple[str, TreeListing | None, str]]] = []
+    job: list[tuple[str, TreeListing | None, str]] = []
+    weight = 0
+    for scan in scans:
+        job.append(scan)
+        weight += _file_count(scan[1])
+        if len(job) >= skills or weight >= files:
+            jobs.append(job)
+            job, weight = [], 0
+    if job:
+        jobs.append(job)
+    return jobs
 
 
 class Evaluator:
@@ -223,6 +289,11 @@ class Evaluator:
         self.processes = 0
         self.pending: list[EvalItem] = []
         self.scan_pending: list[tuple[str, TreeListing | None, str]] = []
+        # Scan jobs not yet handed to the pool: a worker is handed the next one when it has
+        # room, so one that finishes early takes more instead of the first idling while the
+        # other works through a queue of its own.
+        self.scan_waiting: deque[list[tuple[str, TreeListing | None, str]]] = deque()
+        self.scan_files = 0  # the files of the skills in scan_pending
         self.waiting: deque[list[EvalItem]] = deque()  # batches not yet handed to the pool
         self.seen = 0
         self.pool: WorkerPool | None = None
@@ -246,21 +317,27 @@ class Evaluator:
         # A set this small is evaluated here: a skill the pass's cache knows is looked up here
         # too, so an unchanged set starts no worker. In a larger set the workers, which start
         # anyway, look them up alongside the search.
-        want_risks = (
-            self.security
-            and self.cache.risks(found.path) is None
-            and not (self.seen < PARALLEL_MIN_SKILLS and self._known_here(found, tree))
-        )
-        self.pending.append((found.path, found.real, found.regular, want_risks, tree))  # type: ignore[arg-type]
+        want_risks = look_up = False
+        if self.security and self.cache.risks(found.path) is None:
+            if self.seen < PARALLEL_MIN_SKILLS:
+                want_risks = not self._known_here(found, tree)
+            elif self.scans_wanted:
+                want_risks = True
+            else:
+                # Every skill so far was known: this one is looked up by whoever evaluates it,
+                # with no scan job and no extra worker, and scanned only if it turns out unknown.
+                look_up = True
+        self.pending.append((found.path, found.real, found.regular, look_up, tree))  # type: ignore[arg-type]
         if want_risks:
             self.scan_pending.append((found.path, tree, found.real))
+            self.scan_files += _file_count(tree)
             self.scans_wanted = True
         self.seen += 1
         # Scans are worth workers from a few skills on; evaluations alone only from many.
         wanted = PARALLEL_MIN_SKILLS_SECURITY if self.scans_wanted else PARALLEL_MIN_SKILLS
         if self.seen < wanted:
             return
-        if len(self.scan_pending) >= SCAN_BATCH:
+        if len(self.scan_pending) >= SCAN_BATCH or self.scan_files >= SCAN_JOB_FILES:
             self._submit_scans()
         if len(self.pending) >= self.BATCH:
             self._submit()
@@ -285,18 +362,22 @@ class Evaluator:
         self.known_risks[found.path] = known
         return True
 
-    def _submit_scans(self) -> None:
-        """Hand the scans found so far to the pool, ahead of any evaluation."""
+    def _submit_scans(self, last: bool = False) -> None:
+        """Queue the scans found so far for the pool, ahead of any evaluation. The `last` ones
+        (the search is done) go in smaller jobs, so the workers finish together."""
         if self.pool is None and not self._start_pool():
             return
-        scans, self.scan_pending = self.scan_pending, []
-        for at in range(0, len(scans), SCAN_BATCH):
-            chunk = scans[at : at + SCAN_BATCH]
-            job = self._hand(_pool_scan, chunk)
-            if job is None:
-                return  # no worker left: scanned here (results)
-            self.scans.append(([item[0] for item in chunk], job))
-            self.in_flight.append(job)
+        if last:
+            scans = [item for chunk in self.scan_waiting for item in chunk] + self.scan_pending
+            self.scan_waiting.clear()
+            size = max(1, min(SCAN_BATCH, len(scans) // (2 * self.processes)))
+            files = SCAN_JOB_FILES // 2
+        else:
+            scans, size, files = self.scan_pending, SCAN_BATCH, SCAN_JOB_FILES
+        self.scan_pending = []
+        self.scan_files = 0
+        self.scan_waiting.extend(_scan_jobs(scans, size, files))
+        self._feed()
 
     def _submit(self) -> None:
         if self.scan_pending:
@@ -320,7 +401,7 @@ class Evaluator:
         # This process only hands out jobs and evaluates while it waits; with the security pass,
         # the scans (most of the work) keep every core busy.
         cores = min(self.workers, os.cpu_count() or 1)
-        self.processes = max(1, cores if self.security else cores - 1)
+        self.processes = max(1, cores if self.scans_wanted else cores - 1)
         try:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":
@@ -347,7 +428,16 @@ class Evaluator:
         assert self.pool is not None
         self.pool.collect()
         self.in_flight = [job for job in self.in_flight if not job.done]
-        while self.waiting and len(self.in_flight) < self.processes * (self.AHEAD + 1):
+        room = self.processes * (self.AHEAD + 1)
+        while self.scan_waiting and len(self.in_flight) < room:
+            chunk = self.scan_waiting[0]
+            job = self._hand(_pool_scan, chunk)
+            if job is None:
+                return  # no worker left: scanned here (results)
+            self.scan_waiting.popleft()
+            self.scans.append(([item[0] for item in chunk], job))
+            self.in_flight.append(job)
+        while self.waiting and len(self.in_flight) < room:
             job = self._hand(_pool_evaluate, self.waiting[0])
             if job is None:
                 return
@@ -370,6 +460,8 @@ class Evaluator:
         if self.pool is not None:
             stamps: dict[str, FileStamp | None] = {}
             try:
+                if self.scan_pending or self.scan_waiting:
+                    self._submit_scans(last=True)
                 if self.pending:
                     self._submit()
                 # Share the batches the pool has not been handed yet: take the last one here
@@ -377,10 +469,18 @@ class Evaluator:
                 while self.waiting:
                     self._feed()
                     if self.waiting:
-                        for item in self.waiting.pop():
+                        batch = self.waiting.pop()
+                        for n, item in enumerate(batch, 1):
                             ev, real, stamp = _evaluate_one(item, self.profile, None)
                             done[item[0]] = (ev, real)
                             stamps[item[0]] = stamp
+                            if n % FEED_EVERY == 0 and self.scan_waiting:
+                                self._feed()  # a worker that is through waits for no batch
+                        self._look_up(batch, done)
+                # Then hand the scans still waiting to the workers as they finish theirs.
+                while self.scan_waiting and self.pool.alive():
+                    self.pool.collect(None)
+                    self._feed()
                 # A job whose worker died or that failed is evaluated (or scanned) here below;
                 # every other job's results are kept.
                 for batch, job in self.jobs:
@@ -392,6 +492,14 @@ class Evaluator:
                     for item, (ev, real, stamp) in zip(batch, answers, strict=True):
                         done[item[0]] = (ev, real)
                         stamps[item[0]] = stamp
+                        if ev.risks is None and _looked_up_with_evaluation(item):
+                            self.scan_pending.append((item[0], item[4], item[1]))  # type: ignore[misc]
+                # Skills a lookup did not know are scanned by the workers too.
+                if self.scan_pending:
+                    self._submit_scans(last=True)
+                while self.scan_waiting and self.pool.alive():
+                    self.pool.collect(None)
+                    self._feed()
                 for paths, job in self.scans:
                     try:
                         found = self.pool.result(job)
@@ -438,6 +546,16 @@ class Evaluator:
                         ev.findings.extend(_internal_error(path, err).findings)
                         ev.risks = []
         return done
+
+    def _look_up(self, batch: list[EvalItem], done: dict[str, tuple[Evaluation, str]]) -> None:
+        """The risks of the batch's items marked to be looked up, evaluated here: from the
+        cache, or queued for the workers to scan."""
+        wanted = [item for item in batch if _looked_up_with_evaluation(item)]
+        for item, risks in zip(wanted, looked_up_risks(wanted), strict=True):
+            if risks is not None:
+                done[item[0]][0].risks = risks
+            else:
+                self.scan_pending.append((item[0], item[4], item[1]))  # type: ignore[misc]
 
     def close(self) -> None:
         """Stop the workers, if any are still running."""

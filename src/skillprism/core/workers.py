@@ -107,6 +107,10 @@ class WorkerPool:
         worker.pending[job.id] = job
         return job
 
+    def alive(self) -> bool:
+        """Whether any worker is left to hand a job to."""
+        return any(worker.alive for worker in self._workers)
+
     def collect(self, timeout: float | None = 0.0) -> None:
         """Read every result that has arrived, waiting up to `timeout` (None: until one does or a
         worker ends) when none has."""

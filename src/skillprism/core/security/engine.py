@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from skillprism.core.diagnostics import Severity
@@ -34,6 +35,10 @@ from skillprism.core.security.texts import effect_hint
 
 _BINARY_PROBE = 8192  # a file with a NUL byte this early is data, not text
 _READ_WHOLE = 256 * 1024
+# Files read ahead of one lookup in the cache: a query per file costs more than scanning a small
+# one, and what is held read stays small.
+_WINDOW_FILES = 64
+_WINDOW_BYTES = 4 * 1024 * 1024
 _WINDOW_OVERLAP = 64 * 1024
 
 # --- decoding what a runtime would decode ----------------------------------------------------------
@@ -225,6 +230,9 @@ def scan_skill(
         ):
             keys[e.rel_path] = bytes.fromhex(old[7])
     cached = store.get_files(list(keys.values())) if store is not None and keys else {}
+    # Files read and not yet looked up: the cache is asked once for each window of them.
+    window: list[tuple[int, Entry, bool, _Read]] = []
+    window_bytes = 0
     for e, rec in zip(files.entries, walked, strict=True):
         if cancelled is not None and cancelled():
             raise ScanCancelled
@@ -268,16 +276,21 @@ def scan_skill(
         budget -= want
         key = keys.get(rel)
         rows = cached.get(key) if key is not None else None
-        if rows is None:
-            key, rows, stamp = _file_rows(skill_dir, e, store, is_skill=is_skill, limits=limits)
-            if stamp is not None and stamp != e.stamp:
-                rec = [*rec[:2], *stamp, *rec[7:]]  # changed while read: as read
-                rec[5] = now  # never trusted: re-read next time
-        if key is not None:
-            rec = [*rec[:7], key.hex(), *rec[8:]]
-        records.append(rec)
         if rows is not None:
+            records.append([*rec[:7], key.hex(), *rec[8:]])  # type: ignore[union-attr]
             out.extend(_restore(rows, skill_dir, rel))
+            continue
+        read = _read_file(skill_dir, e, store is not None, is_skill=is_skill, limits=limits)
+        if read.stamp is not None and read.stamp != e.stamp:
+            rec = [*rec[:2], *read.stamp, *rec[7:]]  # changed while read: as read
+            rec[5] = now  # never trusted: re-read next time
+        records.append(rec)
+        window.append((len(records) - 1, e, is_skill, read))
+        window_bytes += len(read.data)
+        if len(window) >= _WINDOW_FILES or window_bytes >= _WINDOW_BYTES:
+            _settle(window, records, out, skill_dir, store, limits, cancelled)
+            window, window_bytes = [], 0
+    _settle(window, records, out, skill_dir, store, limits, cancelled)
     if unread:
         sink.limited(
             "",
@@ -299,6 +312,34 @@ def scan_skill(
             },
         )
     return out
+
+
+def _settle(
+    window: list[tuple[int, Entry, bool, _Read]],
+    records: list[list[Any]],
+    out: list[RiskFinding],
+    skill_dir: str,
+    store: cache.Store | None,
+    limits: SecurityLimits,
+    cancelled: Callable[[], bool] | None,
+) -> None:
+    """The findings of the files read in `window` (each with its place in `records`): from the
+    cache, asked once for all of them, or scanned."""
+    keys = [read.key for _at, _e, _skill, read in window if read.scan and read.key is not None]
+    known = store.get_files(keys) if store is not None and keys else {}
+    for at, e, is_skill, read in window:
+        if cancelled is not None and cancelled():
+            raise ScanCancelled
+        rows = read.rows
+        if read.scan:
+            rows = known.get(read.key) if read.key is not None else None
+            if rows is None:
+                rows = _scanned_rows(skill_dir, e, read, store, is_skill=is_skill, limits=limits)
+        if read.key is not None:
+            rec = records[at]
+            records[at] = [*rec[:7], read.key.hex(), *rec[8:]]
+        if rows is not None:
+            out.extend(_restore(rows, skill_dir, e.rel_path))
 
 
 def _skill_rel(skill_dir: str, skill_file: str) -> str:
@@ -357,16 +398,22 @@ class ScanCancelled(Exception):
     """The caller's `cancelled()` said to stop."""
 
 
-def _file_rows(
-    skill_dir: str,
-    e: Entry,
-    store: cache.Store | None,
-    *,
-    is_skill: bool,
-    limits: SecurityLimits,
-) -> tuple[bytes | None, list[list[Any]] | None, tuple[int, int, int, int, int] | None]:
-    """(key, serialised findings, stamp as read) of one regular file: looked up by its bytes,
-    scanned when unknown."""
+@dataclass(slots=True)
+class _Read:
+    """One regular file as read for the scan: what its findings are keyed and scanned by."""
+
+    key: bytes | None = None
+    rows: list[list[Any]] | None = None  # known already (not read: the reason as a finding)
+    stamp: tuple[int, int, int, int, int] | None = None
+    data: bytes = b""
+    stream_to: int = 0
+    scan: bool = False  # scan `data` unless the cache knows `key`
+
+
+def _read_file(
+    skill_dir: str, e: Entry, keyed: bool, *, is_skill: bool, limits: SecurityLimits
+) -> _Read:
+    """Read one regular file for the scan, and its cache key when `keyed`."""
     executable = bool(e.mode & 0o111)
     # Small files are read whole at once; a large one is probed first, so a large binary costs
     # only its first bytes.
@@ -374,13 +421,13 @@ def _file_rows(
     if isinstance(got, str):
         sink = Sink(skill_dir, limits)
         sink.limited(e.rel_path, f"'{e.rel_path}' was not read: {got}")
-        return None, _serialise(sink.finish(), e.rel_path), None
+        return _Read(rows=_serialise(sink.finish(), e.rel_path))
     probe, stamp = got
     binary = probe.find(b"\x00", 0, _BINARY_PROBE) >= 0 and text_encoding(probe) is None
     if len(probe) < e.size <= limits.max_file_bytes and _is_archive(probe):
         got = read_head(e.path, e.size)  # an archive is read whole: its files are scanned
         if isinstance(got, str):
-            return None, None, None
+            return _Read()
         probe, stamp = got
     stream_to = 0
     if _is_archive(probe) and len(probe) >= e.size:
@@ -392,31 +439,41 @@ def _file_rows(
     else:
         got = read_head(e.path, min(e.size, limits.max_file_bytes))
         if isinstance(got, str):
-            return None, None, None
+            return _Read()
         data, stamp = got
         extra = "text"
         if e.size > limits.max_file_bytes:
             stream_to = min(e.size, limits.max_stream_bytes)
             extra = f"stream{e.size}"
     key = None
-    if store is not None:
+    if keyed:
         content = data if not stream_to else _stream_digest(e, stream_to, data)
         key = cache.file_key(e.rel_path, is_skill, executable, content, extra)
-        hit = store.get_files([key]).get(key)
-        if hit is not None:
-            return key, hit, stamp
+    return _Read(key, None, stamp, data, stream_to, scan=True)
+
+
+def _scanned_rows(
+    skill_dir: str,
+    e: Entry,
+    read: _Read,
+    store: cache.Store | None,
+    *,
+    is_skill: bool,
+    limits: SecurityLimits,
+) -> list[list[Any]]:
+    """The serialised findings of a file read and not known to the cache, kept in it."""
     findings = _scan_one(
         skill_dir,
         Entry(e.rel_path, e.path, e.kind, e.size, e.mode),
-        data,
+        read.data,
         is_skill=is_skill,
         limits=limits,
-        stream_to=stream_to,
+        stream_to=read.stream_to,
     )
     rows = _serialise(findings, e.rel_path)
-    if store is not None and key is not None:
-        store.put("files", key, rows)
-    return key, rows, stamp
+    if store is not None and read.key is not None:
+        store.put("files", read.key, rows)
+    return rows
 
 
 def _is_archive(head: bytes) -> bool:

@@ -18,7 +18,7 @@ within a round):
   the most of cold and warm).
 
 Beside them, not a target, the CPU time (user + system, the check and its workers) of the cold
-run over the baseline's: on a machine other programs share, wall times move with their load and
+and the warm run over the baseline's: on a machine other programs share, wall times move with their load and
 CPU times much less, so the two together tell the pass's cost from the machine's business.
 
     python bench/bench_security_sets.py [--sets DIR] [-n 10000] [--repeat 3] [--only NAME ...]
@@ -92,14 +92,14 @@ def run_check(
 def measure(name: str, paths: list[str], repeat: int) -> dict[str, float]:
     project = tempfile.mkdtemp(prefix="skillprism-bench-project-")
     off_t, cold_t, warm_t, off_r, on_r = [], [], [], [], []
-    ratios_cold, ratios_warm, ratios_rss, ratios_cpu = [], [], [], []
+    ratios_cold, ratios_warm, ratios_rss, ratios_cpu, ratios_wcpu = [], [], [], [], []
     try:
         for _ in range(repeat):
             cache = tempfile.mkdtemp(prefix="skillprism-bench-cache-")
             try:
                 t_off, r_off, c_off = run_check(paths, project, "off", cache)
                 t_cold, r_cold, c_cold = run_check(paths, project, "on", cache)
-                t_warm, r_warm, _c_warm = run_check(paths, project, "on", cache)
+                t_warm, r_warm, c_warm = run_check(paths, project, "on", cache)
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
             off_t.append(t_off)
@@ -111,6 +111,7 @@ def measure(name: str, paths: list[str], repeat: int) -> dict[str, float]:
             ratios_warm.append(t_warm / t_off)
             ratios_rss.append(max(r_cold, r_warm) / r_off)
             ratios_cpu.append(c_cold / c_off)
+            ratios_wcpu.append(c_warm / c_off)
     finally:
         shutil.rmtree(project, ignore_errors=True)
     return {
@@ -123,6 +124,7 @@ def measure(name: str, paths: list[str], repeat: int) -> dict[str, float]:
         "rss_on": statistics.median(on_r) / 1024,
         "rss_x": statistics.median(ratios_rss),
         "cpu_x": statistics.median(ratios_cpu),
+        "wcpu_x": statistics.median(ratios_wcpu),
     }
 
 
@@ -167,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         header = (
             f"{'set':24} {'skills':>6} {'files':>6} {'no pass':>8} {'cold':>7} {'(x)':>6} "
-            f"{'warm':>7} {'(x)':>6} {'RSS off':>8} {'RSS on':>8} {'(x)':>6}  verdict  cold CPU"
+            f"{'warm':>7} {'(x)':>6} {'RSS off':>8} {'RSS on':>8} {'(x)':>6}  verdict  cold CPU  warm CPU"
         )
         print(header)
         ok = True
@@ -184,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:24} {skills:>6} {files:>6} {m['off']:>7.2f}s {m['cold']:>6.2f}s "
                 f"{m['cold_x']:>5.2f}x {m['warm']:>6.2f}s {m['warm_x']:>5.2f}x "
                 f"{m['rss_off']:>6.1f}MB {m['rss_on']:>6.1f}MB {m['rss_x']:>5.2f}x  "
-                f"{'PASS' if good else 'FAIL'}     {m['cpu_x']:>5.2f}x",
+                f"{'PASS' if good else 'FAIL'}     {m['cpu_x']:>5.2f}x    {m['wcpu_x']:>5.2f}x",
                 flush=True,
             )
         print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

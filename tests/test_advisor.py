@@ -157,15 +157,18 @@ def test_codex_reads_its_context_window_from_its_config(tmp_path: Path) -> None:
         )
     (tmp_path / "proj").mkdir()
     env = {"HOME": str(home)}
-    inputs = BudgetInputs(context_window=200_000)
 
-    def listing() -> object:
+    def listing(inputs: BudgetInputs) -> object:
         ws = Workspace(str(tmp_path / "proj"), [], ["codex"], home=str(home), env=env)
         return ws.budget_settings("codex", inputs)[0], ws.tier1("codex", inputs)
 
-    settings, wide = listing()
+    settings, wide = listing(BudgetInputs())
     assert settings.context_window == 200_000 and all_full(wide)
     (home / ".codex" / "config.toml").write_text("model_context_window = 32000\n")
-    settings, narrow = listing()
+    settings, narrow = listing(BudgetInputs())
     assert settings.context_window == 32_000 and not all_full(narrow)
     assert any("model_context_window = 32,000" in a for a in settings.applied)
+    # a window the user sets here wins over the runtime's own setting, and says so
+    settings, asked = listing(BudgetInputs(context_window=200_000))
+    assert settings.context_window == 200_000 and all_full(asked)
+    assert "context window set here: 200,000 tokens" in settings.applied

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
 from skillprism.core.advisor import Plan, advise
-from skillprism.core.budget_inputs import BudgetInputs
+from skillprism.core.budget_inputs import DEFAULT_CONTEXT_WINDOW, BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
 from skillprism.core.diagnostics import Diagnostic
@@ -593,7 +593,7 @@ class Workspace:
             raise WorkspaceError(problems[0])
         usage = self.local_usage(spec) if inputs.local_usage else LocalUsage()
         base = BudgetSettings(
-            context_window=inputs.context_window,
+            context_window=DEFAULT_CONTEXT_WINDOW,
             usage={**usage.priorities(), **inputs.usage},
             pins=inputs.pins,
             allowlist=inputs.allowlist,
@@ -625,6 +625,15 @@ class Workspace:
         if inputs.budget_chars is not None or inputs.budget_fraction is not None:
             settings = replace(
                 settings, budget_chars=inputs.budget_chars, budget_fraction=inputs.budget_fraction
+            )
+        if inputs.context_window is not None and inputs.context_window != settings.context_window:
+            settings = replace(
+                settings,
+                context_window=inputs.context_window,
+                applied=(
+                    *settings.applied,
+                    f"context window set here: {inputs.context_window:,} tokens",
+                ),
             )
         return settings, unread
 

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(_json(plan), indent=2), file=sys.stderr if args.dry_run else sys.stdout)
     elif not args.dry_run:
-        _text(plan, args.context_window)
+        _text(plan, plan.context_window)
     if not writing or plan.already_full:
         return EXIT_OK if plan.already_full else EXIT_FINDINGS
     if args.plan == "disable":

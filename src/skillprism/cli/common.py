@@ -115,9 +115,10 @@ def add_budget_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--context-window",
         type=int,
-        default=200_000,
+        default=None,
         metavar="N",
-        help="model context window in tokens (default 200000; 0 = unknown)",
+        help="model context window in tokens (0 = unknown; default: the runtime's own setting, "
+        "such as Codex's model_context_window, else 200000)",
     )
     parser.add_argument(
         "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"
@@ -218,7 +219,7 @@ def budget_inputs(args: argparse.Namespace) -> BudgetInputs:
         allowlist = tuple(n.strip() for n in args.allowlist.split(",") if n.strip())
     if args.budget_chars is not None and args.budget_fraction is not None:
         raise UsageError("use either --budget-chars or --budget-fraction, not both")
-    if args.context_window < 0:
+    if args.context_window is not None and args.context_window < 0:
         raise UsageError("--context-window must be 0 (unknown) or more")
     fraction = args.budget_fraction
     if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):

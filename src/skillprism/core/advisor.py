@@ -69,6 +69,7 @@ class Plan:
     shorten: tuple[Shorten, ...] | None
     disable: tuple[Disable, ...] | None
     verified: bool
+    context_window: int = 0  # the window the listing was computed for, in tokens (0: unknown)
 
 
 def all_full(result: Tier1Result) -> bool:
@@ -98,7 +99,7 @@ def advise(
         outcomes[e.outcome] = outcomes.get(e.outcome, 0) + 1
     name = catalog.profile.name
     if all_full(now):
-        return Plan(name, len(entries), outcomes, True, None, (), (), True)
+        return Plan(name, len(entries), outcomes, True, None, (), (), True, settings.context_window)
     listed_keys = {e.key for e in entries}
     descs = {
         s.key: s.description or "" for s in catalog.skills if s.key in listed_keys and s.description
@@ -152,4 +153,14 @@ def advise(
         Disable(e.name, e.path, usage.get(e.name, 0.0), e.full_chars) for e in order[:lo]
     )
     verified = verified and all_full(base.compute(without(lo)))
-    return Plan(name, len(entries), outcomes, False, cap, shorten, disable, verified)
+    return Plan(
+        name,
+        len(entries),
+        outcomes,
+        False,
+        cap,
+        shorten,
+        disable,
+        verified,
+        settings.context_window,
+    )

@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 
 from skillprism.core.vocabulary import OVERRIDES
 
+# The window assumed when neither the user nor the runtime's own settings give one.
+DEFAULT_CONTEXT_WINDOW = 200_000
+
 
 @dataclass(frozen=True)
 class BudgetInputs:
     """What a user sets for the tier-1 budget in a front end (the CLI's options, the window's
-    controls). `context_window` in tokens, 0 = unknown."""
+    controls). `context_window` in tokens, 0 = unknown; None: not set here, so the runtime's
+    own setting decides, else DEFAULT_CONTEXT_WINDOW."""
 
-    context_window: int = 200_000
+    context_window: int | None = None
     budget_chars: int | None = None
     budget_fraction: float | None = None
     usage: Mapping[str, float] = field(default_factory=dict)
@@ -31,7 +35,7 @@ class BudgetInputs:
     def problems(self) -> list[str]:
         """What is wrong with these inputs, each in a sentence (empty when they are usable)."""
         out = []
-        if self.context_window < 0:
+        if self.context_window is not None and self.context_window < 0:
             out.append("the context window must be 0 (unknown) or more tokens")
         if self.budget_chars is not None and self.budget_fraction is not None:
             out.append("use either a fixed budget in characters or a fraction, not both")

@@ -735,7 +735,7 @@ class Engine:
             prompt,
             key,
             workspace.profile(profile).title,
-            inputs.context_window,
+            workspace.budget_settings(profile, inputs)[0].context_window,
             index.overlaps(key=key) if key else (),
         )
 
@@ -1012,7 +1012,7 @@ class Engine:
 
         workspace = self._require()
         plan = workspace.advise(profile, inputs)
-        text = render_advice(plan, inputs.context_window, relative=False)
+        text = render_advice(plan, plan.context_window, relative=False)
         ids: list[int] = []
         diff = ""
         self._offered = {}

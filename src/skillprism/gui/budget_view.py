@@ -50,6 +50,7 @@ from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
 CONTEXT_PRESETS = (
+    ("the runtime's setting (else 200k)", None),
     ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k (Claude)", 200_000),
     ("272k", 272_000), ("400k", 400_000), ("1M", 1_000_000), ("unknown (fallback)", 0),
 )  # fmt: skip
@@ -302,7 +303,7 @@ class BudgetView(QWidget):
         self.context = QComboBox(editable=True)
         for label, value in CONTEXT_PRESETS:
             self.context.addItem(label, value)
-        self.context.setCurrentIndex(3)
+        self.context.setCurrentIndex(0)
         self.context.setToolTip("Model context window in tokens (pick a preset or type a number)")
         self.context.currentIndexChanged.connect(self.recompute)
         self.context.lineEdit().editingFinished.connect(self.recompute)
@@ -409,11 +410,11 @@ class BudgetView(QWidget):
         """What the controls say, for the Workspace's budget rule."""
         text = self.context.currentText().strip()
         value = self.context.currentData()
-        if self.context.findText(text) < 0 or value is None:
+        if self.context.findText(text) < 0:  # a number typed in
             digits = "".join(c for c in text if c.isdigit())
             value = int(digits) if digits else 0
         return BudgetInputs(
-            context_window=int(value),
+            context_window=None if value is None else int(value),
             budget_chars=self.fixed.value() or None,
             budget_fraction=None if self.fixed.value() else (self.fraction.value() or None),
             usage=dict(self.outcomes.usage),

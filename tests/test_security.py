@@ -412,3 +412,29 @@ def test_prefilter_clauses_hold_on_generated_text(text: str) -> None:
     for rule in analysis._RULES:
         if rule.regex.search(data) is not None:
             assert analysis._satisfied(rule.need, present), rule.spec.regex[:60]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            "ab \t\n\r\x00\x07\x1b\x7f\x85\xa0\xad漢字\u200b\u200d\u202e\u2066\ufe0f\ufeff"
+            "\U000e0041\U000e0100é😀→"
+        ),
+        max_size=60,
+    )
+)
+def test_invisible_runs_are_the_maximal_runs_of_invisible_characters(text: str) -> None:
+    # Runs are found among the characters other than printable ASCII only: the same runs as
+    # taking every character by itself.
+    from skillprism.core.security.text import is_invisible
+    from skillprism.core.security.unicode_rules import _suspect_spans
+
+    want, start = [], -1
+    for at, ch in enumerate(text + "a"):
+        if at < len(text) and is_invisible(ch):
+            start = at if start < 0 else start
+        elif start >= 0:
+            want.append((start, at))
+            start = -1
+    assert list(_suspect_spans(text)) == want

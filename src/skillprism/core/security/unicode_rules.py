@@ -9,23 +9,44 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from skillprism.core.diagnostics import Severity
 from skillprism.core.security._unicode_tables import INVISIBLE
 from skillprism.core.security.sink import Sink
 from skillprism.core.security.text import StrLocator, evidence, is_tag, is_variation_selector
 
-_SUSPECT: re.Pattern[str] | None = None
+
+def _suspect_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of invisible characters: every Cf (format) character, C0/C1
+    controls other than tab and line ends, fillers and variation selectors (the generated table
+    of text.py). Only the runs of characters other than printable ASCII are looked at, one
+    character at a time (a character class as large as the table's is slow to run over a whole
+    text, and most text is printable ASCII)."""
+    invisible = _invisible_set()
+    for m in _NOT_PRINTABLE_ASCII.finditer(text):
+        start = -1
+        for at in range(m.start(), m.end()):
+            if text[at] in invisible:
+                if start < 0:
+                    start = at
+            elif start >= 0:
+                yield start, at
+                start = -1
+        if start >= 0:
+            yield start, m.end()
 
 
-def _suspect() -> re.Pattern[str]:
-    """Runs of invisible characters: every Cf (format) character, C0/C1 controls other than tab
-    and line ends, fillers and variation selectors (the generated table of text.py)."""
-    global _SUSPECT
-    if _SUSPECT is None:
-        body = "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in INVISIBLE)
-        _SUSPECT = re.compile(f"[{body}]+")
-    return _SUSPECT
+# Tab, line feed, carriage return and printable ASCII: none of them is invisible.
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\t\n\r\x20-\x7e]+")
+_INVISIBLE_SET: frozenset[str] | None = None
+
+
+def _invisible_set() -> frozenset[str]:
+    global _INVISIBLE_SET
+    if _INVISIBLE_SET is None:
+        _INVISIBLE_SET = frozenset(chr(cp) for a, b in INVISIBLE for cp in range(a, b + 1))
+    return _INVISIBLE_SET
 
 
 _ANY_SUSPECT: frozenset[str] | None = None
@@ -136,13 +157,12 @@ def scan_unicode(
     if not _any_suspect(text):
         return
     loc = StrLocator(text, line_offset)
-    for m in _suspect().finditer(text):
-        run = m.group()
-        start = m.start()
+    for start, end in _suspect_spans(text):
+        run = text[start:end]
         if start == 0 and run == "\ufeff":
             continue  # a byte order mark at the start of a file (reported by the parser)
         before = text[start - 1] if start else ""
-        after = text[m.end()] if m.end() < len(text) else ""
+        after = text[end] if end < len(text) else ""
         cps = [ord(c) for c in run]
         line, col = loc.position(start)
         ev = evidence(loc.line_text(start), run[:1])

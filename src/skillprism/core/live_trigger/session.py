@@ -74,8 +74,9 @@ def run_env(spec: LiveSpec, base: Mapping[str, str] | None = None) -> dict[str, 
     return env
 
 
-def live_release(spec: LiveSpec, program: str, env: Mapping[str, str], timeout: float = 10) -> str:
-    """The CLI's own `--version` line ("" when it gives none)."""
+def live_release(spec: LiveSpec, program: str, env: Mapping[str, str], timeout: float = 30) -> str:
+    """The CLI's own `--version` line ("" when it gives none; a Node CLI on a busy machine can
+    take many seconds to start, hence the generous `timeout`)."""
     argv = [program, *spec.version[1:]]
     try:
         out = subprocess.run(

@@ -46,9 +46,10 @@ def _runtime_of(test_name: str) -> str | None:
     if param:
         hits = [n for n in RUNTIMES if param.group(1).startswith(n + "-")]
         return max(hits, key=len) if hits else None
-    for runtime in ("codex", "claude"):
+    named = {"codex": "codex", "claude": "claude-code", "copilot_clis": "copilot-cli"}
+    for runtime, profile in named.items():
         if f"test_{runtime}" in test_name:
-            return "claude-code" if runtime == "claude" else runtime
+            return profile
     return None
 
 

@@ -221,6 +221,35 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
     assert listed in again["tier1"]
 
 
+def test_copilot_clis_own_settings_and_filter_leave_out_a_skill_disabled_by_skillprism(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot CLI's addon lists no tier 1: the skills it keeps are compared, after its own
+    userSettingsLoad and skillsIsDisabled (drivers/copilot-cli.mjs, `settings`)."""
+    listing = _driver("copilot-cli")
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _lay_out(home, project, ".copilot/skills")
+    settings = home / ".copilot" / "settings.json"
+    settings.write_text('{\n  "model": "gpt-5",\n  "disabledSkills": ["other"]\n}\n')
+    original = settings.read_text()
+
+    def names() -> tuple[list[str], list[str]]:
+        got = listing(home, project, tmp_path, settings=True)
+        off = [r["path"] for r in got["rejected"] if r["reason"] == "disabled by disabledSkills"]
+        return sorted(s["name"] for s in got["skills"]), off
+
+    assert names() == (["lab-alpha", "lab-beta"], [])
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    args = ["disable", "lab-alpha", "--profile", "copilot-cli", "--project", str(project)]
+    assert cli.main(args) == 0
+    alpha = str(home / ".copilot" / "skills" / "lab-alpha" / "SKILL.md")
+    assert names() == (["lab-beta"], [alpha])
+    assert cli.main(["disable", "--undo"]) == 0
+    assert settings.read_text() == original
+    assert names() == (["lab-alpha", "lab-beta"], [])
+
+
 def test_claude_codes_own_listing_code_leaves_out_a_skill_disabled_by_skillprism(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

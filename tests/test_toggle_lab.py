@@ -118,7 +118,8 @@ def _driver(name: str):  # type: ignore[no-untyped-def]
             "home": str(home),
             "project": str(project),
             "cwd": str(project),
-            "env": dict(rt.extra_job_env()),
+            # HOME in the process's own environment too: oh-my-pi's pi-utils reads it at start
+            "env": {"HOME": str(home), **rt.extra_job_env()},
             **extra,
         }
         result = run.run_driver(rt, [job], str(tmp))[0]
@@ -157,6 +158,7 @@ NODE_AND_BUN = [
     # pi and Hermes Agent drop a disabled skill without a word (no warning to look for)
     ("pi", ".pi/agent/skills", {}, "<name>lab-alpha</name>", None),
     ("hermes-agent", ".hermes/skills", {}, "lab-alpha", None),
+    ("oh-my-pi", ".omp/agent/skills", {"settings": True}, "lab-alpha", None),
 ]
 
 
@@ -191,6 +193,7 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
         "factory-droid": (".factory/settings.json", '{\n  "model": "lab-model"\n}\n'),
         "pi": (".pi/agent/settings.json", '{\n  "theme": "dark"\n}\n'),
         "hermes-agent": (".hermes/config.yaml", HERMES_CONFIG),
+        "oh-my-pi": (".omp/agent/config.yml", "# mine\ntheme:\n  dark: titanium\n"),
     }[profile]
     settings = home / own[0]
     settings.parent.mkdir(parents=True, exist_ok=True)

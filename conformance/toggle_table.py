@@ -115,12 +115,16 @@ def rows(record: dict) -> list[dict]:
         form = toggle.get("form", "")
         if toggle and form != "none":
             value = f" = {toggle['off_value']!r}" if toggle.get("off_value") else ""
+            entry = toggle.get("entry", "{name}").replace("{name}", "<name>")
+            entry = entry.replace("{dir}", "<skill folder>")
             setting = {
                 "name-map": f"{toggle.get('key')}.<name>{value}",
-                "name-list": f"<name> in {toggle.get('key')}",
+                "name-list": f"{entry} in {toggle.get('key')}",
                 "path-entries": f"[[{toggle.get('key')}]] path = <SKILL.md>, enabled = false",
             }.get(form, form)
             file = toggle.get("file", "")
+            if toggle.get("project_file"):
+                file += f"` (project skills: `{toggle['project_file']}"
             evidence = toggle.get("evidence", "none")
             if evidence == "lab" and got and got["outcome"] == "passed":
                 status = f"verified in the lab ({runtime} {got['release']}, {got['date']})"

@@ -221,9 +221,9 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(home, tmp_path) -> 
 
 
 def test_no_setting_and_unknown_skill_are_clear(home, tmp_path) -> None:
-    ws = Workspace(str(tmp_path), profiles=["copilot-cli", "codex"], home=str(home))
+    ws = Workspace(str(tmp_path), profiles=["goose", "codex"], home=str(home))
     with pytest.raises(WorkspaceError, match="move the skill's folder out"):
-        ws.plan_toggle("copilot-cli", "alpha", enable=False)
+        ws.plan_toggle("goose", "alpha", enable=False)
     with pytest.raises(WorkspaceError, match=r"Codex: .*nope"):
         ws.plan_toggle("codex", "nope", enable=False)
     spec = ToggleSpec(form="none", note="it has none")
@@ -249,7 +249,7 @@ def test_cli_dry_run_writes_nothing_then_disable_and_undo(home, tmp_path, capsys
     assert config.read_text() == CODEX
     assert cli.main(["enable", "--undo"]) == 2  # nothing left to undo
     assert "nothing to undo" in capsys.readouterr().err
-    assert cli.main(["disable", "alpha", "--profile", "copilot-cli"]) == 2
+    assert cli.main(["disable", "alpha", "--profile", "goose"]) == 2
     assert "move the skill's folder out" in capsys.readouterr().err
 
 

@@ -123,8 +123,6 @@ def rows(record: dict) -> list[dict]:
                 "path-entries": f"[[{toggle.get('key')}]] path = <SKILL.md>, enabled = false",
             }.get(form, form)
             file = toggle.get("file", "")
-            if toggle.get("project_file"):
-                file += f"` (project skills: `{toggle['project_file']}"
             evidence = toggle.get("evidence", "none")
             if evidence == "lab" and got and got["outcome"] == "passed":
                 status = f"verified in the lab ({runtime} {got['release']}, {got['date']})"
@@ -151,6 +149,7 @@ def rows(record: dict) -> list[dict]:
                 "title": data.get("title", name),
                 "setting": setting,
                 "file": file,
+                "project_file": toggle.get("project_file", ""),
                 "status": status,
                 "note": note,
             }
@@ -165,7 +164,10 @@ def markdown(table: list[dict], notes: bool) -> str:
     lines = [head, "|" + "---|" * (5 if notes else 4)]
     for r in table:
         cells = [r["profile"], f"`{r['setting']}`" if r["setting"] != "none" else "none"]
-        cells += [f"`{r['file']}`" if r["file"] else "", r["status"]]
+        file = f"`{r['file']}`" if r["file"] else ""
+        if r.get("project_file"):
+            file += f" (project skills: `{r['project_file']}`)"
+        cells += [file, r["status"]]
         if notes:
             cells.append(r["note"].replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")

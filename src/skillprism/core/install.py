@@ -33,7 +33,15 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from skillprism.core.install_files import Tree, TreeError, copy_tree, list_tree
-from skillprism.core.installed import KINDS, Install, Unit, find_units, install_plan
+from skillprism.core.installed import (
+    KINDS,
+    Install,
+    SharedTarget,
+    Unit,
+    find_units,
+    install_plan,
+    shared_targets,
+)
 from skillprism.core.placement import within_root
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, clash_key
@@ -214,9 +222,13 @@ def plan_install(
     targets: dict[str, dict[str, Any]] = {}
     per_profile: list[tuple[Profile, list[tuple[str, str, Any, str]]]] = []
     homeless: list[tuple[str, str]] = []
+    shared = shared_targets(profiles, scope, project, home, env)
     for profile in profiles:
         roots = profile_roots(profile, project, home, env)
-        placed, no_root = install_plan(profile, install, roots, project, home, env)
+        choice = shared.get(profile.name)
+        placed, no_root = install_plan(
+            profile, install, roots, project, home, env, prefer=choice.path if choice else ""
+        )
         for unit in no_root:
             homeless.append(
                 (
@@ -283,10 +295,33 @@ def plan_install(
         mode=mode,
         project=project,
         home=home,
-        placed=tuple(all_placed),
+        placed=tuple(_shared_notes(all_placed, shared)),
         actions=tuple(actions.values()),
         homeless=tuple(homeless),
     )
+
+
+def _shared_notes(placed: list[Placed], shared: Mapping[str, SharedTarget]) -> list[Placed]:
+    """Each placed skill with a note when its runtime's folder was chosen against its own
+    preference (a legacy folder) or cannot be exact (another runtime reads two copies)."""
+    out = []
+    for pl in placed:
+        choice = shared.get(pl.profile)
+        extra: list[str] = []
+        if choice is not None and not pl.plugin and choice.path == pl.root:
+            if choice.legacy:
+                extra.append(
+                    f"{choice.path}: {pl.title} calls this folder legacy; it is used because "
+                    "every other folder it reads is read by another runtime of this install, "
+                    "which would then find two copies"
+                )
+            if choice.twice:
+                extra.append(
+                    f"{choice.path}: also read by {', '.join(choice.twice)}, which then finds "
+                    "two copies of the skill: install for it separately"
+                )
+        out.append(replace(pl, notes=pl.notes + tuple(extra)) if extra else pl)
+    return out
 
 
 def _verdicts(

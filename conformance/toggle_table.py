@@ -119,6 +119,7 @@ def rows(record: dict) -> list[dict]:
             entry = entry.replace("{dir}", "<skill folder>")
             setting = {
                 "name-map": f"{toggle.get('key')}.<name>{value}",
+                "name-flag": f"{toggle.get('key')}.<name>.{toggle.get('flag')} = false",
                 "name-list": f"{entry} in {toggle.get('key')}",
                 "path-entries": f"[[{toggle.get('key')}]] path = <SKILL.md>, enabled = false",
             }.get(form, form)

@@ -17,7 +17,7 @@ TIME_UNITS = ("ms", "s")
 #   name-map: a JSON object keyed by skill name whose value turns the skill off
 #   name-list: a JSON array of the names of skills turned off
 #   none: the runtime has no such setting (the profile's note says what to do instead)
-TOGGLE_FORMS = ("path-entries", "name-map", "name-list", "none")
+TOGGLE_FORMS = ("path-entries", "name-map", "name-flag", "name-list", "none")
 TOGGLE_FORMATS = ("toml", "json", "yaml")
 EVIDENCE = ("lab", "code", "docs", "none")
 
@@ -60,7 +60,8 @@ class ToggleSpec:
     map in `file`; `off_value` what a name-map entry is set to. `entry` is what a name-list holds
     for one skill: `{name}` (matched case-insensitively) or a template with `{dir}`, the skill's
     folder (matched exactly, pi's `-<path>`); `fold_case` false when the runtime matches names
-    exactly (Hermes Agent). `project_file`, when given, is the file written for a
+    exactly (Hermes Agent). A name-flag sets `flag` to false in an object per skill at `key`
+    (OpenClaw's skills.entries.<name>.enabled). `project_file`, when given, is the file written for a
     skill inside the project (a runtime whose user file applies to user skills only). `evidence`:
     where it was checked (lab: the runtime's own loader in the conformance lab; code: read in its
     source; docs)."""
@@ -70,6 +71,7 @@ class ToggleSpec:
     project_file: str = ""
     entry: str = "{name}"
     fold_case: bool = True
+    flag: str = ""
     format: str = "toml"
     key: str = ""
     off_value: str = ""
@@ -119,6 +121,7 @@ def parse_toggle(t: _Table) -> ToggleSpec:
         project_file=t.get("project_file", str, ""),
         entry=t.get("entry", str, "{name}"),
         fold_case=t.get("fold_case", bool, True),
+        flag=t.get("flag", str, ""),
         format=t.get("format", str, "toml", TOGGLE_FORMATS),
         key=t.get("key", str, ""),
         off_value=t.get("off_value", str, ""),
@@ -135,6 +138,8 @@ def parse_toggle(t: _Table) -> ToggleSpec:
             raise t.fail("format", "only a name-list is written to a YAML file")
         if form == "path-entries" and spec.format != "toml":
             raise t.fail("format", "path-entries are written to a TOML file")
+        if form == "name-flag" and (spec.format != "json" or not spec.flag):
+            raise t.fail("flag", "a name-flag is a JSON object per skill and needs the flag")
         if form == "name-map" and (spec.format != "json" or not spec.off_value):
             raise t.fail("off_value", "a name-map is a JSON object and needs the value to set")
         if spec.entry != "{name}" and (

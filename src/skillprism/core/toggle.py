@@ -131,6 +131,13 @@ def plan_toggles(
             for value in values:
                 after = _json_name_list(after, spec.key, value, not enable, path, fold)
         entries = [f"{spec.key}: {v} " + ("removed" if enable else "added") for v in values]
+    elif spec.form == "name-flag":
+        for name, _f in skills:
+            after = _json_name_flag(after, spec.key, name, spec.flag, not enable, path)
+        entries = [
+            f"{spec.key}.{n}.{spec.flag} " + ("removed" if enable else "= false")
+            for n, _f in skills
+        ]
     else:
         for name, _f in skills:
             after = _json_name_map(after, spec.key, name, None if enable else spec.off_value, path)
@@ -484,7 +491,7 @@ def _remove_member(text: str, members: list, index: int, close: int, obj: int) -
 
 
 def _json_name_map(
-    before: str | None, key: str, name: str, value: str | None, where: str
+    before: str | None, key: str, name: str, value: object, where: str
 ) -> str | None:
     """`before` with `name` set to `value` in the object at dotted `key` (None: the member
     removed), objects created as needed."""
@@ -509,6 +516,33 @@ def _json_name_map(
     if mine is not None:
         return before[: mine[2]] + json.dumps(value) + before[mine[3] :]
     return _insert_member(before, scan, obj, name, json.dumps(value))
+
+
+# --- JSON: a false flag in an object per skill (OpenClaw's skills.entries.<name>.enabled) ------
+
+
+def _json_name_flag(
+    before: str | None, key: str, name: str, flag: str, off: bool, where: str
+) -> str | None:
+    """`before` with `flag` = false in the object at `key`.<name> (created as needed), or
+    without that member (and without the object when nothing else is in it)."""
+    if "." in name:
+        raise ToggleError(f"{where}: cannot address a skill named {name!r} (it holds a '.')")
+    entry = f"{key}.{name}"
+    if off:
+        return _json_name_map(before, entry, flag, False, where)
+    if before is None or not before.strip():
+        return before
+    scan = _Scanner(before, where)
+    obj, missing = _object_at(scan, entry.split("."))
+    if missing:
+        return before
+    members, _close = scan.members(obj)
+    if not any(m[0] == flag for m in members):
+        return before
+    if len(members) == 1:  # only the flag: the entry goes
+        return _json_name_map(before, key, name, None, where)
+    return _json_name_map(before, entry, flag, None, where)
 
 
 # --- JSON: a list of skill names at a dotted key (Qwen Code's skills.disabled) ----------------

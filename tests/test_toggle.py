@@ -622,3 +622,26 @@ def test_an_entry_template_is_for_name_lists_only() -> None:
             {**base, "toggle": {**toggle, "form": "name-map", "format": "yaml", "off_value": "x"}},
             "t",
         )
+
+
+def test_a_name_flag_is_set_in_the_skills_own_object_and_removed_with_it() -> None:
+    from skillprism.core.toggle import _json_name_flag
+
+    text = '{\n  // mine\n  "skills": {\n    "entries": {\n      "gh": {"apiKey": "k"}\n    }\n  }\n}\n'
+    off = _json_name_flag(text, "skills.entries", "gh", "enabled", True, "o.json")
+    assert off == text.replace('{"apiKey": "k"}', '{"apiKey": "k", "enabled": false}')
+    assert _json_name_flag(off, "skills.entries", "gh", "enabled", False, "o.json") == text
+    new = _json_name_flag(text, "skills.entries", "lab", "enabled", True, "o.json")
+    assert '"lab": {"enabled": false}' in new
+    assert _json_name_flag(new, "skills.entries", "lab", "enabled", False, "o.json") == text
+    assert json.loads(_json_name_flag(None, "skills.entries", "n", "enabled", True, "o.json")) == {
+        "skills": {"entries": {"n": {"enabled": False}}}
+    }
+    with pytest.raises(ToggleError, match=r"holds a '\.'"):
+        _json_name_flag(text, "skills.entries", "a.b", "enabled", True, "o.json")
+    with pytest.raises(ToggleError, match="not an object"):
+        _json_name_flag(
+            '{"skills": {"entries": {"n": 1}}}', "skills.entries", "n", "enabled", True, "o.json"
+        )
+    spec = load_profile("openclaw").disclosure.toggle
+    assert (spec.form, spec.key, spec.flag) == ("name-flag", "skills.entries", "enabled")

@@ -159,6 +159,7 @@ NODE_AND_BUN = [
     ("pi", ".pi/agent/skills", {}, "<name>lab-alpha</name>", None),
     ("hermes-agent", ".hermes/skills", {}, "lab-alpha", None),
     ("oh-my-pi", ".omp/agent/skills", {"settings": True}, "lab-alpha", None),
+    ("openclaw", ".openclaw/skills", {"settings": True}, "lab-alpha", None),
 ]
 
 
@@ -194,6 +195,11 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
         "pi": (".pi/agent/settings.json", '{\n  "theme": "dark"\n}\n'),
         "hermes-agent": (".hermes/config.yaml", HERMES_CONFIG),
         "oh-my-pi": (".omp/agent/config.yml", "# mine\ntheme:\n  dark: titanium\n"),
+        "openclaw": (
+            ".openclaw/openclaw.json",
+            '{\n  // mine\n  "skills": {\n    "entries": {\n      "lab-beta": {"env": {"A": "1"}}\n'
+            "    }\n  }\n}\n",
+        ),
     }[profile]
     settings = home / own[0]
     settings.parent.mkdir(parents=True, exist_ok=True)

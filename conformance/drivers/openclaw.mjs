@@ -20,7 +20,8 @@
 // A job with `settings: true` reads the user's config as the runtime does (loadConfig of
 // src/config/io.runtime.ts, unpinned: $OPENCLAW_CONFIG_PATH or the state folder's openclaw.json,
 // JSON5) and passes it on with plugins still off, so skills.entries.<key>.enabled = false
-// (shouldIncludeSkill) applies.
+// (shouldIncludeSkill) applies. (loadConfig also tries to record the config's health in its
+// SQLite state; node without node:sqlite refuses that, logged, nothing written.)
 //
 // The runtime's file logger also appends its lines to its own log file (/tmp/openclaw/openclaw-<date>.log).
 //

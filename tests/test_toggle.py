@@ -645,3 +645,16 @@ def test_a_name_flag_is_set_in_the_skills_own_object_and_removed_with_it() -> No
         )
     spec = load_profile("openclaw").disclosure.toggle
     assert (spec.form, spec.key, spec.flag) == ("name-flag", "skills.entries", "enabled")
+
+
+def test_copilot_disable_is_honoured_by_skill_prisms_resolver(tmp_path) -> None:
+    home = Path(os.environ["HOME"])
+    for name in ("alpha", "beta"):
+        skill(home / ".copilot" / "skills", name)
+    ws = Workspace(str(tmp_path), profiles=["copilot-cli"], home=str(home))
+    assert outcome(ws, "copilot-cli", "alpha")[0] == "full"
+    change = ws.plan_toggle("copilot-cli", "alpha", enable=False)
+    ws.apply_change(change)
+    ws = Workspace(str(tmp_path), profiles=["copilot-cli"], home=str(home))
+    assert outcome(ws, "copilot-cli", "alpha")[0] == "excluded"
+    assert outcome(ws, "copilot-cli", "beta")[0] == "full"

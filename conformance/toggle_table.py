@@ -135,7 +135,7 @@ def rows(record: dict) -> list[dict]:
             note = toggle.get("note", "")
         else:
             setting, file = "none", ""
-            status = "none"
+            status = "none (see the note)" if runtime and toggle.get("note") else "none"
             note = toggle.get("note", "") or (
                 "the profile describes no setting that turns one skill off"
                 + (

@@ -453,3 +453,21 @@ def test_an_archive_beside_the_skills_does_not_stop_an_install(tmp_path: Path, e
     (repo / "skills" / "beta.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
     p = plan(repo, env, profiles=("codex",))
     assert [pl.name for pl in p.placed] == ["alpha"] and not p.blocked
+
+
+def test_verdicts_and_clashes_are_those_of_the_shared_folder(tmp_path: Path, env: dict) -> None:
+    """Gemini CLI's copy goes to ~/.agents/skills with Codex's: the runtime's verdict and its
+    clashes are computed there, so a skill of the same name in its own ~/.gemini/skills is a
+    clash elsewhere in its roots, not at the target, and nothing is blocked."""
+    repo = tmp_path / "repo"
+    skill(repo, "beta", "The new beta.")
+    home = Path(env["home"])
+    mine = skill(home / ".gemini" / "skills", "beta", "My own beta.")
+    p = plan(repo, env, profiles=("codex", "gemini-cli"))
+    ((target, who),) = [(a.target, set(a.profiles)) for a in p.todo]
+    assert target == f"{home}/.agents/skills/beta" and who == {"codex", "gemini-cli"}
+    gemini = next(pl for pl in p.placed if pl.profile == "gemini-cli")
+    assert gemini.target == target and gemini.root == f"{home}/.agents/skills"
+    (clash,) = gemini.clashes
+    assert clash.where == "root" and clash.path == str(mine / "SKILL.md")
+    assert clash.new_path == f"{target}/SKILL.md"

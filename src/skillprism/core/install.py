@@ -216,19 +216,17 @@ def plan_install(
     units = _skill_units(source)
     if not units:
         raise InstallError(f"{source}: no skill (a folder with a SKILL.md) below it")
-    install = Install(tuple(units), scope, strict=True)
+    shared = shared_targets(profiles, scope, project, home, env)
+    folders = tuple((name, t.path) for name, t in shared.items())
+    install = Install(tuple(units), scope, strict=True, folders=folders)
     trees: dict[str, Tree | TreeError] = {}
     # target folder -> (source folder, profiles, name); the first source of a target keeps it
     targets: dict[str, dict[str, Any]] = {}
     per_profile: list[tuple[Profile, list[tuple[str, str, Any, str]]]] = []
     homeless: list[tuple[str, str]] = []
-    shared = shared_targets(profiles, scope, project, home, env)
     for profile in profiles:
         roots = profile_roots(profile, project, home, env)
-        choice = shared.get(profile.name)
-        placed, no_root = install_plan(
-            profile, install, roots, project, home, env, prefer=choice.path if choice else ""
-        )
+        placed, no_root = install_plan(profile, install, roots, project, home, env)
         for unit in no_root:
             homeless.append(
                 (

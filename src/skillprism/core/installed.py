@@ -58,6 +58,9 @@ class Install:
     # A plugin goes to the runtime's plugin root only when that root is of `kind` too (an install
     # into the project never writes below the home); the review places it there either way.
     strict: bool = False
+    # (profile name, skills folder) chosen for several runtimes at once (`shared_targets`); a
+    # runtime not named gets its own strongest root.
+    folders: tuple[tuple[str, str], ...] = ()
 
 
 def _plugin_name(folder: str) -> str:
@@ -315,6 +318,7 @@ def install_plan(
     installer creates it)."""
     out: list[tuple[FoundFile, RootInfo, str]] = []
     homeless: list[Unit] = []
+    prefer = prefer or dict(install.folders).get(profile.name, "")
     for unit in install.units:
         root = None
         plugin = unit.name if unit.kind == "plugin" else ""

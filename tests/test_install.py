@@ -471,3 +471,26 @@ def test_verdicts_and_clashes_are_those_of_the_shared_folder(tmp_path: Path, env
     (clash,) = gemini.clashes
     assert clash.where == "root" and clash.path == str(mine / "SKILL.md")
     assert clash.new_path == f"{target}/SKILL.md"
+
+
+def test_a_plugin_for_claude_code_keeps_the_others_out_of_the_folder_it_reads(
+    tmp_path: Path, env: dict
+) -> None:
+    """Claude Code gets a plugin in its plugin folder and also reads ~/.claude/skills: the other
+    runtimes' plain copies go where Claude Code does not look (~/.agents/skills, one copy), so
+    Claude Code does not list the skill twice (as kit:alpha and as alpha)."""
+    repo = tmp_path / "repo"
+    (repo / ".claude-plugin").mkdir(parents=True)
+    (repo / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit"}))
+    skill(repo / "skills", "alpha")
+    p = plan(repo, env)
+    home = env["home"]
+    targets = {a.target: set(a.profiles) for a in p.actions}
+    (plugin_target,) = [t for t in targets if "/.claude/plugins/cache/kit/" in t]
+    assert targets.pop(plugin_target) == {"claude-code"}
+    assert targets == {
+        f"{home}/.agents/skills/alpha": {"codex", "gemini-cli", "opencode", "copilot-cli"}
+    }
+    claude = read_paths(load_profile("claude-code"), env["project"], home, env["env"])
+    assert f"{home}/.agents/skills" not in claude
+    assert {pl.status for pl in p.placed} == {"ok"}

@@ -40,6 +40,7 @@ from skillprism.core.installed import (
     Unit,
     find_units,
     install_plan,
+    plugin_root_of,
     shared_targets,
 )
 from skillprism.core.placement import within_root
@@ -217,8 +218,21 @@ def plan_install(
     if not units:
         raise InstallError(f"{source}: no skill (a folder with a SKILL.md) below it")
     shared = shared_targets(profiles, scope, project, home, env)
-    folders = tuple((name, t.path) for name, t in shared.items())
-    install = Install(tuple(units), scope, strict=True, folders=folders)
+    # A plugin goes to the plugin folder of a runtime that has one; the others share folders
+    # those runtimes do not read (Claude Code reads ~/.claude/skills beside its plugins).
+    hosts = [p for p in profiles if plugin_root_of(p, scope, project, home, env)]
+    plugin_shared = (
+        shared_targets([p for p in profiles if p not in hosts], scope, project, home, env, hosts)
+        if hosts and any(u.kind == "plugin" for u in units)
+        else shared
+    )
+    install = Install(
+        tuple(units),
+        scope,
+        strict=True,
+        folders=tuple((name, t.path) for name, t in shared.items()),
+        plugin_folders=tuple((name, t.path) for name, t in plugin_shared.items()),
+    )
     trees: dict[str, Tree | TreeError] = {}
     # target folder -> (source folder, profiles, name); the first source of a target keeps it
     targets: dict[str, dict[str, Any]] = {}

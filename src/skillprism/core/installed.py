@@ -61,6 +61,9 @@ class Install:
     # (profile name, skills folder) chosen for several runtimes at once (`shared_targets`); a
     # runtime not named gets its own strongest root.
     folders: tuple[tuple[str, str], ...] = ()
+    # The same for a plugin's skills, for the runtimes without a plugin folder of `kind` (those
+    # with one get the plugin there, and read none of these).
+    plugin_folders: tuple[tuple[str, str], ...] = ()
 
 
 def _plugin_name(folder: str) -> str:
@@ -227,6 +230,13 @@ def target_root(
     return chosen or next((r for r, legacy in found if not legacy), None)
 
 
+def plugin_root_of(
+    profile: Profile, kind: str, project: str, home: str, env: Mapping[str, str]
+) -> bool:
+    """Whether the runtime has a plugin folder of `kind` an install puts a plugin in."""
+    return bool(candidate_roots(profile, [], kind, "plugin", project, home, env, strict=True))
+
+
 def read_paths(profile: Profile, project: str, home: str, env: Mapping[str, str]) -> set[str]:
     """Every folder the runtime reads skills from in this project and home (existing or not,
     plugin and built-in roots left out): a copy placed in one is a copy the runtime sees."""
@@ -250,7 +260,12 @@ class SharedTarget:
 
 
 def shared_targets(
-    profiles: Sequence[Profile], kind: str, project: str, home: str, env: Mapping[str, str]
+    profiles: Sequence[Profile],
+    kind: str,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    taken: Sequence[Profile] = (),
 ) -> dict[str, SharedTarget]:
     """One skills folder per runtime of `profiles` for a `kind` install, chosen for all of them at
     once so that each runtime reads exactly one copy of each skill: a folder several runtimes
@@ -258,7 +273,9 @@ def shared_targets(
     and no runtime is given a folder another chosen runtime also reads unless that one reads
     nothing else. Greedy, most constrained runtime first, never leaving another runtime without
     a folder of its own; a runtime's legacy folder only when nothing else is exact; a runtime
-    without a folder of `kind` is left out (the planner names it)."""
+    without a folder of `kind` is left out (the planner names it). `taken`: runtimes that get
+    the skills elsewhere (a plugin in their plugin folder): the folders they read are for none
+    of the others."""
     cands: dict[str, list[tuple[str, bool]]] = {}
     reads: dict[str, set[str]] = {}
     for p in profiles:
@@ -266,6 +283,9 @@ def shared_targets(
         if found:
             cands[p.name] = [(os.path.normpath(r.path), legacy) for r, legacy in found]
             reads[p.name] = read_paths(p, project, home, env) | {c for c, _l in cands[p.name]}
+    for p in taken:
+        reads[p.name] = read_paths(p, project, home, env)
+    held = [p.name for p in taken]
     out: dict[str, SharedTarget] = {}
     order = list(cands)
 
@@ -277,12 +297,12 @@ def shared_targets(
 
     while len(out) < len(cands):
         open_ = [n for n in order if n not in out]
-        options = {n: admissible(n, out) for n in open_}
+        options = {n: admissible(n, [*out, *held]) for n in open_}
         stuck = [n for n in open_ if not options[n]]
         if stuck:  # every folder it could have is read by a runtime already placed
             name = stuck[0]
             path, legacy = next(((c, lg) for c, lg in cands[name] if not lg), cands[name][0])
-            twice = tuple(n for n in readers(path, out) if n != name)
+            twice = tuple(n for n in readers(path, [*out, *held]) if n != name)
             for n in readers(path, open_):
                 out[n] = SharedTarget(path, legacy and n == name, twice)
             continue
@@ -293,7 +313,7 @@ def shared_targets(
         ) -> tuple[int, int, int, int]:
             path, legacy = option
             served = readers(path, open_)
-            after = [*out, *served]
+            after = [*out, *held, *served]
             dead = sum(1 for n in open_ if n not in served and not admissible(n, after))
             return (dead, legacy, -len(served), cands[name].index(option))
 
@@ -319,6 +339,7 @@ def install_plan(
     out: list[tuple[FoundFile, RootInfo, str]] = []
     homeless: list[Unit] = []
     prefer = prefer or dict(install.folders).get(profile.name, "")
+    plugin_prefer = dict(install.plugin_folders).get(profile.name, prefer)
     for unit in install.units:
         root = None
         plugin = unit.name if unit.kind == "plugin" else ""
@@ -328,7 +349,14 @@ def install_plan(
             )
             plugin = plugin if root is not None else ""
         root = root or target_root(
-            profile, roots, install.kind, "", project, home, env, prefer=prefer
+            profile,
+            roots,
+            install.kind,
+            "",
+            project,
+            home,
+            env,
+            prefer=plugin_prefer if unit.kind == "plugin" else prefer,
         )
         if root is None:
             homeless.append(unit)

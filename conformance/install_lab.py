@@ -110,21 +110,25 @@ def _resolver_side(profile_name: str, home: str, project: str) -> dict[str, Any]
 
 
 def compare(
-    cell: Cell, placed: Sequence[Any], result: Mapping[str, Any], targets: Sequence[str] = ()
+    cell: Cell,
+    placed: Sequence[Any],
+    result: Mapping[str, Any],
+    targets: Sequence[tuple[str, str]] = (),
 ) -> None:
     """Fill `cell` from the runtime's result for the skills installed for it; `targets`: every
-    folder the install wrote (for any runtime), to count the skills it reads twice."""
+    (source, target) folder the install wrote (for any runtime), to count the skills it reads
+    twice (two copies of one source)."""
     listed = {_real(s["path"]) for s in result.get("skills") or []}
     seen = listed | {_real(r["path"]) for r in result.get("rejected") or []}
-    by_folder: dict[str, list[str]] = {}
-    for t in targets:
-        by_folder.setdefault(os.path.basename(t), []).append(_real(os.path.join(t, "SKILL.md")))
+    copies: dict[str, list[str]] = {}
+    for source, target in targets:
+        copies.setdefault(_real(source), []).append(_real(os.path.join(target, "SKILL.md")))
     names = {str(s.get("name", "")).lower() for s in result.get("skills") or []}
     rejected = {_real(r["path"]): r.get("reason", "") for r in result.get("rejected") or []}
     for pl in placed:
         cell.installed += 1
         file = _real(os.path.join(pl.target, "SKILL.md"))
-        if sum(f in seen for f in by_folder.get(os.path.basename(pl.target), [])) > 1:
+        if sum(f in seen for f in copies.get(_real(pl.source), [])) > 1:
             cell.twice += 1
         if file in listed:
             cell.found += 1
@@ -200,7 +204,9 @@ def _run(
                 except DriverError as err:
                     cell.error = str(err)[:500]
                     continue
-                compare(cell, placed, result, [a.target for a in plan.actions if a.done])
+                compare(
+                    cell, placed, result, [(a.source, a.target) for a in plan.actions if a.done]
+                )
 
 
 def render(cells: Sequence[Cell], verbose: bool) -> str:

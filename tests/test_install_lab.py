@@ -124,14 +124,20 @@ def test_a_skill_read_from_two_of_the_installs_folders_is_counted(tmp_path: Path
         (d / "SKILL.md").write_text("---\nname: x\ndescription: X.\n---\n")
 
     class Placed:
-        target, status, reason, name = str(mine), "ok", "", "x"
+        target, status, reason, name, source = str(mine), "ok", "", "x", "/src/x"
 
     result = {
         "skills": [{"path": str(mine / "SKILL.md"), "name": "x"}],
         "rejected": [{"path": str(other / "SKILL.md"), "reason": "duplicate"}],
     }
     once = install_lab.Cell("r", "c", "personal")
-    install_lab.compare(once, [Placed()], result, [str(mine)])
+    install_lab.compare(once, [Placed()], result, [("/src/x", str(mine))])
     twice = install_lab.Cell("r", "c", "personal")
-    install_lab.compare(twice, [Placed()], result, [str(mine), str(other)])
+    install_lab.compare(twice, [Placed()], result, [("/src/x", str(mine)), ("/src/x", str(other))])
+    # two skills that only share a folder name (in two plugins) are not one skill read twice
+    apart = install_lab.Cell("r", "c", "personal")
+    install_lab.compare(
+        apart, [Placed()], result, [("/src/x", str(mine)), ("/src/y/x", str(other))]
+    )
     assert (once.found, once.twice) == (1, 0) and (twice.found, twice.twice) == (1, 1)
+    assert apart.twice == 0

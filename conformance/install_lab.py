@@ -13,6 +13,10 @@ installed skill is then, for that runtime:
   reasons of both sides are printed;
 * `missing`: the runtime does not load it though Skill Prism said it would (a divergence).
 
+Each installed skill must be read once: a runtime that lists or rejects copies of it from two of
+the install's folders (one written for it, one for another runtime) is counted in `x2` (the
+install's joint choice of folders, core/installed.py shared_targets, should leave none).
+
 Claude Code has no listing outside a model session (its driver reports facts only), so its
 column is Skill Prism's own resolver on the installed home and project (`build_catalog`), said
 as such. A runtime not installed in the lab cache is named and left out.
@@ -20,7 +24,7 @@ as such. A runtime not installed in the lab cache is named and left out.
     .venv/bin/python conformance/install_lab.py [--runtime NAME]... [--collection NAME]...
         [--scope personal|project]... [--link] [--json] [--verbose]
 
-Exit 0 when nothing is missing, 1 when something is, 2 when a driver failed. Nothing from a
+Exit 0 when nothing is missing or read twice, 1 when something is, 2 when a driver failed. Nothing from a
 collection is executed; the temporary folders are removed afterwards (--keep keeps them).
 """
 
@@ -60,6 +64,7 @@ class Cell:
     found: int = 0
     rejected: int = 0
     missing: int = 0
+    twice: int = 0  # installed skills the runtime reads more than one copy of
     how: str = ""  # "loader" or "resolver" (Claude Code: Skill Prism's own)
     rejected_list: list[dict[str, str]] = field(default_factory=list)
     missing_list: list[dict[str, str]] = field(default_factory=list)
@@ -104,14 +109,27 @@ def _resolver_side(profile_name: str, home: str, project: str) -> dict[str, Any]
     }
 
 
-def compare(cell: Cell, placed: Sequence[Any], result: Mapping[str, Any]) -> None:
-    """Fill `cell` from the runtime's result for the skills installed for it."""
+def compare(
+    cell: Cell,
+    placed: Sequence[Any],
+    result: Mapping[str, Any],
+    targets: Sequence[tuple[str, str]] = (),
+) -> None:
+    """Fill `cell` from the runtime's result for the skills installed for it; `targets`: every
+    (source, target) folder the install wrote (for any runtime), to count the skills it reads
+    twice (two copies of one source)."""
     listed = {_real(s["path"]) for s in result.get("skills") or []}
+    seen = listed | {_real(r["path"]) for r in result.get("rejected") or []}
+    copies: dict[str, list[str]] = {}
+    for source, target in targets:
+        copies.setdefault(_real(source), []).append(_real(os.path.join(target, "SKILL.md")))
     names = {str(s.get("name", "")).lower() for s in result.get("skills") or []}
     rejected = {_real(r["path"]): r.get("reason", "") for r in result.get("rejected") or []}
     for pl in placed:
         cell.installed += 1
         file = _real(os.path.join(pl.target, "SKILL.md"))
+        if sum(f in seen for f in copies.get(_real(pl.source), [])) > 1:
+            cell.twice += 1
         if file in listed:
             cell.found += 1
             continue
@@ -186,7 +204,9 @@ def _run(
                 except DriverError as err:
                     cell.error = str(err)[:500]
                     continue
-                compare(cell, placed, result)
+                compare(
+                    cell, placed, result, [(a.source, a.target) for a in plan.actions if a.done]
+                )
 
 
 def render(cells: Sequence[Cell], verbose: bool) -> str:
@@ -194,7 +214,7 @@ def render(cells: Sequence[Cell], verbose: bool) -> str:
     lines = []
     for scope in dict.fromkeys(c.scope for c in cells):
         lines.append(
-            f"scope: {scope}   (installed / found / rejected, Skill Prism agrees / missing; +N: not installed, a clash in the install)"
+            f"scope: {scope}   (installed / found / rejected, Skill Prism agrees / missing; +N: not installed, a clash in the install; x2:N read twice)"
         )
         width = max(len(c) for c in collections)
         lines.append(f"{'runtime':<13}" + "".join(f"  {c[:width]:>{width}}" for c in collections))
@@ -207,6 +227,7 @@ def render(cells: Sequence[Cell], verbose: bool) -> str:
                     if c.error
                     else f"{c.installed}/{c.found}/{c.rejected}/{c.missing}"
                     + (f" +{c.held}" if c.held else "")
+                    + (f" x2:{c.twice}" if c.twice else "")
                 )
                 marks.append(f"  {text:>{width}}")
             suffix = (
@@ -263,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(render(cells, args.verbose), end="")
     if any(c.error for c in cells):
         return 2
-    return 1 if any(c.missing for c in cells) else 0
+    return 1 if any(c.missing or c.twice for c in cells) else 0
 
 
 if __name__ == "__main__":

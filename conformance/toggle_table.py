@@ -46,9 +46,10 @@ def _runtime_of(test_name: str) -> str | None:
     if param:
         hits = [n for n in RUNTIMES if param.group(1).startswith(n + "-")]
         return max(hits, key=len) if hits else None
-    for runtime in ("codex", "claude"):
+    named = {"codex": "codex", "claude": "claude-code", "copilot_clis": "copilot-cli"}
+    for runtime, profile in named.items():
         if f"test_{runtime}" in test_name:
-            return "claude-code" if runtime == "claude" else runtime
+            return profile
     return None
 
 
@@ -114,9 +115,12 @@ def rows(record: dict) -> list[dict]:
         form = toggle.get("form", "")
         if toggle and form != "none":
             value = f" = {toggle['off_value']!r}" if toggle.get("off_value") else ""
+            entry = toggle.get("entry", "{name}").replace("{name}", "<name>")
+            entry = entry.replace("{dir}", "<skill folder>")
             setting = {
                 "name-map": f"{toggle.get('key')}.<name>{value}",
-                "name-list": f"<name> in {toggle.get('key')}",
+                "name-flag": f"{toggle.get('key')}.<name>.{toggle.get('flag')} = false",
+                "name-list": f"{entry} in {toggle.get('key')}",
                 "path-entries": f"[[{toggle.get('key')}]] path = <SKILL.md>, enabled = false",
             }.get(form, form)
             file = toggle.get("file", "")
@@ -131,7 +135,7 @@ def rows(record: dict) -> list[dict]:
             note = toggle.get("note", "")
         else:
             setting, file = "none", ""
-            status = "none"
+            status = "none (see the note)" if runtime and toggle.get("note") else "none"
             note = toggle.get("note", "") or (
                 "the profile describes no setting that turns one skill off"
                 + (
@@ -146,6 +150,7 @@ def rows(record: dict) -> list[dict]:
                 "title": data.get("title", name),
                 "setting": setting,
                 "file": file,
+                "project_file": toggle.get("project_file", ""),
                 "status": status,
                 "note": note,
             }
@@ -160,7 +165,10 @@ def markdown(table: list[dict], notes: bool) -> str:
     lines = [head, "|" + "---|" * (5 if notes else 4)]
     for r in table:
         cells = [r["profile"], f"`{r['setting']}`" if r["setting"] != "none" else "none"]
-        cells += [f"`{r['file']}`" if r["file"] else "", r["status"]]
+        file = f"`{r['file']}`" if r["file"] else ""
+        if r.get("project_file"):
+            file += f" (project skills: `{r['project_file']}`)"
+        cells += [file, r["status"]]
         if notes:
             cells.append(r["note"].replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")

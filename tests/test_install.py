@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillprism.core import install_state
 from skillprism.core.install import (
@@ -18,6 +20,7 @@ from skillprism.core.install import (
     undo_install,
 )
 from skillprism.core.install_files import TreeError, list_tree
+from skillprism.core.installed import read_paths, shared_targets
 from skillprism.core.profiles import load_profile
 
 FIVE = ("claude-code", "codex", "gemini-cli", "opencode", "copilot-cli")
@@ -66,7 +69,17 @@ def plan(source: Path, env: dict, profiles=FIVE, scope="personal", **kw):
     )
 
 
-def test_plan_places_each_skill_in_each_runtimes_first_root_one_copy_per_folder(
+def copies_read(p, env: dict, name: str) -> dict[str, int]:
+    """How many copies of skill `name` each runtime of plan `p` reads after the install."""
+    targets = [a.target for a in p.actions if os.path.basename(a.target) == name]
+    out = {}
+    for profile in {pl.profile for pl in p.placed}:
+        reads = read_paths(load_profile(profile), env["project"], env["home"], env["env"])
+        out[profile] = sum(os.path.dirname(t) in reads for t in targets)
+    return out
+
+
+def test_plan_gives_each_runtime_one_copy_sharing_folders_runtimes_read_together(
     tmp_path: Path, env: dict
 ) -> None:
     repo = tmp_path / "repo"
@@ -75,15 +88,68 @@ def test_plan_places_each_skill_in_each_runtimes_first_root_one_copy_per_folder(
     p = plan(repo, env)
     home = env["home"]
     targets = {a.target: set(a.profiles) for a in p.actions}
-    # Claude Code and OpenCode both read ~/.claude/skills first: one copy serves both.
+    # Claude Code reads ~/.claude/skills only; OpenCode reads it too: one copy serves both.
     assert targets[f"{home}/.claude/skills/alpha"] == {"claude-code", "opencode"}
+    # OpenCode also reads ~/.agents/skills, so a copy there would be its second: Codex gets its
+    # legacy ~/.codex/skills (said in a note), Gemini CLI and Copilot CLI their own folders.
     assert targets[f"{home}/.codex/skills/alpha"] == {"codex"}
     assert targets[f"{home}/.gemini/skills/alpha"] == {"gemini-cli"}
     assert targets[f"{home}/.copilot/skills/alpha"] == {"copilot-cli"}
     assert len(p.actions) == 8 and not p.blocked
     assert {pl.status for pl in p.placed} == {"ok"}
+    assert copies_read(p, env, "alpha") == dict.fromkeys(FIVE, 1)
+    codex = next(pl for pl in p.placed if pl.profile == "codex")
+    assert any("calls this folder legacy" in n for n in codex.notes)
     project_plan = plan(repo, env, scope="project")
-    assert f"{env['project']}/.github/skills/beta" in {a.target for a in project_plan.actions}
+    assert copies_read(project_plan, env, "beta") == dict.fromkeys(FIVE, 1)
+    shared = {a.target: set(a.profiles) for a in project_plan.actions}
+    assert shared[f"{env['project']}/.claude/skills/beta"] == {
+        "claude-code",
+        "opencode",
+        "copilot-cli",
+    }
+
+
+@pytest.mark.parametrize("scope", ["personal", "project"])
+def test_runtimes_reading_one_shared_folder_get_one_copy_there(
+    tmp_path: Path, env: dict, scope: str
+) -> None:
+    repo = tmp_path / "repo"
+    skill(repo, "alpha")
+    trio = ("codex", "gemini-cli", "copilot-cli")
+    p = plan(repo, env, profiles=trio, scope=scope)
+    base = env["home"] if scope == "personal" else env["project"]
+    ((target, who),) = [(a.target, set(a.profiles)) for a in p.actions]
+    assert target == f"{base}/.agents/skills/alpha" and who == set(trio)
+    assert copies_read(p, env, "alpha") == dict.fromkeys(trio, 1)
+    # alone, Codex gets the folder it asks for, not the one it calls deprecated
+    (alone,) = plan(repo, env, profiles=("codex",)).actions
+    assert alone.target == f"{env['home']}/.agents/skills/alpha"
+
+
+ALL_PROFILES = sorted(
+    p.stem for p in (Path(__file__).parent.parent / "resources/profiles").glob("*.toml")
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    chosen=st.lists(st.sampled_from(ALL_PROFILES), min_size=1, max_size=8, unique=True),
+    scope=st.sampled_from(["personal", "project"]),
+)
+def test_every_chosen_runtime_reads_exactly_one_copy_or_is_told(chosen, scope) -> None:
+    profiles = [load_profile(n) for n in chosen]
+    home, project = "/h", "/h/work/proj"
+    got = shared_targets(profiles, scope, project, home, {})
+    for profile in profiles:
+        if profile.name not in got:
+            continue  # no folder of this scope: the planner names it homeless
+        reads = read_paths(profile, project, home, {})
+        seen = {t.path for t in got.values() if t.path in reads}
+        mine = got[profile.name]
+        assert mine.path in seen
+        told = any(profile.name in t.twice for t in got.values())
+        assert len(seen) == 1 or told, (profile.name, seen)
 
 
 def test_a_plan_writes_nothing(tmp_path: Path, env: dict) -> None:
@@ -193,7 +259,7 @@ def test_apply_then_undo_removes_exactly_what_was_installed(tmp_path: Path, env:
         return {k: v for k, v in snap.items() if not k.startswith(state)}
 
     assert mine(snapshot(Path(env["home"]))) == mine(before)
-    assert not Path(env["home"], ".codex").exists()  # folders it created are gone again
+    assert not Path(env["home"], ".agents").exists()  # folders it created are gone again
     assert install_state.read_manifest() == {}
     assert undo_install() is None
 
@@ -204,12 +270,12 @@ def test_apply_refuses_a_target_that_appeared_or_a_source_that_changed(
     repo = tmp_path / "repo"
     a = skill(repo, "alpha")
     p = plan(repo, env, profiles=("codex",))
-    skill(Path(env["home"]) / ".codex" / "skills", "alpha", "Appeared meanwhile.")
+    skill(Path(env["home"]) / ".agents" / "skills", "alpha", "Appeared meanwhile.")
     with pytest.raises(InstallError, match="appeared since"):
         apply_install(p)
     assert (
         "Appeared meanwhile."
-        in (Path(env["home"]) / ".codex" / "skills" / "alpha" / "SKILL.md").read_text()
+        in (Path(env["home"]) / ".agents" / "skills" / "alpha" / "SKILL.md").read_text()
     )
     p = plan(repo, env, profiles=("gemini-cli",))
     (a / "extra.md").write_text("new")
@@ -222,7 +288,7 @@ def test_undo_refuses_an_installed_copy_edited_since(tmp_path: Path, env: dict) 
     repo = tmp_path / "repo"
     skill(repo, "alpha")
     apply_install(plan(repo, env, profiles=("codex",)))
-    installed = Path(env["home"]) / ".codex" / "skills" / "alpha" / "SKILL.md"
+    installed = Path(env["home"]) / ".agents" / "skills" / "alpha" / "SKILL.md"
     installed.write_text(installed.read_text() + "my edit\n")
     with pytest.raises(InstallError, match="changed since it was installed"):
         undo_install()
@@ -236,7 +302,7 @@ def test_link_mode_and_a_runtime_that_does_not_follow_links(tmp_path: Path, env:
     cont = next(pl for pl in p.placed if pl.profile == "continue")
     assert cont.status == "not-discovered" and "does not follow a symlinked" in cont.reason
     apply_install(p)
-    target = Path(env["home"]) / ".codex" / "skills" / "alpha"
+    target = Path(env["home"]) / ".agents" / "skills" / "alpha"
     assert os.readlink(target) == str(a)
     (a / "SKILL.md").write_text((a / "SKILL.md").read_text() + "changed\n")
     assert [s.state for s in install_state.stale(["codex"])] == ["linked"]
@@ -246,7 +312,7 @@ def test_stale_states_and_update(tmp_path: Path, env: dict) -> None:
     repo = tmp_path / "repo"
     a, b, c, _d = (skill(repo / "skills", n) for n in ("a1", "b2", "c3", "d4"))
     apply_install(plan(repo, env, profiles=("codex",)))
-    root = Path(env["home"]) / ".codex" / "skills"
+    root = Path(env["home"]) / ".agents" / "skills"
     assert {s.state for s in install_state.stale()} == {"up-to-date"}
     (a / "SKILL.md").write_text((a / "SKILL.md").read_text() + "source edit\n")
     (root / "b2" / "SKILL.md").write_text("edited here\n")
@@ -285,7 +351,7 @@ def test_a_large_skill_is_copied_and_past_the_bounds_refused(tmp_path: Path, env
     p = plan(repo, env, profiles=("codex",))
     assert p.actions[0].files == 12_001
     apply_install(p)
-    assert len(os.listdir(Path(env["home"], ".codex", "skills", "big", "data"))) == 12_000
+    assert len(os.listdir(Path(env["home"], ".agents", "skills", "big", "data"))) == 12_000
     with pytest.raises(TreeError, match="more than 5,000 files"):
         list_tree(str(big), max_entries=5_000)
     deep = skill(tmp_path / "deep", "deep")
@@ -309,7 +375,7 @@ def test_special_files_are_not_copied_or_opened(tmp_path: Path, env: dict) -> No
         ".git": "version-control metadata",
     }
     apply_install(p)
-    t = Path(env["home"]) / ".codex" / "skills" / "alpha"
+    t = Path(env["home"]) / ".agents" / "skills" / "alpha"
     assert sorted(os.listdir(t)) == ["SKILL.md"]
 
 
@@ -387,3 +453,44 @@ def test_an_archive_beside_the_skills_does_not_stop_an_install(tmp_path: Path, e
     (repo / "skills" / "beta.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
     p = plan(repo, env, profiles=("codex",))
     assert [pl.name for pl in p.placed] == ["alpha"] and not p.blocked
+
+
+def test_verdicts_and_clashes_are_those_of_the_shared_folder(tmp_path: Path, env: dict) -> None:
+    """Gemini CLI's copy goes to ~/.agents/skills with Codex's: the runtime's verdict and its
+    clashes are computed there, so a skill of the same name in its own ~/.gemini/skills is a
+    clash elsewhere in its roots, not at the target, and nothing is blocked."""
+    repo = tmp_path / "repo"
+    skill(repo, "beta", "The new beta.")
+    home = Path(env["home"])
+    mine = skill(home / ".gemini" / "skills", "beta", "My own beta.")
+    p = plan(repo, env, profiles=("codex", "gemini-cli"))
+    ((target, who),) = [(a.target, set(a.profiles)) for a in p.todo]
+    assert target == f"{home}/.agents/skills/beta" and who == {"codex", "gemini-cli"}
+    gemini = next(pl for pl in p.placed if pl.profile == "gemini-cli")
+    assert gemini.target == target and gemini.root == f"{home}/.agents/skills"
+    (clash,) = gemini.clashes
+    assert clash.where == "root" and clash.path == str(mine / "SKILL.md")
+    assert clash.new_path == f"{target}/SKILL.md"
+
+
+def test_a_plugin_for_claude_code_keeps_the_others_out_of_the_folder_it_reads(
+    tmp_path: Path, env: dict
+) -> None:
+    """Claude Code gets a plugin in its plugin folder and also reads ~/.claude/skills: the other
+    runtimes' plain copies go where Claude Code does not look (~/.agents/skills, one copy), so
+    Claude Code does not list the skill twice (as kit:alpha and as alpha)."""
+    repo = tmp_path / "repo"
+    (repo / ".claude-plugin").mkdir(parents=True)
+    (repo / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit"}))
+    skill(repo / "skills", "alpha")
+    p = plan(repo, env)
+    home = env["home"]
+    targets = {a.target: set(a.profiles) for a in p.actions}
+    (plugin_target,) = [t for t in targets if "/.claude/plugins/cache/kit/" in t]
+    assert targets.pop(plugin_target) == {"claude-code"}
+    assert targets == {
+        f"{home}/.agents/skills/alpha": {"codex", "gemini-cli", "opencode", "copilot-cli"}
+    }
+    claude = read_paths(load_profile("claude-code"), env["project"], home, env["env"])
+    assert f"{home}/.agents/skills" not in claude
+    assert {pl.status for pl in p.placed} == {"ok"}

@@ -76,11 +76,11 @@ def test_install_exit_codes_for_a_clash_and_bad_arguments(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     home = Path(os.environ["HOME"])
-    skill(home / ".codex" / "skills", "alpha", "Mine.")
+    skill(home / ".agents" / "skills", "alpha", "Mine.")
     code, out, _ = run(capsys, "install", str(repo), "--profile", "codex", "--scope", "personal")
     assert code == 1 and "clash (already at the target): alpha" in out and "Mine." in out
-    assert (home / ".codex" / "skills" / "beta").is_dir()
-    assert "Mine." in (home / ".codex" / "skills" / "alpha" / "SKILL.md").read_text()
+    assert (home / ".agents" / "skills" / "beta").is_dir()
+    assert "Mine." in (home / ".agents" / "skills" / "alpha" / "SKILL.md").read_text()
     code, _, err = run(capsys, "install", str(repo), "--profile", "codex")
     assert code == 2 and "--scope" in err
     code, _, err = run(

@@ -86,3 +86,58 @@ def test_claude_code_is_checked_with_skill_prisms_resolver(tmp_path: Path) -> No
     )
     assert cell.how == "resolver" and cell.installed == 4 and cell.missing == 0
     assert cell.found == 4  # Claude Code loads a skill without a description (first paragraph)
+
+
+@pytest.mark.parametrize("scope", ["personal", "project"])
+def test_runtimes_installed_together_read_each_skill_once(scope: str, tmp_path: Path) -> None:
+    """Codex and Gemini CLI both read .agents/skills: installed together, one copy goes there
+    and each runtime's own loader finds every skill once (x2 = 0)."""
+    install_lab, runtimes = lab()
+    for runtime in ("codex", "gemini-cli"):
+        if not runtimes[runtime].installed():
+            pytest.skip(f"{runtime} is not in the lab cache")
+    if shutil.which("node") is None:
+        pytest.skip("node is not on PATH")
+    repo = tmp_path / "repo"
+    write_repo(repo)
+    work = tmp_path / "work"
+    cells = install_lab.run_lab([str(repo)], ["codex", "gemini-cli"], [scope], "copy", str(work))
+    for cell in cells:
+        assert not cell.error, cell.error
+        assert (cell.missing, cell.twice) == (0, 0), (cell.runtime, cell.missing_list)
+        assert cell.found == 3 and cell.rejected == 1
+    base = "home" if scope == "personal" else "proj"
+    shared = work / f"repo-{scope}" / base / ".agents" / "skills"
+    assert sorted(p.name for p in shared.iterdir()) == [
+        "kit-skill",
+        "lab-nodesc",
+        "lab-one",
+        "lab-two",
+    ]
+
+
+def test_a_skill_read_from_two_of_the_installs_folders_is_counted(tmp_path: Path) -> None:
+    install_lab, _runtimes = lab()
+    mine, other = tmp_path / "a" / "skills" / "x", tmp_path / "b" / "skills" / "x"
+    for d in (mine, other):
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text("---\nname: x\ndescription: X.\n---\n")
+
+    class Placed:
+        target, status, reason, name, source = str(mine), "ok", "", "x", "/src/x"
+
+    result = {
+        "skills": [{"path": str(mine / "SKILL.md"), "name": "x"}],
+        "rejected": [{"path": str(other / "SKILL.md"), "reason": "duplicate"}],
+    }
+    once = install_lab.Cell("r", "c", "personal")
+    install_lab.compare(once, [Placed()], result, [("/src/x", str(mine))])
+    twice = install_lab.Cell("r", "c", "personal")
+    install_lab.compare(twice, [Placed()], result, [("/src/x", str(mine)), ("/src/x", str(other))])
+    # two skills that only share a folder name (in two plugins) are not one skill read twice
+    apart = install_lab.Cell("r", "c", "personal")
+    install_lab.compare(
+        apart, [Placed()], result, [("/src/x", str(mine)), ("/src/y/x", str(other))]
+    )
+    assert (once.found, once.twice) == (1, 0) and (twice.found, twice.twice) == (1, 1)
+    assert apart.twice == 0

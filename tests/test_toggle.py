@@ -221,9 +221,9 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(home, tmp_path) -> 
 
 
 def test_no_setting_and_unknown_skill_are_clear(home, tmp_path) -> None:
-    ws = Workspace(str(tmp_path), profiles=["copilot-cli", "codex"], home=str(home))
+    ws = Workspace(str(tmp_path), profiles=["goose", "codex"], home=str(home))
     with pytest.raises(WorkspaceError, match="move the skill's folder out"):
-        ws.plan_toggle("copilot-cli", "alpha", enable=False)
+        ws.plan_toggle("goose", "alpha", enable=False)
     with pytest.raises(WorkspaceError, match=r"Codex: .*nope"):
         ws.plan_toggle("codex", "nope", enable=False)
     spec = ToggleSpec(form="none", note="it has none")
@@ -249,7 +249,7 @@ def test_cli_dry_run_writes_nothing_then_disable_and_undo(home, tmp_path, capsys
     assert config.read_text() == CODEX
     assert cli.main(["enable", "--undo"]) == 2  # nothing left to undo
     assert "nothing to undo" in capsys.readouterr().err
-    assert cli.main(["disable", "alpha", "--profile", "copilot-cli"]) == 2
+    assert cli.main(["disable", "alpha", "--profile", "goose"]) == 2
     assert "move the skill's folder out" in capsys.readouterr().err
 
 
@@ -496,3 +496,165 @@ def test_plan_toggles_writes_many_skills_as_one_change(tmp_path) -> None:  # typ
     ]
     with pytest.raises(ToggleError, match="no skill"):
         plan_toggles(spec, [], enable=False, project="/p", home="/h", env={})
+
+
+# --- YAML (Hermes Agent's skills.disabled), path entries and the project's own file (pi) -------
+
+HERMES = """# Hermes Agent configuration
+model:
+  default: "anthropic/claude-sonnet-4"   # the one I use
+  provider: 'openrouter'
+
+skills:
+  # skills I keep but do not want listed
+  disabled:
+    - old-notes
+  external_dirs: []
+
+toolsets: [hermes-cli]
+"""
+
+
+def test_yaml_disable_adds_one_line_and_keeps_comments_order_and_quoting() -> None:
+    from skillprism.core.toggle import _yaml_name_list
+
+    out = _yaml_name_list(HERMES, "skills.disabled", ["lab-alpha"], True, "c.yaml", False)
+    assert out == HERMES.replace("    - old-notes\n", "    - old-notes\n    - lab-alpha\n")
+    # names are matched exactly for a runtime that compares them so (Hermes Agent)
+    assert _yaml_name_list(out, "skills.disabled", ["LAB-ALPHA"], False, "c.yaml", False) == out
+    assert _yaml_name_list(out, "skills.disabled", ["lab-alpha"], False, "c.yaml", False) == HERMES
+    assert _yaml_name_list(out, "skills.disabled", ["lab-alpha"], True, "c.yaml", False) == out
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (None, "skills:\n  disabled:\n  - n\n"),
+        ("", "skills:\n  disabled:\n  - n\n"),
+        ("# mine\nfoo: 1\n", "# mine\nfoo: 1\nskills:\n  disabled:\n  - n\n"),
+        ("a:\n    b: 1\nskills:\n    disabled:\n    - x\n", None),  # its 4-space indent kept
+        ("skills:\n  disabled: [x]\n", "skills:\n  disabled: [x, n]\n"),
+    ],
+)
+def test_yaml_list_is_created_as_needed_in_the_files_own_layout(before, after) -> None:
+    from skillprism.core.toggle import _yaml_name_list
+
+    out = _yaml_name_list(before, "skills.disabled", ["n"], True, "c.yaml")
+    assert out == (after if after is not None else before + "    - n\n")
+    assert _yaml_name_list(before, "skills.disabled", ["n"], False, "c.yaml") == before
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("- a\n- b\n", "not a YAML mapping"),
+        ("skills: 3\n", "skills is not a mapping"),
+        ("skills:\n  disabled: x\n", "not a list of skill names"),
+        ("a: [\n", "not valid YAML"),
+        ("a: *nowhere\n", "not valid YAML"),
+    ],
+)
+def test_yaml_that_cannot_be_edited_is_refused(text: str, says: str) -> None:
+    from skillprism.core.toggle import _yaml_name_list
+
+    with pytest.raises(ToggleError, match=says):
+        _yaml_name_list(text, "skills.disabled", ["n"], True, "c.yaml")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(max_size=60),
+        st.text(alphabet="skilsdabe:-[]{}#'\" \n,&*!|>", max_size=80),
+    ),
+    add=st.booleans(),
+)
+def test_any_yaml_is_edited_or_refused_with_a_reason(text, add) -> None:
+    import yaml
+
+    from skillprism.core.toggle import _yaml_name_list
+
+    try:
+        out = _yaml_name_list(text, "skills.disabled", ["n"], add, "c.yaml")
+    except ToggleError as err:
+        assert str(err).startswith("c.yaml: ")
+        return
+    if out is None or out == text:
+        return
+    names = yaml.safe_load(out)["skills"]["disabled"]  # what the runtime reads
+    assert ("n" in names) == add
+
+
+def test_pi_entries_name_the_folder_in_the_file_of_the_skills_own_scope(tmp_path) -> None:
+    from skillprism.core.toggle import plan_toggles
+
+    spec = load_profile("pi").disclosure.toggle
+    home, project = tmp_path / "home", tmp_path / "proj"
+    mine = skill(home / ".pi" / "agent" / "skills", "mine")
+    theirs = skill(project / ".pi" / "skills", "theirs")
+    args = {"project": str(project), "home": str(home), "env": {}}
+    change = plan_toggles(spec, [("mine", str(mine))], enable=False, **args)
+    assert change.path == str(home / ".pi" / "agent" / "settings.json")
+    assert json.loads(change.after) == {"skills": [f"-{mine.parent}"]}
+    change = plan_toggles(spec, [("theirs", str(theirs))], enable=False, **args)
+    assert change.path == str(project / ".pi" / "settings.json")
+    assert json.loads(change.after) == {"skills": [f"-{theirs.parent}"]}
+    with pytest.raises(ToggleError, match="separately"):
+        plan_toggles(spec, [("mine", str(mine)), ("theirs", str(theirs))], enable=False, **args)
+    # a path is matched exactly: another spelling is not this skill
+    user = home / ".pi" / "agent" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"skills": [f"-{str(mine.parent).upper()}", "+x"]}))
+    change = plan_toggles(spec, [("mine", str(mine))], enable=True, **args)
+    assert not change.changed
+    change = plan_toggles(spec, [("mine", str(mine))], enable=False, **args)
+    assert json.loads(change.after)["skills"][-1] == f"-{mine.parent}"
+
+
+def test_an_entry_template_is_for_name_lists_only() -> None:
+    base = {"schema": 1, "name": "t", "roots": [{"scope": "p", "path": "{project}/s"}]}
+    toggle = {"form": "name-list", "file": "f", "key": "k", "source": "s", "format": "json"}
+    for bad in ({"entry": "-{path}"}, {"form": "name-map", "off_value": "x", "entry": "{dir}"}):
+        with pytest.raises(ProfileError, match=r"toggle\.entry"):
+            parse_profile({**base, "toggle": {**toggle, **bad}}, "t")
+    with pytest.raises(ProfileError, match=r"toggle\.format"):
+        parse_profile(
+            {**base, "toggle": {**toggle, "form": "name-map", "format": "yaml", "off_value": "x"}},
+            "t",
+        )
+
+
+def test_a_name_flag_is_set_in_the_skills_own_object_and_removed_with_it() -> None:
+    from skillprism.core.toggle import _json_name_flag
+
+    text = '{\n  // mine\n  "skills": {\n    "entries": {\n      "gh": {"apiKey": "k"}\n    }\n  }\n}\n'
+    off = _json_name_flag(text, "skills.entries", "gh", "enabled", True, "o.json")
+    assert off == text.replace('{"apiKey": "k"}', '{"apiKey": "k", "enabled": false}')
+    assert _json_name_flag(off, "skills.entries", "gh", "enabled", False, "o.json") == text
+    new = _json_name_flag(text, "skills.entries", "lab", "enabled", True, "o.json")
+    assert '"lab": {"enabled": false}' in new
+    assert _json_name_flag(new, "skills.entries", "lab", "enabled", False, "o.json") == text
+    assert json.loads(_json_name_flag(None, "skills.entries", "n", "enabled", True, "o.json")) == {
+        "skills": {"entries": {"n": {"enabled": False}}}
+    }
+    with pytest.raises(ToggleError, match=r"holds a '\.'"):
+        _json_name_flag(text, "skills.entries", "a.b", "enabled", True, "o.json")
+    with pytest.raises(ToggleError, match="not an object"):
+        _json_name_flag(
+            '{"skills": {"entries": {"n": 1}}}', "skills.entries", "n", "enabled", True, "o.json"
+        )
+    spec = load_profile("openclaw").disclosure.toggle
+    assert (spec.form, spec.key, spec.flag) == ("name-flag", "skills.entries", "enabled")
+
+
+def test_copilot_disable_is_honoured_by_skill_prisms_resolver(tmp_path) -> None:
+    home = Path(os.environ["HOME"])
+    for name in ("alpha", "beta"):
+        skill(home / ".copilot" / "skills", name)
+    ws = Workspace(str(tmp_path), profiles=["copilot-cli"], home=str(home))
+    assert outcome(ws, "copilot-cli", "alpha")[0] == "full"
+    change = ws.plan_toggle("copilot-cli", "alpha", enable=False)
+    ws.apply_change(change)
+    ws = Workspace(str(tmp_path), profiles=["copilot-cli"], home=str(home))
+    assert outcome(ws, "copilot-cli", "alpha")[0] == "excluded"
+    assert outcome(ws, "copilot-cli", "beta")[0] == "full"

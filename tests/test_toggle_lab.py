@@ -118,7 +118,8 @@ def _driver(name: str):  # type: ignore[no-untyped-def]
             "home": str(home),
             "project": str(project),
             "cwd": str(project),
-            "env": dict(rt.extra_job_env()),
+            # HOME in the process's own environment too: oh-my-pi's pi-utils reads it at start
+            "env": {"HOME": str(home), **rt.extra_job_env()},
             **extra,
         }
         result = run.run_driver(rt, [job], str(tmp))[0]
@@ -130,6 +131,21 @@ def _driver(name: str):  # type: ignore[no-untyped-def]
     return listing
 
 
+# A Hermes Agent config.yaml as its setup leaves it: comments, quoting and nesting to keep
+HERMES_CONFIG = """# Hermes Agent configuration
+model:
+  default: "anthropic/claude-sonnet-4"   # the one I use
+  provider: 'openrouter'
+
+skills:
+  # skills I keep but do not want listed
+  disabled:
+    - old-notes
+  external_dirs: []
+
+toolsets: [hermes-cli]
+"""
+
 # (profile, the runtime's personal skill folder under HOME, the job's setting switch, the text a
 # listed skill has in its tier 1, the warning its driver gives for a skill turned off)
 NODE_AND_BUN = [
@@ -139,6 +155,11 @@ NODE_AND_BUN = [
     ("kilo-code", ".config/kilo/skills", {"agent": "code"}, "<name>lab-alpha</name>", "denied"),
     ("mistral-vibe", ".vibe/skills", {"settings": True}, "lab-alpha", "disabled_skills"),
     ("factory-droid", ".factory/skills", {}, "lab-alpha", '"kind": "ledger"'),
+    # pi and Hermes Agent drop a disabled skill without a word (no warning to look for)
+    ("pi", ".pi/agent/skills", {}, "<name>lab-alpha</name>", None),
+    ("hermes-agent", ".hermes/skills", {}, "lab-alpha", None),
+    ("oh-my-pi", ".omp/agent/skills", {"settings": True}, "lab-alpha", None),
+    ("openclaw", ".openclaw/skills", {"settings": True}, "lab-alpha", None),
 ]
 
 
@@ -150,7 +171,7 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
     root: str,
     switch: dict,
     listed: str,
-    warning: str,
+    warning: str | None,
 ) -> None:
     listing = _driver(profile)
     home, project = tmp_path / "home", tmp_path / "proj"
@@ -171,6 +192,14 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
         ),
         "mistral-vibe": (".vibe/config.toml", "# mine\nauto_approve = false\n"),
         "factory-droid": (".factory/settings.json", '{\n  "model": "lab-model"\n}\n'),
+        "pi": (".pi/agent/settings.json", '{\n  "theme": "dark"\n}\n'),
+        "hermes-agent": (".hermes/config.yaml", HERMES_CONFIG),
+        "oh-my-pi": (".omp/agent/config.yml", "# mine\ntheme:\n  dark: titanium\n"),
+        "openclaw": (
+            ".openclaw/openclaw.json",
+            '{\n  // mine\n  "skills": {\n    "entries": {\n      "lab-beta": {"env": {"A": "1"}}\n'
+            "    }\n  }\n}\n",
+        ),
     }[profile]
     settings = home / own[0]
     settings.parent.mkdir(parents=True, exist_ok=True)
@@ -179,23 +208,55 @@ def test_the_runtimes_own_loader_no_longer_lists_a_skill_disabled_by_skillprism(
     before = listing(home, project, tmp_path, **switch)
     assert settings.read_text() == own[1]  # the runtime left the file as it was
     assert listed in before["tier1"], before["tier1"]
-    assert not any("lab-alpha" in w and warning in w for w in before["warnings"])
+    if warning is not None:
+        assert not any("lab-alpha" in w and warning in w for w in before["warnings"])
 
     monkeypatch.setenv("HOME", str(home))  # the CLI writes the settings the runtime reads
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.delenv("QWEN_HOME", raising=False)
+    for var in ("QWEN_HOME", "HERMES_HOME", "PI_CODING_AGENT_DIR"):
+        monkeypatch.delenv(var, raising=False)
     args = ["disable", "lab-alpha", "--profile", profile, "--project", str(project)]
     assert cli.main(args) == 0
     assert settings.read_text() != own[1]
     after = listing(home, project, tmp_path, **switch)
     assert listed not in after["tier1"], after["tier1"]
     assert "lab-beta" in after["tier1"]
-    assert any("lab-alpha" in w and warning in w for w in after["warnings"]), after["warnings"]
+    if warning is not None:
+        assert any("lab-alpha" in w and warning in w for w in after["warnings"]), after["warnings"]
 
     assert cli.main(["disable", "--undo"]) == 0
     assert settings.read_text() == own[1]
     again = listing(home, project, tmp_path, **switch)
     assert listed in again["tier1"]
+
+
+def test_copilot_clis_own_settings_and_filter_leave_out_a_skill_disabled_by_skillprism(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot CLI's addon lists no tier 1: the skills it keeps are compared, after its own
+    userSettingsLoad and skillsIsDisabled (drivers/copilot-cli.mjs, `settings`)."""
+    listing = _driver("copilot-cli")
+    home, project = tmp_path / "home", tmp_path / "proj"
+    _lay_out(home, project, ".copilot/skills")
+    settings = home / ".copilot" / "settings.json"
+    settings.write_text('{\n  "model": "gpt-5",\n  "disabledSkills": ["other"]\n}\n')
+    original = settings.read_text()
+
+    def names() -> tuple[list[str], list[str]]:
+        got = listing(home, project, tmp_path, settings=True)
+        off = [r["path"] for r in got["rejected"] if r["reason"] == "disabled by disabledSkills"]
+        return sorted(s["name"] for s in got["skills"]), off
+
+    assert names() == (["lab-alpha", "lab-beta"], [])
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    args = ["disable", "lab-alpha", "--profile", "copilot-cli", "--project", str(project)]
+    assert cli.main(args) == 0
+    alpha = str(home / ".copilot" / "skills" / "lab-alpha" / "SKILL.md")
+    assert names() == (["lab-beta"], [alpha])
+    assert cli.main(["disable", "--undo"]) == 0
+    assert settings.read_text() == original
+    assert names() == (["lab-alpha", "lab-beta"], [])
 
 
 def test_claude_codes_own_listing_code_leaves_out_a_skill_disabled_by_skillprism(

@@ -14,6 +14,13 @@
 // skills in the runtime's order after its own clash resolution and the runtime's own error
 // texts ("<path>: <message>") as `rejected`. Tier 1 is not exposed by the addon: `tier1` is null.
 //
+// A job with `settings: true` also applies the user's disabledSkills as the CLI does (e0e and
+// `copilot skill list`, Dqn, in cli-main.js): the addon's userSettingsLoad({configDir,
+// homeDirectory, environment}) reads them ($COPILOT_HOME or ~/.copilot settings.json), and a skill
+// for which the addon's skillsIsDisabled(skill, disabled) holds is left out of `skills` and
+// reported in `rejected` ("disabled by disabledSkills"). The repository's own list (Gj: only in
+// a trusted folder) is not read.
+//
 // Protocol: one JSON job on stdin -> one JSON result; an array of jobs -> an array.
 // Nothing from a fixture is executed: the runtime only reads files.
 import fs from "node:fs";
@@ -84,8 +91,21 @@ async function runJob(job, m, builtin) {
   );
   const inBuiltin = (s) => s.filePath && s.filePath.startsWith(builtin + path.sep);
   const entry = (s) => ({ path: s.filePath, name: s.name, description: s.description });
-  const skills = (r.skills ?? []).filter((s) => !inBuiltin(s)).map(entry);
+  let disabled = [];
+  if (job.settings) {
+    const settings = await m.userSettingsLoad({
+      configDir,
+      homeDirectory: job.home,
+      environment: process.env,
+    });
+    disabled = [...(settings.disabledSkills ?? [])];
+  }
+  const off = (s) => disabled.length > 0 && m.skillsIsDisabled(s, disabled);
+  const skills = (r.skills ?? []).filter((s) => !inBuiltin(s) && !off(s)).map(entry);
   const builtins = (r.skills ?? []).filter(inBuiltin).map(entry);
+  const turnedOff = (r.skills ?? [])
+    .filter((s) => !inBuiltin(s) && off(s))
+    .map((s) => ({ path: s.filePath, reason: "disabled by disabledSkills" }));
   const rejected = (r.errors ?? []).map((e) => {
     const text = String(e);
     const cut = text.indexOf(": ");
@@ -99,7 +119,7 @@ async function runJob(job, m, builtin) {
     release,
     skills,
     builtin: builtins,
-    rejected,
+    rejected: [...rejected, ...turnedOff],
     warnings,
     tier1: null,
   };

@@ -8,6 +8,12 @@
 // block under "# Skills & Rules" of the shipped template src/prompts/system/system-prompt.md,
 // rendered by pi-utils' prompt.render with the skills the system prompt keeps (hide !== true).
 //
+// A job with `settings: true` reads the settings as the session does (sdk.ts: settings.getGroup
+// ("skills") spread into loadSkills): Settings.loadReadOnly({ cwd }) (src/config/settings.ts: the
+// global config.yml of the agent folder and the project's; read only: no agent.db, no
+// migration, no marker file) and loadSkills({ ...skills group, cwd }), so skills.ignoredSkills
+// and the other skills.* settings apply.
+//
 // One job per process: pi-utils resolves the home folder when it is imported. Nothing from a
 // fixture is executed: the runtime only reads files.
 import * as fs from "node:fs";
@@ -32,7 +38,13 @@ const writeOut = (text: string) => new Promise<void>(resolve => process.stdout.w
 async function main(): Promise<void> {
 	const input = JSON.parse(fs.readFileSync(0, "utf8"));
 	if (Array.isArray(input)) throw new Error("one job per process (pi-utils freezes HOME at import)");
-	const job = input as { home: string; project: string; cwd: string; env?: Record<string, string> };
+	const job = input as {
+		home: string;
+		project: string;
+		cwd: string;
+		env?: Record<string, string>;
+		settings?: boolean;
+	};
 	for (const key of Object.keys(process.env)) {
 		if (key.startsWith("XDG_") || key.startsWith("PI_") || key.startsWith("OMP_")) delete process.env[key];
 	}
@@ -43,7 +55,12 @@ async function main(): Promise<void> {
 	const release = JSON.parse(fs.readFileSync(path.join(PKG!, "package.json"), "utf8")).version;
 	const { loadSkills } = await import(path.join(PKG!, "src/extensibility/skills.ts"));
 	const utils = await import(Bun.resolveSync("@oh-my-pi/pi-utils", PKG!));
-	const result = await loadSkills({ cwd: job.cwd });
+	let group: Record<string, unknown> = {};
+	if (job.settings) {
+		const { Settings } = await import(path.join(PKG!, "src/config/settings.ts"));
+		group = (await Settings.loadReadOnly({ cwd: job.cwd })).getGroup("skills");
+	}
+	const result = await loadSkills({ ...group, cwd: job.cwd });
 	const skills = result.skills as Array<{ name: string; description: string; filePath: string; hide?: boolean }>;
 
 	const template = fs.readFileSync(path.join(PKG!, "src/prompts/system/system-prompt.md"), "utf8");

@@ -17,6 +17,12 @@
 // (no workshop, no Custodian). Rejections are the runtime's own "Skipping invalid skill: file=...
 // error=..." log lines (paths given as ~/... are expanded with the job's home).
 //
+// A job with `settings: true` reads the user's config as the runtime does (loadConfig of
+// src/config/io.runtime.ts, unpinned: $OPENCLAW_CONFIG_PATH or the state folder's openclaw.json,
+// JSON5) and passes it on with plugins still off, so skills.entries.<key>.enabled = false
+// (shouldIncludeSkill) applies. (loadConfig also tries to record the config's health in its
+// SQLite state; node without node:sqlite refuses that, logged, nothing written.)
+//
 // The runtime's file logger also appends its lines to its own log file (/tmp/openclaw/openclaw-<date>.log).
 //
 // The state folder (CONFIG_DIR) is computed when utils is imported; the driver re-pins it per job
@@ -117,8 +123,10 @@ async function runJob(job, mods, n) {
   applyJob(job);
   mods.pinConfigDir(process.env);
   logged.length = 0;
+  let config = {};
+  if (job.settings) config = mods.loadConfig({ pin: false }) ?? {};
   const opts = {
-    config: { plugins: { enabled: false } },
+    config: { ...config, plugins: { ...(config.plugins ?? {}), enabled: false } },
     bundledSkillsDir: emptyBundled,
     pluginSkillsDir: path.join(scratch, `plugin-skills-${n}`),
   };
@@ -193,6 +201,7 @@ async function main() {
       "buildSkillSnapshot",
     ])),
     ...(await named("utils", "function pinConfigDir(", ["pinConfigDir"])),
+    ...(await named("io.runtime", "function loadConfig(", ["loadConfig"])),
   };
   const results = [];
   let n = 0;

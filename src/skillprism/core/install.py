@@ -33,7 +33,16 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from skillprism.core.install_files import Tree, TreeError, copy_tree, list_tree
-from skillprism.core.installed import KINDS, Install, Unit, find_units, install_plan
+from skillprism.core.installed import (
+    KINDS,
+    Install,
+    SharedTarget,
+    Unit,
+    find_units,
+    install_plan,
+    plugin_root_of,
+    shared_targets,
+)
 from skillprism.core.placement import within_root
 from skillprism.core.policy import Policy
 from skillprism.core.profiles import Profile, clash_key
@@ -208,7 +217,22 @@ def plan_install(
     units = _skill_units(source)
     if not units:
         raise InstallError(f"{source}: no skill (a folder with a SKILL.md) below it")
-    install = Install(tuple(units), scope, strict=True)
+    shared = shared_targets(profiles, scope, project, home, env)
+    # A plugin goes to the plugin folder of a runtime that has one; the others share folders
+    # those runtimes do not read (Claude Code reads ~/.claude/skills beside its plugins).
+    hosts = [p for p in profiles if plugin_root_of(p, scope, project, home, env)]
+    plugin_shared = (
+        shared_targets([p for p in profiles if p not in hosts], scope, project, home, env, hosts)
+        if hosts and any(u.kind == "plugin" for u in units)
+        else shared
+    )
+    install = Install(
+        tuple(units),
+        scope,
+        strict=True,
+        folders=tuple((name, t.path) for name, t in shared.items()),
+        plugin_folders=tuple((name, t.path) for name, t in plugin_shared.items()),
+    )
     trees: dict[str, Tree | TreeError] = {}
     # target folder -> (source folder, profiles, name); the first source of a target keeps it
     targets: dict[str, dict[str, Any]] = {}
@@ -283,10 +307,33 @@ def plan_install(
         mode=mode,
         project=project,
         home=home,
-        placed=tuple(all_placed),
+        placed=tuple(_shared_notes(all_placed, shared)),
         actions=tuple(actions.values()),
         homeless=tuple(homeless),
     )
+
+
+def _shared_notes(placed: list[Placed], shared: Mapping[str, SharedTarget]) -> list[Placed]:
+    """Each placed skill with a note when its runtime's folder was chosen against its own
+    preference (a legacy folder) or cannot be exact (another runtime reads two copies)."""
+    out = []
+    for pl in placed:
+        choice = shared.get(pl.profile)
+        extra: list[str] = []
+        if choice is not None and not pl.plugin and choice.path == pl.root:
+            if choice.legacy:
+                extra.append(
+                    f"{choice.path}: {pl.title} calls this folder legacy; it is used because "
+                    "every other folder it reads is read by another runtime of this install, "
+                    "which would then find two copies"
+                )
+            if choice.twice:
+                extra.append(
+                    f"{choice.path}: also read by {', '.join(choice.twice)}, which then finds "
+                    "two copies of the skill: install for it separately"
+                )
+        out.append(replace(pl, notes=pl.notes + tuple(extra)) if extra else pl)
+    return out
 
 
 def _verdicts(

@@ -58,6 +58,12 @@ class Install:
     # A plugin goes to the runtime's plugin root only when that root is of `kind` too (an install
     # into the project never writes below the home); the review places it there either way.
     strict: bool = False
+    # (profile name, skills folder) chosen for several runtimes at once (`shared_targets`); a
+    # runtime not named gets its own strongest root.
+    folders: tuple[tuple[str, str], ...] = ()
+    # The same for a plugin's skills, for the runtimes without a plugin folder of `kind` (those
+    # with one get the plugin there, and read none of these).
+    plugin_folders: tuple[tuple[str, str], ...] = ()
 
 
 def _plugin_name(folder: str) -> str:
@@ -158,7 +164,7 @@ def installable_units(
     return [] if plain else units
 
 
-def target_root(
+def candidate_roots(
     profile: Profile,
     roots: Sequence[RootInfo],
     kind: str,
@@ -167,19 +173,19 @@ def target_root(
     home: str,
     env: Mapping[str, str],
     strict: bool = False,
-) -> RootInfo | None:
-    """The root an installer would copy into: the runtime's strongest root of `kind`, or for a
-    plugin (`plugin` = its name) the runtime's plugin root with the plugin's folder in place of
-    `*` (`strict`: only when that root is of `kind` too). None when the runtime has no such
-    root."""
+) -> list[tuple[RootInfo, bool]]:
+    """Every root an installer could copy into, strongest first, each with whether the runtime
+    calls it legacy: the runtime's roots of `kind`, or for a plugin (`plugin` = its name) its
+    plugin roots with the plugin's folder in place of `*` (`strict`: only those of `kind` too)."""
     n = len(profile.roots)
+    out: list[tuple[RootInfo, bool]] = []
     for index, template in enumerate(profile.roots):
         if root_condition(template, env) or (template.namespace == "plugin") != bool(plugin):
             continue
         if template.builtin:  # the runtime's own skills: never where a user's skill goes
             continue
         path = expand_template(template.path.replace("*", plugin or "*"), project, home, env)
-        if "*" in path:
+        if "*" in path or any(r.path == path for r, _l in out):
             continue
         root_kind = (
             PROJECT
@@ -191,10 +197,8 @@ def target_root(
         if root_kind != kind and (strict or not plugin):
             continue
         known = next((r for r in roots if r.path == path), None)
-        if known is not None:
-            return known
         base_rank = index if profile.tie_rule != "last-wins" else n - 1 - index
-        return RootInfo(
+        root = known or RootInfo(
             path=path,
             scope=template.scope,
             layout=template.layout,
@@ -203,7 +207,120 @@ def target_root(
             exists=os.path.isdir(path),
             template=index,
         )
-    return None
+        out.append((root, template.legacy))
+    return out
+
+
+def target_root(
+    profile: Profile,
+    roots: Sequence[RootInfo],
+    kind: str,
+    plugin: str,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    strict: bool = False,
+    prefer: str = "",
+) -> RootInfo | None:
+    """The root an installer would copy into: `prefer` when it is one of the candidates
+    (`candidate_roots`; chosen for several runtimes at once by `shared_targets`), else the
+    runtime's strongest root that it does not call legacy. None when it has no such root."""
+    found = candidate_roots(profile, roots, kind, plugin, project, home, env, strict)
+    chosen = next((r for r, _legacy in found if prefer and r.path == prefer), None)
+    return chosen or next((r for r, legacy in found if not legacy), None)
+
+
+def plugin_root_of(
+    profile: Profile, kind: str, project: str, home: str, env: Mapping[str, str]
+) -> bool:
+    """Whether the runtime has a plugin folder of `kind` an install puts a plugin in."""
+    return bool(candidate_roots(profile, [], kind, "plugin", project, home, env, strict=True))
+
+
+def read_paths(profile: Profile, project: str, home: str, env: Mapping[str, str]) -> set[str]:
+    """Every folder the runtime reads skills from in this project and home (existing or not,
+    plugin and built-in roots left out): a copy placed in one is a copy the runtime sees."""
+    out = set()
+    for template in profile.roots:
+        if root_condition(template, env) or template.builtin or template.namespace == "plugin":
+            continue
+        path = expand_template(template.path, project, home, env)
+        if "*" not in path:
+            out.add(os.path.normpath(path))
+    return out
+
+
+@dataclass(frozen=True)
+class SharedTarget:
+    """The folder a runtime's skills go to in a multi-runtime install, and why."""
+
+    path: str
+    legacy: bool = False  # a folder the runtime calls legacy: every other one is read twice
+    twice: tuple[str, ...] = ()  # runtimes that then read two copies (no exact choice exists)
+
+
+def shared_targets(
+    profiles: Sequence[Profile],
+    kind: str,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    taken: Sequence[Profile] = (),
+) -> dict[str, SharedTarget]:
+    """One skills folder per runtime of `profiles` for a `kind` install, chosen for all of them at
+    once so that each runtime reads exactly one copy of each skill: a folder several runtimes
+    read (~/.agents/skills for Codex, Gemini CLI and Copilot CLI) gets one copy for all of them,
+    and no runtime is given a folder another chosen runtime also reads unless that one reads
+    nothing else. Greedy, most constrained runtime first, never leaving another runtime without
+    a folder of its own; a runtime's legacy folder only when nothing else is exact; a runtime
+    without a folder of `kind` is left out (the planner names it). `taken`: runtimes that get
+    the skills elsewhere (a plugin in their plugin folder): the folders they read are for none
+    of the others."""
+    cands: dict[str, list[tuple[str, bool]]] = {}
+    reads: dict[str, set[str]] = {}
+    for p in profiles:
+        found = candidate_roots(p, [], kind, "", project, home, env)
+        if found:
+            cands[p.name] = [(os.path.normpath(r.path), legacy) for r, legacy in found]
+            reads[p.name] = read_paths(p, project, home, env) | {c for c, _l in cands[p.name]}
+    for p in taken:
+        reads[p.name] = read_paths(p, project, home, env)
+    held = [p.name for p in taken]
+    out: dict[str, SharedTarget] = {}
+    order = list(cands)
+
+    def readers(path: str, among: Collection[str]) -> list[str]:
+        return [n for n in among if path in reads[n]]
+
+    def admissible(name: str, covered: Collection[str]) -> list[tuple[str, bool]]:
+        return [(c, lg) for c, lg in cands[name] if not readers(c, covered)]
+
+    while len(out) < len(cands):
+        open_ = [n for n in order if n not in out]
+        options = {n: admissible(n, [*out, *held]) for n in open_}
+        stuck = [n for n in open_ if not options[n]]
+        if stuck:  # every folder it could have is read by a runtime already placed
+            name = stuck[0]
+            path, legacy = next(((c, lg) for c, lg in cands[name] if not lg), cands[name][0])
+            twice = tuple(n for n in readers(path, [*out, *held]) if n != name)
+            for n in readers(path, open_):
+                out[n] = SharedTarget(path, legacy and n == name, twice)
+            continue
+        name = min(open_, key=lambda n: (sum(not lg for _c, lg in options[n]), order.index(n)))
+
+        def cost(
+            option: tuple[str, bool], name: str = name, open_: list[str] = open_
+        ) -> tuple[int, int, int, int]:
+            path, legacy = option
+            served = readers(path, open_)
+            after = [*out, *held, *served]
+            dead = sum(1 for n in open_ if n not in served and not admissible(n, after))
+            return (dead, legacy, -len(served), cands[name].index(option))
+
+        path, legacy = min(options[name], key=cost)
+        for n in readers(path, open_):
+            out[n] = SharedTarget(path, legacy and n == name)
+    return out
 
 
 def install_plan(
@@ -213,12 +330,16 @@ def install_plan(
     project: str,
     home: str,
     env: Mapping[str, str],
+    prefer: str = "",
 ) -> tuple[list[tuple[FoundFile, RootInfo, str]], list[Unit]]:
     """(found file, root, plugin name) for every skill of the units installed into the runtime's
-    root of `install.kind`, and the units it has no root for. A root that does not exist yet is
-    added to `roots` (an installer creates it)."""
+    root of `install.kind` (`prefer`: the one chosen for several runtimes, `shared_targets`),
+    and the units it has no root for. A root that does not exist yet is added to `roots` (an
+    installer creates it)."""
     out: list[tuple[FoundFile, RootInfo, str]] = []
     homeless: list[Unit] = []
+    prefer = prefer or dict(install.folders).get(profile.name, "")
+    plugin_prefer = dict(install.plugin_folders).get(profile.name, prefer)
     for unit in install.units:
         root = None
         plugin = unit.name if unit.kind == "plugin" else ""
@@ -227,7 +348,16 @@ def install_plan(
                 profile, roots, install.kind, plugin, project, home, env, install.strict
             )
             plugin = plugin if root is not None else ""
-        root = root or target_root(profile, roots, install.kind, "", project, home, env)
+        root = root or target_root(
+            profile,
+            roots,
+            install.kind,
+            "",
+            project,
+            home,
+            env,
+            prefer=plugin_prefer if unit.kind == "plugin" else prefer,
+        )
         if root is None:
             homeless.append(unit)
             continue

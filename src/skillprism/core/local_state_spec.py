@@ -6,6 +6,7 @@ skill was used and how it weighs that (`[usage]`), and the setting that turns on
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -16,8 +17,8 @@ TIME_UNITS = ("ms", "s")
 #   name-map: a JSON object keyed by skill name whose value turns the skill off
 #   name-list: a JSON array of the names of skills turned off
 #   none: the runtime has no such setting (the profile's note says what to do instead)
-TOGGLE_FORMS = ("path-entries", "name-map", "name-list", "none")
-TOGGLE_FORMATS = ("toml", "json")
+TOGGLE_FORMS = ("path-entries", "name-map", "name-flag", "name-list", "none")
+TOGGLE_FORMATS = ("toml", "json", "yaml")
 EVIDENCE = ("lab", "code", "docs", "none")
 
 
@@ -56,11 +57,21 @@ class UsageSpec:
 class ToggleSpec:
     """The runtime's own setting that keeps one skill out of its listing without deleting it.
     `form` says how the entry is shaped (TOGGLE_FORMS); `key` is the dotted key of the array or
-    map in `file`; `off_value` what a name-map entry is set to. `evidence`: where it was checked
-    (lab: the runtime's own loader in the conformance lab; code: read in its source; docs)."""
+    map in `file`; `off_value` what a name-map entry is set to. `entry` is what a name-list holds
+    for one skill: `{name}` (matched case-insensitively) or a template with `{dir}`, the skill's
+    folder (matched exactly, pi's `-<path>`); `fold_case` false when the runtime matches names
+    exactly (Hermes Agent). A name-flag sets `flag` to false in an object per skill at `key`
+    (OpenClaw's skills.entries.<name>.enabled). `project_file`, when given, is the file written for a
+    skill inside the project (a runtime whose user file applies to user skills only). `evidence`:
+    where it was checked (lab: the runtime's own loader in the conformance lab; code: read in its
+    source; docs)."""
 
     form: str = "none"
     file: str = ""
+    project_file: str = ""
+    entry: str = "{name}"
+    fold_case: bool = True
+    flag: str = ""
     format: str = "toml"
     key: str = ""
     off_value: str = ""
@@ -107,6 +118,10 @@ def parse_toggle(t: _Table) -> ToggleSpec:
     spec = ToggleSpec(
         form=form,
         file=t.get("file", str, ""),
+        project_file=t.get("project_file", str, ""),
+        entry=t.get("entry", str, "{name}"),
+        fold_case=t.get("fold_case", bool, True),
+        flag=t.get("flag", str, ""),
         format=t.get("format", str, "toml", TOGGLE_FORMATS),
         key=t.get("key", str, ""),
         off_value=t.get("off_value", str, ""),
@@ -119,12 +134,18 @@ def parse_toggle(t: _Table) -> ToggleSpec:
         for key in ("file", "key", "source"):
             if not getattr(spec, key):
                 raise t.fail(key, f"is required when form = {form!r}")
+        if spec.format == "yaml" and form != "name-list":
+            raise t.fail("format", "only a name-list is written to a YAML file")
         if form == "path-entries" and spec.format != "toml":
             raise t.fail("format", "path-entries are written to a TOML file")
+        if form == "name-flag" and (spec.format != "json" or not spec.flag):
+            raise t.fail("flag", "a name-flag is a JSON object per skill and needs the flag")
         if form == "name-map" and (spec.format != "json" or not spec.off_value):
             raise t.fail("off_value", "a name-map is a JSON object and needs the value to set")
-        if form == "name-list" and spec.format not in ("json", "toml"):
-            raise t.fail("format", "a name-list is written to a JSON or TOML file")
+        if spec.entry != "{name}" and (
+            form != "name-list" or re.sub(r"\{name\}|\{dir\}", "", spec.entry).count("{")
+        ):
+            raise t.fail("entry", "a name-list entry template with {name} or {dir} only")
     elif not spec.note:
         raise t.fail("note", "say why the runtime has no setting and what to do instead")
     return spec

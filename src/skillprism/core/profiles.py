@@ -107,6 +107,9 @@ class RootTemplate:
     # itself or part of its install, never a place for the user's skills. `[[tier1.builtin]]`
     # entries with `root` set to this path are listed from it.
     builtin: bool = False
+    # A folder the runtime still reads but calls deprecated or legacy: an installer never puts a
+    # new skill there.
+    legacy: bool = False
     # Entries starting with '.' below this root are skipped (None: `[discovery] skip_hidden`).
     skip_hidden: bool | None = None
 
@@ -427,6 +430,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 enabled_by=r.get("enabled_by", str, ""),
                 unless_env=_env_names(r, "unless_env"),
                 builtin=r.get("builtin", bool, False),
+                legacy=r.get("legacy", bool, False),
                 skip_hidden=r.get("skip_hidden", bool, None) if "skip_hidden" in raw else None,
             )
         )

@@ -4,13 +4,14 @@ Which setting, in which file and of which shape, is profile data (`[toggle]`,
 core/local_state_spec.py). This module only computes the new text of that file from its current
 text, changing as little as it can: TOML through tomlkit (comments, order and formatting kept),
 JSON by inserting or replacing one member in place (comments, order and indentation of the rest
-kept). Nothing is written here: the app layer writes a `ToggleChange` (and undoes it), refusing
+kept), YAML through ruamel.yaml's round trip (comments, order and quoting kept). Nothing is written here: the app layer writes a `ToggleChange` (and undoes it), refusing
 when the file changed after it was read.
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import os
 import re
@@ -110,7 +111,7 @@ def plan_toggles(
         raise ToggleError(f"Skill Prism cannot turn one skill off for {who}: {spec.note}")
     if not skills:
         raise ToggleError("no skill to turn " + ("on" if enable else "off"))
-    path = expand_template(spec.file, project, home, env)
+    path = expand_template(_file_for(spec, skills, project), project, home, env)
     before = read_text(path)
     after = before
     if spec.form == "path-entries":
@@ -120,12 +121,23 @@ def plan_toggles(
             f"{spec.key}: path = {t}, enabled = {'true' if enable else 'false'}" for t in targets
         ]
     elif spec.form == "name-list":
+        values = [_entry(spec.entry, n, f) for n, f in skills]
+        fold = spec.fold_case and spec.entry == "{name}"  # a path is matched exactly
         if spec.format == "toml":
-            after = _toml_name_list(before, spec.key, [n for n, _f in skills], not enable, path)
+            after = _toml_name_list(before, spec.key, values, not enable, path, fold)
+        elif spec.format == "yaml":
+            after = _yaml_name_list(before, spec.key, values, not enable, path, fold)
         else:
-            for name, _f in skills:
-                after = _json_name_list(after, spec.key, name, not enable, path)
-        entries = [f"{spec.key}: {n} " + ("removed" if enable else "added") for n, _f in skills]
+            for value in values:
+                after = _json_name_list(after, spec.key, value, not enable, path, fold)
+        entries = [f"{spec.key}: {v} " + ("removed" if enable else "added") for v in values]
+    elif spec.form == "name-flag":
+        for name, _f in skills:
+            after = _json_name_flag(after, spec.key, name, spec.flag, not enable, path)
+        entries = [
+            f"{spec.key}.{n}.{spec.flag} " + ("removed" if enable else "= false")
+            for n, _f in skills
+        ]
     else:
         for name, _f in skills:
             after = _json_name_map(after, spec.key, name, None if enable else spec.off_value, path)
@@ -137,6 +149,34 @@ def plan_toggles(
         after = None  # nothing to turn back on: the file stays absent
     entry = entries[0] if len(entries) == 1 else f"{len(entries)} skills: " + "; ".join(entries)
     return ToggleChange(path, before, after, entry)
+
+
+def _entry(template: str, name: str, skill_file: str) -> str:
+    """What a name-list holds for one skill: its name, or its folder's path in a template."""
+    return template.replace("{dir}", os.path.dirname(os.path.abspath(skill_file))).replace(
+        "{name}", name
+    )
+
+
+def _file_for(spec: ToggleSpec, skills: Sequence[tuple[str, str]], project: str) -> str:
+    """The settings file to write: the project's own for skills inside the project when the
+    runtime reads the user's file for user skills only (pi), else the one file."""
+    if not spec.project_file:
+        return spec.file
+    inside = [_within(f, project) for _n, f in skills]
+    if all(inside):
+        return spec.project_file
+    if any(inside):
+        raise ToggleError(
+            "the runtime reads the user's settings for user skills and the project's for the "
+            "project's skills: turn the project's skills off separately"
+        )
+    return spec.file
+
+
+def _within(path: str, folder: str) -> bool:
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return os.path.commonpath([path, folder]) == folder
 
 
 # --- TOML: an array of tables with path and enabled (Codex's [[skills.config]]) --------------
@@ -218,7 +258,7 @@ def _toml_path_entries(
 
 
 def _toml_name_list(
-    text: str | None, key: str, names: Sequence[str], add: bool, where: str
+    text: str | None, key: str, names: Sequence[str], add: bool, where: str, fold: bool = True
 ) -> str | None:
     """`text` with `names` added to (or every case-insensitive spelling of them removed from) the
     array at dotted `key` of a TOML file (Mistral Vibe's disabled_skills), created as needed;
@@ -247,10 +287,14 @@ def _toml_name_list(
     items = table.get(last)
     if items is not None and not isinstance(items, Array):
         raise ToggleError(f"{where}: {key} is not a list of skill names; edit the file by hand")
-    lowered = {n.lower() for n in names}
+
+    def norm(value: str) -> str:
+        return value.lower() if fold else value
+
+    lowered = {norm(n) for n in names}
     if add:
-        have = {str(v).lower() for v in items or [] if isinstance(v, str)}
-        new = [n for n in dict.fromkeys(names) if n.lower() not in have]
+        have = {norm(str(v)) for v in items or [] if isinstance(v, str)}
+        new = [n for n in dict.fromkeys(names) if norm(n) not in have]
         if not new:
             return text
         if items is None:
@@ -262,7 +306,7 @@ def _toml_name_list(
         if items is None:
             return text
         for i in reversed(range(len(items))):
-            if isinstance(items[i], str) and str(items[i]).lower() in lowered:
+            if isinstance(items[i], str) and norm(str(items[i])) in lowered:
                 del items[i]
     out = tomlkit.dumps(doc)
     out = out if out.endswith("\n") or not out else out + "\n"
@@ -447,7 +491,7 @@ def _remove_member(text: str, members: list, index: int, close: int, obj: int) -
 
 
 def _json_name_map(
-    before: str | None, key: str, name: str, value: str | None, where: str
+    before: str | None, key: str, name: str, value: object, where: str
 ) -> str | None:
     """`before` with `name` set to `value` in the object at dotted `key` (None: the member
     removed), objects created as needed."""
@@ -474,12 +518,41 @@ def _json_name_map(
     return _insert_member(before, scan, obj, name, json.dumps(value))
 
 
+# --- JSON: a false flag in an object per skill (OpenClaw's skills.entries.<name>.enabled) ------
+
+
+def _json_name_flag(
+    before: str | None, key: str, name: str, flag: str, off: bool, where: str
+) -> str | None:
+    """`before` with `flag` = false in the object at `key`.<name> (created as needed), or
+    without that member (and without the object when nothing else is in it)."""
+    if "." in name:
+        raise ToggleError(f"{where}: cannot address a skill named {name!r} (it holds a '.')")
+    entry = f"{key}.{name}"
+    if off:
+        return _json_name_map(before, entry, flag, False, where)
+    if before is None or not before.strip():
+        return before
+    scan = _Scanner(before, where)
+    obj, missing = _object_at(scan, entry.split("."))
+    if missing:
+        return before
+    members, _close = scan.members(obj)
+    if not any(m[0] == flag for m in members):
+        return before
+    if len(members) == 1:  # only the flag: the entry goes
+        return _json_name_map(before, key, name, None, where)
+    return _json_name_map(before, entry, flag, None, where)
+
+
 # --- JSON: a list of skill names at a dotted key (Qwen Code's skills.disabled) ----------------
 
 
-def _json_name_list(before: str | None, key: str, name: str, add: bool, where: str) -> str | None:
-    """`before` with `name` added to (or every case-insensitive spelling of it removed from) the
-    array at dotted `key`, created as needed."""
+def _json_name_list(
+    before: str | None, key: str, name: str, add: bool, where: str, fold: bool = True
+) -> str | None:
+    """`before` with `name` added to (or every case-insensitive spelling of it, `fold`, removed
+    from) the array at dotted `key`, created as needed."""
     parts = key.split(".")
     if before is None or not before.strip():
         if not add:
@@ -504,7 +577,11 @@ def _json_name_list(before: str | None, key: str, name: str, add: bool, where: s
         scan.string(before[a:b], a) if _STRING.fullmatch(before[a:b]) else None
         for a, b, _ in elements
     ]
-    same = [i for i, v in enumerate(values) if isinstance(v, str) and v.lower() == name.lower()]
+    same = [
+        i
+        for i, v in enumerate(values)
+        if isinstance(v, str) and (v.lower() == name.lower() if fold else v == name)
+    ]
     if add:
         if same:
             return before
@@ -533,3 +610,107 @@ def _build(parts: list[str], leaf: object) -> dict:
     for part in reversed(parts):
         out = {part: out}
     return out  # type: ignore[return-value]
+
+
+# --- YAML: a list of skill names at a dotted key (Hermes Agent's skills.disabled) ------------
+
+
+def _yaml_name_list(
+    text: str | None, key: str, names: Sequence[str], add: bool, where: str, fold: bool = True
+) -> str | None:
+    """`text` with `names` added to (or every case-insensitive spelling of them, `fold`, removed
+    from) the sequence at dotted `key` of a YAML mapping, created as needed; comments, order,
+    quoting and the indentation found in the file kept (ruamel.yaml's round trip)."""
+    import io
+
+    import yaml as pyyaml
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import YAMLError
+
+    if text is None and not add:
+        return None
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    rt.width = 1 << 16  # never re-wrap the user's long lines
+    rt.indent(**_yaml_indent(text or ""))
+    try:
+        doc = rt.load(text or "")
+    except (YAMLError, ValueError, RecursionError) as err:
+        why = " ".join(str(err).split())[:300]
+        raise ToggleError(f"{where}: not valid YAML ({why}); fix it first") from None
+    if doc is None:
+        if not add:
+            return text
+        doc = CommentedMap()
+    if not isinstance(doc, dict):
+        raise ToggleError(f"{where}: the settings are not a YAML mapping; fix the file first")
+    *parents, last = key.split(".")
+    table: Any = doc
+    for part in parents:
+        if table.get(part) is None:
+            if not add:
+                return text
+            table[part] = CommentedMap()
+        table = table[part]
+        if not isinstance(table, dict):
+            raise ToggleError(f"{where}: {part} is not a mapping; cannot set {key}")
+    items = table.get(last)
+    if items is not None and not isinstance(items, list):
+        raise ToggleError(f"{where}: {key} is not a list of skill names; edit the file by hand")
+
+    def norm(value: str) -> str:
+        return value.lower() if fold else value
+
+    wanted = {norm(n) for n in names}
+    if add:
+        have = {norm(v) for v in items or [] if isinstance(v, str)}
+        new = [n for n in dict.fromkeys(names) if norm(n) not in have]
+        if not new:
+            return text
+        if items is None:
+            table[last] = items = CommentedSeq()
+        items.extend(new)
+    else:
+        gone = [i for i, v in enumerate(items or []) if isinstance(v, str) and norm(v) in wanted]
+        if not gone:
+            return text
+        for i in reversed(gone):
+            del items[i]
+    buf = io.StringIO()
+    try:
+        rt.dump(doc, buf)
+    except (YAMLError, ValueError, RecursionError) as err:
+        why = " ".join(str(err).split())[:300]
+        raise ToggleError(f"{where}: cannot change {key} ({why}); edit the file by hand") from None
+    out = buf.getvalue()
+    try:  # never write what the runtime could not read, nor a list it reads otherwise
+        check: Any = pyyaml.safe_load(out)
+        for part in key.split("."):
+            check = check[part]
+        got = {norm(v) for v in check if isinstance(v, str)}
+    except (pyyaml.YAMLError, TypeError, KeyError, RecursionError):
+        got = None
+    if got is None or (wanted <= got) != add or (not add and wanted & got):
+        raise ToggleError(f"{where}: cannot change {key} without breaking the file") from None
+    return out
+
+
+def _yaml_indent(text: str) -> dict[str, int]:
+    """The block indentation the file uses (the first nested key's step; the first list item's
+    dash offset under its key), so the round trip re-emits it as it was."""
+    mapping = offset = None
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    for prev, line in itertools.pairwise(lines):
+        key = re.match(r"( *)(?:- )?[^\s#-][^#]*:[ \t]*(?:#.*)?$", prev)
+        item = re.match(r"( *)(- )?", line)
+        if not key or not item:
+            continue
+        step = len(item.group(1)) - len(key.group(1)) - (2 if prev.lstrip().startswith("- ") else 0)
+        if item.group(2) and offset is None and step >= 0:
+            offset = step
+        elif not item.group(2) and mapping is None and step > 0:
+            mapping = step
+    mapping = mapping or 2
+    offset = offset or 0
+    return {"mapping": mapping, "sequence": offset + 2, "offset": offset}

@@ -9,12 +9,17 @@ as the tab's "Runtime CLI". Without the lab's binary (or without `unshare`), a s
 a stream captured from the real CLI is used instead, and the output says so.
 
 Measured: the longest the GUI thread went without ticking (a heartbeat timer, as bench_stall.py)
-from Start until the result is shown, beside the same window idle for as long before the run
-(the baseline); how long the run took and how many progress messages came in.
+while pressing Start, while the runs come in and when the result is shown, beside the same window
+idle for 3 s before the run (the baseline); how long the run took and how many progress messages
+came in. The machine is shared: beside each block's wall time, the GUI thread's CPU time in it and
+how long it waited for a core (Linux's schedstat), the longest block once that wait is taken out,
+and the most CPU time the GUI thread spent in one block, so that being descheduled is told apart
+from the window's own work.
 
 Target: no block over 50 ms.
 
     QT_QPA_PLATFORM=offscreen python bench/bench_live_window.py [-n 1000] [--prompts 50] [--runs 3]
+        [--stand-in] [--repeat N]   # N runs in fresh processes: the worst and the median
 """
 
 from __future__ import annotations
@@ -274,14 +279,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class Block(NamedTuple):
-    """The longest gap between heartbeats in a stretch of time (ms): its wall time, the GUI
-    thread's CPU time in it and its wait for a core; and the longest gap once that wait is taken
-    out (what the window itself spent), over every gap of the stretch."""
+    """The GUI thread's blocks (gaps between heartbeats) in a stretch of time, ms: the longest
+    one's wall time, the GUI thread's CPU time in it and its wait for a core; then over every gap
+    of the stretch, the longest once its wait for a core is taken out (what the window itself
+    spent, working or blocked) and the most CPU time spent in one."""
 
     wall: float
     cpu: float
     wait: float
     own: float
+    heavy: float
 
     @classmethod
     def of(
@@ -289,11 +296,15 @@ class Block(NamedTuple):
     ) -> Block:
         inside = [g for g in gaps if after <= g[0] < before]
         if not inside:
-            return cls(0.0, 0.0, 0.0, 0.0)
+            return cls(0.0, 0.0, 0.0, 0.0, 0.0)
         _end, wall, cpu, wait = max(inside, key=lambda g: g[1])
         own = max(g[1] - g[3] for g in inside)
+        heavy = max(g[2] for g in inside)
         tick = TICK_MS / 1000
-        return cls(*(max(0.0, v * 1000) for v in (wall - tick, cpu, wait, own - tick)))
+        return cls(*(max(0.0, v * 1000) for v in (wall - tick, cpu, wait, own - tick, heavy)))
+
+
+HEADINGS = ("wall", "its GUI CPU", "its core wait", "wall - wait", "most GUI CPU")
 
 
 def report(args: argparse.Namespace, runs: list[dict]) -> int:  # type: ignore[type-arg]
@@ -303,37 +314,39 @@ def report(args: argparse.Namespace, runs: list[dict]) -> int:  # type: ignore[t
     first = runs[0]
     print(f"{args.n:,} skills, {args.prompts} prompts x {args.runs} runs = {first['calls']} calls")
     print(f"CLI: {first['what']}; {args.at_once} at once; {len(runs)} run(s) of the bench")
-    for run in runs:
+    for i, run in enumerate(runs, 1):
+        whole = "  ".join(
+            f"{h} {v:.1f}" for h, v in zip(HEADINGS, run["phases"]["the whole run"], strict=True)
+        )
         print(
-            f"  run took {run['took']:.1f} s; {run['progress']} progress messages; "
-            f"{run['answered']} runs answered"
+            f"  run {i} took {run['took']:.1f} s; {run['progress']} progress messages; "
+            f"{run['answered']} runs answered; longest block (ms): {whole}"
         )
     print(
-        f"\n{'longest GUI block (ms), worst / median':38} {'wall':>13} {'GUI CPU':>13} "
-        f"{'core wait':>13} {'wall - wait':>13}  target {BLOCK_TARGET_MS:.0f} ms"
+        "\nGUI blocks in ms, worst / median of the runs: the longest block (less the heartbeat's "
+        f"{TICK_MS} ms period), its GUI-thread CPU "
+        "time and its wait for a core;\nthe longest block less its wait for a core; the most "
+        f"GUI-thread CPU time in one block. Target: no block over {BLOCK_TARGET_MS:.0f} ms."
     )
+    print(f"{'':32}" + "".join(f"{h:>16}" for h in HEADINGS))
     failed = False
     for name in first["phases"]:
         cols = []
-        for field in range(4):
+        for field in range(len(HEADINGS)):
             values = [run["phases"][name][field] for run in runs]
-            cols.append(f"{max(values):6.1f} /{statistics.median(values):5.1f}")
+            cols.append(f"{max(values):8.1f} /{statistics.median(values):6.1f}")
         walls = [run["phases"][name][0] for run in runs]
         owns = [run["phases"][name][3] for run in runs]
         if name.startswith("baseline"):
             verdict = ""
+        elif max(walls) <= BLOCK_TARGET_MS:
+            verdict = "ok"
+        elif max(owns) <= BLOCK_TARGET_MS:
+            verdict = "OVER on the clock; ok less the wait for a core"
         else:
-            verdict = (
-                "ok"
-                if max(walls) <= BLOCK_TARGET_MS
-                else (
-                    "OVER (the window's own time is within it: waiting for a core)"
-                    if max(owns) <= BLOCK_TARGET_MS
-                    else "OVER"
-                )
-            )
-            failed |= max(owns) > BLOCK_TARGET_MS
-        print(f"{name:38} {'  '.join(cols)}  {verdict}")
+            verdict = "OVER"
+        failed |= max(owns) > BLOCK_TARGET_MS
+        print(f"{name:32}{''.join(cols)}  {verdict}")
     return 1 if failed else 0
 
 

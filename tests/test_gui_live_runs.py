@@ -132,6 +132,24 @@ def test_the_plan_comes_first_then_a_run_saved_and_compared(window, qtbot, tmp_p
     assert "0 prompt(s) moved the right way" in live.last.text()
 
 
+def test_the_saved_runs_column_shows_only_once_compared(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.gui.live_runs import BEFORE_COLUMN
+
+    live = window.trigger.live
+    assert live.table.isColumnHidden(BEFORE_COLUMN)  # no run yet: nothing to compare with
+    program, _ran = stand_in(tmp_path, "intended")
+    plan_with(qtbot, window, program)
+    live.start.click()
+    assert live.table.isColumnHidden(BEFORE_COLUMN)  # running
+    qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
+    assert live.table.isColumnHidden(BEFORE_COLUMN)
+    saved = tmp_path / "before.json"
+    with qtbot.waitSignal(window.engine.sig_answer, timeout=20000):
+        live.sig_save.emit(str(saved), live.result.saved)
+    live.sig_compare.emit(str(saved))
+    qtbot.waitUntil(lambda: not live.table.isColumnHidden(BEFORE_COLUMN), timeout=20000)
+
+
 def test_cancel_stops_every_running_cli(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     program, ran = stand_in(tmp_path, "hang")
     live = plan_with(qtbot, window, program)

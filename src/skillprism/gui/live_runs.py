@@ -213,6 +213,7 @@ class LiveRunsPage(QWidget):
             if col != 1:
                 header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
                 header.resizeSection(col, metrics.horizontalAdvance(widest) + 34)
+        self.table.setColumnHidden(BEFORE_COLUMN, True)  # until compared with a saved run
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)

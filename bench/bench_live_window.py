@@ -9,12 +9,17 @@ as the tab's "Runtime CLI". Without the lab's binary (or without `unshare`), a s
 a stream captured from the real CLI is used instead, and the output says so.
 
 Measured: the longest the GUI thread went without ticking (a heartbeat timer, as bench_stall.py)
-from Start until the result is shown, beside the same window idle for as long before the run
-(the baseline); how long the run took and how many progress messages came in.
+while pressing Start, while the runs come in and when the result is shown, beside the same window
+idle for 3 s before the run (the baseline); how long the run took and how many progress messages
+came in. The machine is shared: beside each block's wall time, the GUI thread's CPU time in it and
+how long it waited for a core (Linux's schedstat), the longest block once that wait is taken out,
+and the most CPU time the GUI thread spent in one block, so that being descheduled is told apart
+from the window's own work.
 
 Target: no block over 50 ms.
 
     QT_QPA_PLATFORM=offscreen python bench/bench_live_window.py [-n 1000] [--prompts 50] [--runs 3]
+        [--stand-in] [--repeat N]   # N runs in fresh processes: the worst and the median
 """
 
 from __future__ import annotations
@@ -24,22 +29,38 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "conformance"))
 
-from bench_stall import Heartbeat  # noqa: E402
+from bench_stall import TICK_MS, Heartbeat  # noqa: E402
 from gen_skills import generate  # noqa: E402
 
 BLOCK_TARGET_MS = 50.0
 STREAMS = REPO / "tests" / "data" / "live_streams"
 WORDS = ("report", "chart", "deploy", "release", "invoice", "summary", "review", "schema")
+
+
+def prompt(i: int) -> str:
+    """The eval set's prompt `i`: short ones, and every third as long as skill-creator asks real
+    ones to be (a few sentences of context, a path), which is what the window shows as it runs."""
+    word = WORDS[i % len(WORDS)]
+    text = f"prepare the {word} for case {i}"
+    if i % 3 == 0:
+        text += (
+            f": my manager sent over ./shared/q3/{word}-{i}.xlsx this morning and wants it "
+            "turned into something she can read in five minutes before the board call, with "
+            "the totals per region, what changed since last quarter and anything that looks off"
+        )
+    return text
 
 
 def lab_wrapper(tmp: Path, home: Path, skill: str) -> tuple[Path, str]:
@@ -108,9 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--at-once", type=int, default=4)
     parser.add_argument("--stand-in", action="store_true", help="do not use the lab's CLI")
     parser.add_argument(
+        "--repeat", type=int, default=1, help="run the bench N times in fresh processes"
+    )
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # one run's figures, for --repeat
+    parser.add_argument(
         "--profile", action="store_true", help="print where the GUI thread spent the run (cProfile)"
     )
     args = parser.parse_args(argv)
+    if args.repeat > 1:
+        return repeat(args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
     tmp = Path(tempfile.mkdtemp(prefix="skillprism-live-window-"))
@@ -167,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(
             [
                 {
-                    "query": f"prepare the {WORDS[i % len(WORDS)]} for case {i}",
+                    "query": prompt(i),
                     "should_trigger": i % 2 == 0,
                 }
                 for i in range(args.prompts)
@@ -190,15 +217,19 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the run cannot start: {live.plan.problem}")
     calls = live.plan.calls
 
-    progress: list[int] = []
+    progress: list[float] = []  # when each progress message came in
+    answered_at: list[float] = []
     window.engine.sig_progress.connect(
-        lambda kind, done, _total, _what: kind == "live_run" and progress.append(done)
+        lambda kind, *_: kind == "live_run" and progress.append(time.perf_counter())
+    )
+    window.engine.sig_answer.connect(
+        lambda kind, _r: kind == "live_run" and answered_at.append(time.perf_counter())
     )
     pump(0.5)
     beat.reset()
-    start = time.perf_counter()
     pump(3.0)
-    idle_ms = beat.longest_ms
+    beat._tick()  # the gap still open counts too
+    idle = Block.of(beat.gaps, 0.0, float("inf"))
     beat.reset()
     start = time.perf_counter()
     profiler = None
@@ -211,30 +242,130 @@ def main(argv: list[str] | None = None) -> int:
     until(lambda: live.result is not None or not live.running)
     took = time.perf_counter() - start
     pump(0.5)
+    beat._tick()
     if profiler is not None:
         import pstats
 
         profiler.disable()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(18)
-    block_ms, block_cpu_ms = beat.longest_ms, beat.longest_cpu * 1000
+    first = progress[0] if progress else float("inf")
+    shown = answered_at[0] if answered_at else float("inf")
+    phases = {
+        "pressing Start": Block.of(beat.gaps, 0.0, first),
+        "runs coming in": Block.of(beat.gaps, first, shown),
+        "the result shown": Block.of(beat.gaps, shown, float("inf")),
+        "the whole run": Block.of(beat.gaps, 0.0, float("inf")),
+        "baseline: the window idle, 3 s": idle,
+    }
     result = live.result
     window.shutdown()
     app.processEvents()
     shutil.rmtree(tmp, ignore_errors=True)
     if result is None:
         print(f"the run failed: {live.plan_label.text()}")
-        return 1
+        return 2
     answered = sum(r.intended + r.other + r.none for r in result.rows)
-    ok = block_ms <= BLOCK_TARGET_MS
-    print(f"{args.n:,} skills, {args.prompts} prompts x {args.runs} runs = {calls} model calls")
-    print(f"CLI: {what}; {args.at_once} at once")
-    print(f"run took {took:.1f} s; {len(progress)} progress messages; {answered} runs answered")
+    figures = {
+        "calls": calls,
+        "what": what,
+        "took": took,
+        "progress": len(progress),
+        "answered": answered,
+        "phases": {name: list(block) for name, block in phases.items()},
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures), encoding="utf-8")
+    return report(args, [figures])
+
+
+class Block(NamedTuple):
+    """The GUI thread's blocks (gaps between heartbeats) in a stretch of time, ms: the longest
+    one's wall time, the GUI thread's CPU time in it and its wait for a core; then over every gap
+    of the stretch, the longest once its wait for a core is taken out (what the window itself
+    spent, working or blocked) and the most CPU time spent in one."""
+
+    wall: float
+    cpu: float
+    wait: float
+    own: float
+    heavy: float
+
+    @classmethod
+    def of(
+        cls, gaps: list[tuple[float, float, float, float]], after: float, before: float
+    ) -> Block:
+        inside = [g for g in gaps if after <= g[0] < before]
+        if not inside:
+            return cls(0.0, 0.0, 0.0, 0.0, 0.0)
+        _end, wall, cpu, wait = max(inside, key=lambda g: g[1])
+        own = max(g[1] - g[3] for g in inside)
+        heavy = max(g[2] for g in inside)
+        tick = TICK_MS / 1000
+        return cls(*(max(0.0, v * 1000) for v in (wall - tick, cpu, wait, own - tick, heavy)))
+
+
+HEADINGS = ("wall", "its GUI CPU", "its core wait", "wall - wait", "most GUI CPU")
+
+
+def report(args: argparse.Namespace, runs: list[dict]) -> int:  # type: ignore[type-arg]
+    """Print the figures of one or more runs (worst and median of each) beside the target."""
+    import statistics
+
+    first = runs[0]
+    print(f"{args.n:,} skills, {args.prompts} prompts x {args.runs} runs = {first['calls']} calls")
+    print(f"CLI: {first['what']}; {args.at_once} at once; {len(runs)} run(s) of the bench")
+    for i, run in enumerate(runs, 1):
+        whole = "  ".join(
+            f"{h} {v:.1f}" for h, v in zip(HEADINGS, run["phases"]["the whole run"], strict=True)
+        )
+        print(
+            f"  run {i} took {run['took']:.1f} s; {run['progress']} progress messages; "
+            f"{run['answered']} runs answered; longest block (ms): {whole}"
+        )
     print(
-        f"{'longest GUI block during the run':36} {block_ms:7.1f} ms  target {BLOCK_TARGET_MS:.0f} "
-        f"ms  {'ok' if ok else 'OVER'}  (GUI CPU in it: {block_cpu_ms:.0f} ms)"
+        "\nGUI blocks in ms, worst / median of the runs: the longest block (less the heartbeat's "
+        f"{TICK_MS} ms period), its GUI-thread CPU "
+        "time and its wait for a core;\nthe longest block less its wait for a core; the most "
+        f"GUI-thread CPU time in one block. Target: no block over {BLOCK_TARGET_MS:.0f} ms."
     )
-    print(f"{'baseline: the window idle, 3 s':36} {idle_ms:7.1f} ms")
-    return 0 if ok else 1
+    print(f"{'':32}" + "".join(f"{h:>16}" for h in HEADINGS))
+    failed = False
+    for name in first["phases"]:
+        cols = []
+        for field in range(len(HEADINGS)):
+            values = [run["phases"][name][field] for run in runs]
+            cols.append(f"{max(values):8.1f} /{statistics.median(values):6.1f}")
+        walls = [run["phases"][name][0] for run in runs]
+        owns = [run["phases"][name][3] for run in runs]
+        if name.startswith("baseline"):
+            verdict = ""
+        elif max(walls) <= BLOCK_TARGET_MS:
+            verdict = "ok"
+        elif max(owns) <= BLOCK_TARGET_MS:
+            verdict = "OVER on the clock; ok less the wait for a core"
+        else:
+            verdict = "OVER"
+        failed |= max(owns) > BLOCK_TARGET_MS
+        print(f"{name:32}{''.join(cols)}  {verdict}")
+    return 1 if failed else 0
+
+
+def repeat(args: argparse.Namespace) -> int:
+    """The bench `args.repeat` times, each in a fresh process; the worst and the median."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="skillprism-live-window-runs-") as tmp:
+        for i in range(args.repeat):
+            out = Path(tmp) / f"run-{i}.json"
+            cmd = [sys.executable, __file__, "-n", str(args.n), "--prompts", str(args.prompts)]
+            cmd += ["--runs", str(args.runs), "--at-once", str(args.at_once), "--json", str(out)]
+            cmd += ["--stand-in"] if args.stand_in else []
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False)
+            if not out.exists():
+                print(f"run {i + 1} failed", file=sys.stderr)
+                return 2
+            runs.append(json.loads(out.read_text(encoding="utf-8")))
+            print(f"run {i + 1} of {args.repeat} done", file=sys.stderr)
+    return report(args, runs)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,12 @@ def time_check(path: str, project: str) -> float:
 
 
 class Heartbeat:
-    """The longest gap between ticks of a timer on the GUI thread since `reset()`."""
+    """The longest gap between ticks of a timer on the GUI thread since `reset()`.
+
+    Beside each gap's wall time: the GUI thread's CPU time in it (`thread_time`) and, where Linux
+    says so (/proc/thread-self/schedstat), how long the thread was ready to run but waited for a
+    core. On a machine shared with other work a gap can be all waiting: `longest_own` is the
+    longest gap with that wait taken out, what the window itself spent (working or blocked)."""
 
     def __init__(self) -> None:
         from PySide6.QtCore import QTimer
@@ -64,7 +69,13 @@ class Heartbeat:
         self.last = time.perf_counter()
         self.longest = 0.0
         self.cpu = time.thread_time()
+        self.wait = _runqueue_wait()
         self.longest_cpu = 0.0  # GUI-thread CPU time spent during the longest gap
+        self.longest_wait = 0.0  # time the GUI thread waited for a core during the longest gap
+        self.longest_own = 0.0  # the longest gap less the time waiting for a core in it
+        self.heaviest_cpu = 0.0  # the most GUI-thread CPU time spent in any one gap
+        self.gaps: list[tuple[float, float, float, float]] = []
+        """Every gap since `reset()`: (when it ended, wall, CPU, core wait), seconds."""
 
     def start(self) -> None:
         self.reset()
@@ -73,18 +84,41 @@ class Heartbeat:
     def reset(self) -> None:
         self.last = time.perf_counter()
         self.cpu = time.thread_time()
+        self.wait = _runqueue_wait()
         self.longest = 0.0
         self.longest_cpu = 0.0
+        self.longest_wait = 0.0
+        self.longest_own = 0.0
+        self.heaviest_cpu = 0.0
+        self.gaps = []
 
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        if now - self.last > self.longest:
-            self.longest, self.longest_cpu = now - self.last, cpu - self.cpu
-        self.last, self.cpu = now, cpu
+        now, cpu, wait = time.perf_counter(), time.thread_time(), _runqueue_wait()
+        gap, gap_cpu, gap_wait = now - self.last, cpu - self.cpu, wait - self.wait
+        if gap > self.longest:
+            self.longest, self.longest_cpu, self.longest_wait = gap, gap_cpu, gap_wait
+        self.longest_own = max(self.longest_own, gap - gap_wait)
+        self.heaviest_cpu = max(self.heaviest_cpu, gap_cpu)
+        self.gaps.append((now, gap, gap_cpu, gap_wait))
+        self.last, self.cpu, self.wait = now, cpu, wait
 
     @property
     def longest_ms(self) -> float:
         return max(0.0, self.longest * 1000 - TICK_MS)
+
+    @property
+    def longest_own_ms(self) -> float:
+        return max(0.0, self.longest_own * 1000 - TICK_MS)
+
+
+def _runqueue_wait() -> float:
+    """Seconds the calling thread has spent ready to run but waiting for a core (0.0 where the
+    system does not say)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 class BlockLocator:

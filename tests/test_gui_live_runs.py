@@ -132,6 +132,24 @@ def test_the_plan_comes_first_then_a_run_saved_and_compared(window, qtbot, tmp_p
     assert "0 prompt(s) moved the right way" in live.last.text()
 
 
+def test_the_saved_runs_column_shows_only_once_compared(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.gui.live_runs import BEFORE_COLUMN
+
+    live = window.trigger.live
+    assert live.table.isColumnHidden(BEFORE_COLUMN)  # no run yet: nothing to compare with
+    program, _ran = stand_in(tmp_path, "intended")
+    plan_with(qtbot, window, program)
+    live.start.click()
+    assert live.table.isColumnHidden(BEFORE_COLUMN)  # running
+    qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
+    assert live.table.isColumnHidden(BEFORE_COLUMN)
+    saved = tmp_path / "before.json"
+    with qtbot.waitSignal(window.engine.sig_answer, timeout=20000):
+        live.sig_save.emit(str(saved), live.result.saved)
+    live.sig_compare.emit(str(saved))
+    qtbot.waitUntil(lambda: not live.table.isColumnHidden(BEFORE_COLUMN), timeout=20000)
+
+
 def test_cancel_stops_every_running_cli(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     program, ran = stand_in(tmp_path, "hang")
     live = plan_with(qtbot, window, program)
@@ -161,3 +179,30 @@ def test_a_runtime_without_a_live_mode_says_why(window, qtbot) -> None:  # type:
     qtbot.waitUntil(lambda: live.plan is not None, timeout=20000)
     assert live.plan.problem and "no live mode" in live.plan.problem
     assert not live.start.isEnabled() and "Cannot run" in live.plan_label.text()
+
+
+def test_a_long_prompt_shown_as_it_runs_does_not_widen_the_window(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    long = "turn data.csv into an xlsx " + "with the totals per region and what changed " * 12
+    evals = tmp_path / "long.json"
+    evals.write_text(json.dumps([{"query": long, "should_trigger": True}]), encoding="utf-8")
+    window.trigger.sig_evals_requested.emit(str(evals))
+    qtbot.waitUntil(lambda: window.trigger._live_items() == [(long, True)], timeout=20000)
+    window.trigger.tabs.setCurrentWidget(window.trigger.live)
+    program, _ran = stand_in(tmp_path, "intended")
+    live = plan_with(qtbot, window, program)
+    width = window.width()
+    assert live.last.isVisible()
+    assert live.fontMetrics().horizontalAdvance(long) > 2 * width  # it cannot fit
+
+    shown: list[tuple[str, str, int]] = []
+
+    def progress_shown() -> None:
+        qtbot.wait(20)  # the layout pass a new text asks for
+        shown.append((live.last.text(), live.last.toolTip(), window.width()))
+
+    window.engine.sig_progress.connect(lambda kind, *_: kind == "live_run" and progress_shown())
+    live.start.click()
+    qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
+    assert shown and all(long in text and long in tip for text, tip, _w in shown)
+    assert [w for _t, _tip, w in shown] == [width] * len(shown)
+    assert window.width() == width

@@ -211,6 +211,26 @@ def test_iter_runs_every_job_bounded(tmp_path: Path) -> None:
     assert {r.outcome.outcome for r in results} == {"intended"}
 
 
+def test_iter_runs_asks_a_slow_cancel_scope_from_every_thread_at_once(tmp_path: Path) -> None:
+    """The runs' threads all ask the caller's cancel scope whether to stop, at the same time;
+    a check that takes a while (the engine's asks for a lock) must not make a run fail."""
+    asked = []
+
+    def slow_no() -> bool:
+        asked.append(threading.get_ident())
+        time.sleep(0.03)
+        return False
+
+    launch = Launch(
+        cwd=str(tmp_path), prefix=(sys.executable, "-c", "import time; time.sleep(0.4)")
+    )
+    with cancellable(slow_no):
+        results = list(
+            iter_runs(spec_of(), jobs(list("abcd"), 1), launch, "alpha", SKILLS, concurrency=4)
+        )
+    assert len(results) == 4 and len(set(asked)) > 1
+
+
 def test_iter_runs_cancel_kills_the_running_processes(tmp_path: Path) -> None:
     stop = threading.Event()
     todo = jobs(["a", "b", "c", "d"], 1)

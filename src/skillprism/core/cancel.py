@@ -38,6 +38,17 @@ def stop_wanted() -> bool:
     return wanted is not None and wanted()
 
 
+def stop_check() -> Callable[[], bool]:
+    """This context's `stop_wanted`, as a function any thread may call at any time (a copied
+    context can be entered by one thread at a time, so it cannot be shared for that)."""
+    wanted = _stop_wanted.get()
+    return wanted if wanted is not None else _never
+
+
+def _never() -> bool:
+    return False
+
+
 @contextlib.contextmanager
 def cancellable(stop_wanted: Callable[[], bool]) -> Iterator[None]:
     """Run the block so that its checkpoints raise `Cancelled` once `stop_wanted()` is true."""

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from skillprism.engine.views import LiveComparison, LivePlanView, LiveRow, LiveRunView
 from skillprism.gui.icons import state_icon
+from skillprism.gui.line_label import LineLabel
 from skillprism.gui.progress import StatusProgress
 from skillprism.gui.table_model import RowsTableModel
 from skillprism.gui.table_view import PlaceholderTableView
@@ -185,8 +186,7 @@ class LiveRunsPage(QWidget):
         # Always shown, as is the line under it: showing and hiding widgets while runs come in
         # would lay out and paint the whole window again each time.
         self.progress.setFormat("no run yet")
-        self.last = QLabel()
-        self.last.setTextFormat(Qt.TextFormat.PlainText)
+        self.last = LineLabel()  # a prompt can be long: it must not widen the window
         buttons = QHBoxLayout()
         for b in (self.start, self.cancel):
             buttons.addWidget(b)
@@ -213,6 +213,7 @@ class LiveRunsPage(QWidget):
             if col != 1:
                 header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
                 header.resizeSection(col, metrics.horizontalAdvance(widest) + 34)
+        self.table.setColumnHidden(BEFORE_COLUMN, True)  # until compared with a saved run
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)

@@ -10,7 +10,6 @@ cancel.py, or the `stop` callable) kills the running groups, starts nothing more
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import os
 import signal
 import subprocess
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from skillprism.core.cancel import Cancelled, stop_wanted
+from skillprism.core.cancel import Cancelled, stop_check
 from skillprism.core.live_trigger.reader import RunOutcome, StreamReader
 from skillprism.core.live_trigger.spec import LiveSpec
 
@@ -142,10 +141,7 @@ def iter_runs(
 ) -> Iterator[RunResult]:
     """Run every job, yielding each result as it finishes; `Cancelled` when stopped."""
     if stop is None:
-        ctx = contextvars.copy_context()  # the caller's cancel scope, asked from any thread
-
-        def stop() -> bool:
-            return ctx.run(stop_wanted)
+        stop = stop_check()  # the caller's cancel scope, asked from every run's thread
 
     halt = threading.Event()
 

@@ -206,3 +206,21 @@ def test_a_long_prompt_shown_as_it_runs_does_not_widen_the_window(window, qtbot,
     assert shown and all(long in text and long in tip for text, tip, _w in shown)
     assert [w for _t, _tip, w in shown] == [width] * len(shown)
     assert window.width() == width
+
+
+def test_the_results_get_room_to_show(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A short dock would show the results' header and no row: when they arrive the dock grows
+    # (never past 60 % of the window) until they show.
+    from PySide6.QtCore import Qt
+
+    program, _ran = stand_in(tmp_path, "intended")
+    live = plan_with(qtbot, window, program)
+    window.resizeDocks([window.trigger_dock], [120], Qt.Orientation.Vertical)
+    qtbot.wait(200)
+    before = window.trigger_dock.height()
+    live.start.click()
+    qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
+    qtbot.waitUntil(lambda: live.missing_height() == 0, timeout=5000)
+    assert before < window.trigger_dock.height() <= window.height() * 60 // 100
+    rows = live.table.viewport().height() // live.table.verticalHeader().defaultSectionSize()
+    assert rows >= live.model.rowCount() == 2

@@ -117,6 +117,11 @@ class LiveModel(RowsTableModel):
         return None
 
 
+# Result rows the window makes room for when a run's results arrive (the dock is grown, never
+# shrunk, up to a share of the window).
+RESULT_ROWS_SHOWN = 6
+
+
 class LiveRunsPage(QWidget):
     """See the module doc. `items()` gives the eval set to run (the trigger view's)."""
 
@@ -314,6 +319,16 @@ class LiveRunsPage(QWidget):
         self.last.setText("")
         self._show_summary()
         self._enable()
+
+    def missing_height(self, rows: int = RESULT_ROWS_SHOWN) -> int:
+        """How many pixels the results table lacks to show `rows` rows (0 when it has them)."""
+        shown = min(rows, self.model.rowCount())
+        if shown == 0:
+            return 0
+        header = self.table.horizontalHeader().height()
+        frame = 2 * self.table.frameWidth()
+        needed = header + frame + shown * self.table.verticalHeader().defaultSectionSize()
+        return max(0, needed - self.table.height())
 
     def show_comparison(self, comparison: LiveComparison) -> None:
         """The run shown against a saved one: the saved rate beside each prompt's."""

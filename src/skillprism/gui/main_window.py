@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QSplitter,
+    QTabBar,
     QTabWidget,
     QTreeView,
     QVBoxLayout,
@@ -522,6 +523,8 @@ class MainWindow(QMainWindow):
             self.trigger.live.show_plan(result)
         elif kind == "live_run":
             self.trigger.live.show_result(result)
+            # (once the result's own relayout is done: a resize asked for before it is undone)
+            QTimer.singleShot(0, self._room_for_live_results)
         elif kind == "save_live":
             self.statusBar().showMessage(f"Live result saved: {result}", 6000)
         elif kind == "compare_live":
@@ -1387,6 +1390,21 @@ class MainWindow(QMainWindow):
                 ]
             )
             event.acceptProposedAction()
+
+    def _room_for_live_results(self) -> None:
+        """A live run's results arrived: grow the Trigger Estimate dock (never shrink it, and to
+        at most 60 % of the window) so that a few of their rows show without a resize."""
+        missing = self.trigger.live.missing_height()
+        if missing <= 0 or not self.trigger_dock.isVisible():
+            return
+        # (a row more than the table lacks: the panel's layout may hand some of it elsewhere;
+        # the size asked for is the dock area's, which holds the tabified docks' tab bar too)
+        missing += self.trigger.live.table.verticalHeader().defaultSectionSize()
+        tabs = self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        bar = max((t.height() for t in tabs if t.isVisible()), default=0)
+        height = min(self.trigger_dock.height() + missing, self.height() * 60 // 100)
+        if height > self.trigger_dock.height():
+            self.resizeDocks([self.trigger_dock], [height + bar], Qt.Orientation.Vertical)
 
     def fit_docks(self) -> None:
         """The bottom docks get about a third of the height (the budget table and listing need

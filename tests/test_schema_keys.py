@@ -442,6 +442,29 @@ def test_non_strings_js_json_reads_lists_and_mappings_as_json(proj: Path) -> Non
     assert get(cat, num).description == "12345"
 
 
+def test_not_text_rules_act_apart_from_not_string(proj: Path) -> None:
+    """A runtime that reads numbers as String() but throws on a mapping (Qwen Code): the mapping
+    gets `*-not-text`, whose action can skip it while a number still loads."""
+    num = write(proj, "skills/n/SKILL.md", fm("name: n\ndescription: 42"))
+    mp = write(proj, "skills/m/SKILL.md", fm("name: m\ndescription: {k: v}"))
+    mpn = write(proj, "skills/q/SKILL.md", fm("name: {k: v}\ndescription: Q."))
+    rules = '[rules]\ndescription-not-string = "warning"\nname-not-string = "warning"\n'
+    js = '[frontmatter]\nnon_strings = "js-string"\nname_default = "directory"\n'
+    cat = build(profile(rules, js), proj)
+    assert get(cat, num).loaded and "description-not-string" in rules_of(get(cat, num))
+    assert "description-not-text" in rules_of(get(cat, mp))
+    assert "description-not-string" not in rules_of(get(cat, mp))
+    assert "name-not-text" in rules_of(get(cat, mpn))
+    assert get(cat, mp).status == "error"  # the registry's default for the split rule
+    skip = '[rules]\ndescription-not-text = "skip"\nname-not-text = "skip"\n'
+    cat = build(profile(rules, skip, js), proj)
+    assert get(cat, mp).status == "skipped" and get(cat, mpn).status == "skipped"
+    assert get(cat, num).loaded
+    refused = build(profile(rules), proj)  # a runtime that refuses every non-string
+    assert "description-not-string" in rules_of(get(refused, mp))
+    assert "description-not-text" not in rules_of(get(refused, mp))
+
+
 def test_null_values_line_text_reads_a_null_as_the_text_on_its_line(proj: Path) -> None:
     tilde = write(proj, "skills/t/SKILL.md", fm("name: t\ndescription: ~"))
     word = write(proj, "skills/w/SKILL.md", fm("name: w\ndescription: null"))

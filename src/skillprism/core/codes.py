@@ -390,6 +390,25 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "`description-not-string` covers numbers, lists and white space a runtime keeps.",
     ),
     (
+        "SP226",
+        "name-not-text",
+        "error",
+        "Name the runtime cannot turn into text",
+        "A runtime that turns a non-string `name` into text (profile key `non_strings`) cannot turn "
+        "this one (a mapping, for JavaScript's String()). Split from `name-not-string`, whose action "
+        "covers the numbers and lists it can read.",
+    ),
+    (
+        "SP227",
+        "description-not-text",
+        "error",
+        "Description the runtime cannot turn into text",
+        "A runtime that turns a non-string `description` into text (profile key `non_strings`) "
+        "cannot turn this one (a mapping, for JavaScript's String(): Qwen Code throws and skips "
+        "the skill). Split from `description-not-string`, whose action covers the numbers and "
+        "lists it can read.",
+    ),
+    (
         "SP290",
         "refval-accepts-name",
         "info",

@@ -198,7 +198,8 @@ class Reading:
     skip_fields: Mapping[str, Any] = field(default_factory=dict)
     null_values: str = "missing"  # an explicit null name/description: as if absent, or wrong type
     # A number, boolean or list as name/description: refused, or read as JavaScript's String()
-    # writes it (Qwen Code); either way reported as name-/description-not-string.
+    # writes it (Qwen Code); either way reported as name-/description-not-string, or -not-text
+    # for a value the mode cannot turn into text (a mapping for String()).
     non_strings: str = "refuse"
     blank_is_empty: bool = True  # a description of white space only counts as empty
 

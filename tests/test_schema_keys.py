@@ -465,6 +465,35 @@ def test_not_text_rules_act_apart_from_not_string(proj: Path) -> None:
     assert "description-not-text" not in rules_of(get(refused, mp))
 
 
+def test_slug_name_key_and_refused_copies_taking_the_slot(proj: Path) -> None:
+    """Factory Droid: names clash as slugs, and a refused copy ranked first keeps the name."""
+    colon = write(proj, "skills/a/SKILL.md", fm('name: "x-y:z"\ndescription: A.'))
+    plain = write(proj, "skills/b/SKILL.md", fm("name: x-y-z\ndescription: B."))
+    upper = write(proj, "skills/c/SKILL.md", fm("name: Up\ndescription: C."))
+    lower = write(proj, "skills/d/SKILL.md", fm("name: up\ndescription: D."))
+    rules = "[rules]\nname-characters = \"skip\"\n[frontmatter]\nname_pattern = '^[a-z0-9-]+$'\n"
+    usual = build(profile(rules, '[precedence]\nname_key = "slug"'), proj)
+    assert get(usual, colon).status == "skipped" and get(usual, plain).status == "ok"
+    assert get(usual, upper).status == "skipped" and get(usual, lower).status == "ok"
+    held = build(profile(rules, '[precedence]\nname_key = "slug"\nrefused_take_slot = true'), proj)
+    assert get(held, colon).status == "skipped" and get(held, upper).status == "skipped"
+    for path, by in ((plain, colon), (lower, upper)):
+        e = get(held, path)
+        assert e.status == "shadowed" and not e.loaded and e.shadowed_by == str(by)
+    exact = build(profile(rules, "[precedence]\nrefused_take_slot = true"), proj)
+    assert get(exact, plain).status == "ok" and get(exact, lower).status == "ok"
+    with pytest.raises(ProfileError, match="name_key"):
+        profile('[precedence]\nname_key = "kebab"')
+
+
+def test_slug_clash_key() -> None:
+    from skillprism.core.profiles import clash_key
+
+    p = profile('[precedence]\nname_key = "slug"')
+    assert clash_key(p, "-Foo__Bar: baz-") == "foo-bar-baz"
+    assert clash_key(p, "x") == "x" and clash_key(profile(), "Foo_Bar") == "Foo_Bar"
+
+
 def test_null_values_line_text_reads_a_null_as_the_text_on_its_line(proj: Path) -> None:
     tilde = write(proj, "skills/t/SKILL.md", fm("name: t\ndescription: ~"))
     word = write(proj, "skills/w/SKILL.md", fm("name: w\ndescription: null"))

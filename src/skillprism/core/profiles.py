@@ -64,7 +64,7 @@ NON_STRINGS = ("refuse", "js-string", "js-json")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
 WINNERS = ("by-rule", "varies")
-NAME_KEYS = ("exact", "lowercase")
+NAME_KEYS = ("exact", "lowercase", "slug")
 
 
 _ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
@@ -260,8 +260,13 @@ class Profile:
     root_file: bool = True
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
-    # Which names clash: equal names, or names equal in lower case (Cline keys its records so).
+    # Which names clash: equal names, or names equal in lower case (Cline keys its records so),
+    # or equal as a slug (lower case, other characters '-', runs of '-' one: Factory Droid).
     name_key: str = "exact"
+    # A copy the runtime refuses (skipped by a rule) still takes its name's place in clash
+    # resolution, so a valid copy ranked after it is shadowed (Factory Droid validates after it
+    # picks one record per name).
+    refused_take_slot: bool = False
     # frontmatter reading, continued
     # A name must match this in full (Python `re`), beside name_charset: the runtime's own pattern.
     name_pattern: str = ""
@@ -440,6 +445,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     )
     winner = prec.get("winner", str, "by-rule", WINNERS)
     name_key = prec.get("name_key", str, "exact", NAME_KEYS)
+    refused_take_slot = prec.get("refused_take_slot", bool, False)
     prec.check_unknown()
 
     fm = top.table("frontmatter")
@@ -560,6 +566,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         root_file=root_file,
         winner=winner,
         name_key=name_key,
+        refused_take_slot=refused_take_slot,
         framing=framing,
         reading=reading,
         name_pattern=name_pattern,
@@ -570,7 +577,18 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
 
 def clash_key(profile: Profile, name: str) -> str:
     """What two skills' names must share to clash under `profile` (`[precedence] name_key`)."""
-    return name.lower() if profile.name_key == "lowercase" else name
+    if profile.name_key == "lowercase":
+        return name.lower()
+    if profile.name_key == "slug":
+        return _SLUG_EDGES.sub("", _SLUG_RUNS.sub("-", _SLUG_OTHER.sub("-", name.lower())))
+    return name
+
+
+# name_key = "slug": lower case, every character but a-z, 0-9 and '-' as '-', runs of '-' as
+# one, no '-' at either end (Factory Droid's record key).
+_SLUG_OTHER = re.compile(r"[^a-z0-9-]")
+_SLUG_RUNS = re.compile(r"-+")
+_SLUG_EDGES = re.compile(r"^-|-$")
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

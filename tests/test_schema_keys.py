@@ -601,3 +601,21 @@ def test_cut_suffix(proj: Path) -> None:
     write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: " + "d" * 30))
     prof = profile(T1 + '[tier1.budget]\nmodel = "none"\nentry_cap_chars = 10\ncut_suffix = "..."')
     assert "a|ddddddd...|" in listing(prof, proj)
+
+
+def test_clip_chomping_strip_drops_only_a_clip_blocks_final_line_break(proj: Path) -> None:
+    """Copilot CLI: values kept as written (trim = ["name"]), but its reader drops the final line
+    break of a '|' or '>' block; '|+' and quoted values keep theirs."""
+    clip = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: |\n  One\n  Two"))
+    folded = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: >\n  One\n  two"))
+    keep = write(proj, "skills/c/SKILL.md", fm("name: c\ndescription: |+\n  Keep\n"))
+    quoted = write(proj, "skills/d/SKILL.md", fm('name: d\ndescription: "Ends\\n"'))
+    kept = build(profile('[frontmatter]\ntrim = ["name"]'), proj)
+    assert get(kept, clip).description == "One\nTwo\n"
+    cat = build(profile('[frontmatter]\ntrim = ["name"]\nclip_chomping = "strip"'), proj)
+    assert get(cat, clip).description == "One\nTwo"
+    assert get(cat, folded).description == "One two"
+    assert get(cat, keep).description == get(kept, keep).description == "Keep\n"
+    assert get(cat, quoted).description == "Ends\n"
+    with pytest.raises(ProfileError, match="clip_chomping"):
+        profile('[frontmatter]\nclip_chomping = "keep"')

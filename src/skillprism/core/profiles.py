@@ -61,6 +61,7 @@ YAML_REPAIRS = (
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
+CLIP_CHOMPING = ("yaml", "strip")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
 WINNERS = ("by-rule", "varies")
@@ -202,6 +203,9 @@ class Reading:
     # for a value the mode cannot turn into text (a mapping for String()).
     non_strings: str = "refuse"
     blank_is_empty: bool = True  # a description of white space only counts as empty
+    # A block scalar with clip chomping ('|', '>') keeps its one final line break as YAML says
+    # ("yaml"), or loses it ("strip": Copilot CLI's reader), for the top-level values.
+    clip_chomping: str = "yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,6 +509,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         null_values=fm.get("null_values", str, "missing", NULL_VALUES),
         non_strings=fm.get("non_strings", str, "refuse", NON_STRINGS),
         blank_is_empty=fm.get("blank_is_empty", bool, True),
+        clip_chomping=fm.get("clip_chomping", str, "yaml", CLIP_CHOMPING),
     )
     fm.check_unknown()
 

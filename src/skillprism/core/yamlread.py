@@ -228,6 +228,9 @@ class YamlResult:
     flow_style: bool = False
     flow_style_at: tuple[int, int] = (0, 0)  # 1-based line/column of the first flow node
     failed: bool = False
+    # Key paths whose value is a block scalar with clip chomping ('|' or '>' with no '+' or '-'):
+    # its one final line break is YAML's; some runtimes' readers drop it (`clip_chomping`).
+    clipped: set[tuple[str, ...]] = field(default_factory=set)
 
 
 class _Refused(Exception):
@@ -253,9 +256,29 @@ def yaml_error_hint(problem: str) -> str:
     return "fix the YAML at this line; quote values that contain ': ' or start with a special character"
 
 
+_BLOCK_HEADER = re.compile(r"[|>]([1-9][+-]?|[+-][1-9]?)?")
+
+
+def _clip_chomped(lines: list[str], mark: Any) -> bool:
+    """Whether the block scalar starting at `mark` (at its indicator, or at a tag or anchor before
+    it on that line) has clip chomping: no '+' or '-' in its header."""
+    line = lines[mark.line] if 0 <= mark.line < len(lines) else ""
+    rest = line[mark.column :]
+    at = min((i for i in (rest.find("|"), rest.find(">")) if i >= 0), default=-1)
+    header = _BLOCK_HEADER.match(rest, at) if at >= 0 else None
+    return header is not None and not ({"+", "-"} & set(header.group()))
+
+
 class _Builder:
-    def __init__(self, typing: str, first_line: int, merge_keys: bool = False) -> None:
+    def __init__(
+        self,
+        typing: str,
+        first_line: int,
+        merge_keys: bool = False,
+        lines: list[str] | None = None,
+    ) -> None:
         self.typing = typing
+        self.lines = lines  # the text's lines, to read a block scalar's header (None: not kept)
         self.merge_keys = merge_keys
         self.first_line = first_line
         self.nodes = 0
@@ -368,6 +391,12 @@ class _Builder:
                 if self.nodes > MAX_NODES:
                     raise _Refused(f"more than {MAX_NODES:,} YAML nodes", vmark)
                 out[key] = self.scalar(value_node)
+                if (
+                    value_node.style in ("|", ">")
+                    and self.lines is not None
+                    and _clip_chomped(self.lines, vmark)
+                ):
+                    result.clipped.add(key_path)
             else:
                 out[key] = self.build(value_node, key_path, depth + 1)
         return out
@@ -489,7 +518,7 @@ def read_composed(
 ) -> YamlResult:
     """`read_yaml` by the general route: PyYAML composes the nodes, `_Builder` types them."""
     _load_pyyaml()
-    builder = _Builder(typing, first_line, merge_keys)
+    builder = _Builder(typing, first_line, merge_keys, text.split("\n"))
     result = builder.result
     try:
         if len(text) > PRESCAN_ABOVE:

@@ -619,3 +619,18 @@ def test_clip_chomping_strip_drops_only_a_clip_blocks_final_line_break(proj: Pat
     assert get(cat, quoted).description == "Ends\n"
     with pytest.raises(ProfileError, match="clip_chomping"):
         profile('[frontmatter]\nclip_chomping = "keep"')
+
+
+def test_yaml_reader_pyyaml_pure_refuses_a_tab_after_the_colon(proj: Path) -> None:
+    """Mistral Vibe reads with yaml.safe_load (PyYAML's pure-Python reader): a tab after
+    'description:' is a YAML error there, while libyaml reads the value."""
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription:\tTabbed."))
+    usual = get(build(profile(), proj), path)
+    assert usual.loaded and usual.description == "Tabbed."
+    pure = get(build(profile('[frontmatter]\nyaml_reader = "pyyaml-pure"'), proj), path)
+    assert pure.status == "skipped" and "yaml-error" in rules_of(pure)
+    plain = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: |\n  Block."))
+    e = get(build(profile('[frontmatter]\nyaml_reader = "pyyaml-pure"'), proj), plain)
+    assert e.loaded and e.description == "Block."
+    with pytest.raises(ProfileError, match="yaml_reader"):
+        profile('[frontmatter]\nyaml_reader = "ruamel"')

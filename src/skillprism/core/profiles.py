@@ -62,6 +62,7 @@ YAML_REPAIRS = (
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
 CLIP_CHOMPING = ("yaml", "strip")
+YAML_READERS = ("libyaml", "pyyaml-pure")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
 WINNERS = ("by-rule", "varies")
@@ -206,6 +207,10 @@ class Reading:
     # A block scalar with clip chomping ('|', '>') keeps its one final line break as YAML says
     # ("yaml"), or loses it ("strip": Copilot CLI's reader), for the top-level values.
     clip_chomping: str = "yaml"
+    # The YAML reader: libyaml (PyYAML's C reader, as most runtimes' readers behave) or PyYAML's
+    # pure-Python reader (Mistral Vibe's yaml.safe_load without libyaml), which refuses a tab
+    # after 'key:'.
+    yaml_reader: str = "libyaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,6 +515,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         non_strings=fm.get("non_strings", str, "refuse", NON_STRINGS),
         blank_is_empty=fm.get("blank_is_empty", bool, True),
         clip_chomping=fm.get("clip_chomping", str, "yaml", CLIP_CHOMPING),
+        yaml_reader=fm.get("yaml_reader", str, "libyaml", YAML_READERS),
     )
     fm.check_unknown()
 

@@ -80,12 +80,17 @@ _NUL_STAND_IN = "\ue000"
 
 
 def _read(profile: Profile, doc: SkillDocument, text: str) -> YamlResult:
+    pure = profile.reading.yaml_reader == "pyyaml-pure"
     if text == doc.frontmatter_text:
-        yml = doc.yaml(profile.typing, profile.reading.merge_keys)
+        yml = doc.yaml(profile.typing, profile.reading.merge_keys, pure)
         assert yml is not None
         return yml
     return read_yaml(
-        line_ended(text), doc.frontmatter_first_line, profile.typing, profile.reading.merge_keys
+        line_ended(text),
+        doc.frontmatter_first_line,
+        profile.typing,
+        profile.reading.merge_keys,
+        pure,
     )
 
 
@@ -150,7 +155,11 @@ def frontmatter_data(
         quoted = quote_colon_values(text, "quote-any-colon-values" in quoting)
         if quoted is not None:
             attempt = read_yaml(
-                line_ended(quoted), doc.frontmatter_first_line, profile.typing, r.merge_keys
+                line_ended(quoted),
+                doc.frontmatter_first_line,
+                profile.typing,
+                r.merge_keys,
+                r.yaml_reader == "pyyaml-pure",
             )
             if not attempt.failed and not (
                 r.duplicate_keys == "error" and _refused_duplicates(attempt)

@@ -634,3 +634,33 @@ def test_yaml_reader_pyyaml_pure_refuses_a_tab_after_the_colon(proj: Path) -> No
     assert e.loaded and e.description == "Block."
     with pytest.raises(ProfileError, match="yaml_reader"):
         profile('[frontmatter]\nyaml_reader = "ruamel"')
+
+
+def test_links_within_refuses_a_skill_file_linked_in_from_outside(tmp_path: Path) -> None:
+    """Kilo Code (`project`) and OpenClaw (`root`): a skill whose real path leaves the folder is
+    refused; one linked from inside it still loads, and a root without the key follows links."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    outside = write(tmp_path, "outside/far/SKILL.md", fm("name: far\ndescription: Far."))
+    inside = write(proj, "docs/near/SKILL.md", fm("name: near\ndescription: Near."))
+    (proj / "skills").mkdir()
+    os.symlink(outside.parent, proj / "skills" / "far")
+    os.symlink(inside.parent, proj / "skills" / "near")
+    far, near = proj / "skills/far/SKILL.md", proj / "skills/near/SKILL.md"
+
+    def catalog(within: str) -> Catalog:
+        roots = '[[roots]]\nscope = "project"\npath = "{project}/skills"\n'
+        if within:
+            roots += f'links_within = "{within}"\n'
+        return build(profile(roots=roots), proj)
+
+    usual = catalog("")
+    assert get(usual, far).loaded and get(usual, near).loaded
+    for within in ("project", "root"):
+        cat = catalog(within)
+        e = get(cat, far)
+        assert e.status == "skipped" and "link-outside-scope" in rules_of(e)
+    assert get(catalog("project"), near).loaded  # inside the repository
+    assert get(catalog("root"), near).status == "skipped"  # outside the root itself
+    with pytest.raises(ProfileError, match="links_within"):
+        profile(roots='[[roots]]\nscope = "project"\npath = "{project}/s"\nlinks_within = "home"\n')

@@ -555,6 +555,15 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "pass; the hint says what to try (another runtime whose folders are there, or "
         "`--install-into project` for a repository of skills).",
     ),
+    (
+        "SP318",
+        "link-outside-scope",
+        "skip",
+        "Linked in from outside the allowed folder",
+        "The skill file's real path (after symlinks) leaves the folder the runtime reads this root "
+        "within (profile key `[[roots]] links_within`: the project's repository, or the root), "
+        "and the runtime refuses it.",
+    ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (
         "SP401",

@@ -62,6 +62,7 @@ YAML_REPAIRS = (
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
 CLIP_CHOMPING = ("yaml", "strip")
+LINKS_WITHIN = ("", "project", "root")
 YAML_READERS = ("libyaml", "pyyaml-pure")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
@@ -111,6 +112,10 @@ class RootTemplate:
     builtin: bool = False
     # Entries starting with '.' below this root are skipped (None: `[discovery] skip_hidden`).
     skip_hidden: bool | None = None
+    # A skill file whose real path leaves this folder is refused (`link-outside-scope`): "" =
+    # anywhere, "project" = the project's repository (Kilo Code's project file scope), "root" =
+    # the root itself (OpenClaw's workspace roots).
+    links_within: str = ""
 
 
 LEVELS = LEVEL_ORDER  # one order of levels, most trusted first (core/vocabulary.py)
@@ -443,6 +448,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 unless_env=_env_names(r, "unless_env"),
                 builtin=r.get("builtin", bool, False),
                 skip_hidden=r.get("skip_hidden", bool, None) if "skip_hidden" in raw else None,
+                links_within=r.get("links_within", str, "", LINKS_WITHIN),
             )
         )
         r.check_unknown()

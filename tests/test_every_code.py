@@ -295,7 +295,9 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
     "SP223": check("agentskills", {"root/s/SKILL.md": fm(name="''")}),
     "SP224": check("oh-my-pi", {"root/s/SKILL.md": fm("enabled: false\n")}),
     "SP225": check("agentskills", {"root/s/SKILL.md": "---\nname: s\ndescription: ''\n---\nb\n"}),
-    "SP226": check("qwen-code", {"root/s/SKILL.md": "---\nname: {k: v}\ndescription: D.\n---\nb\n"}),
+    "SP226": check(
+        "qwen-code", {"root/s/SKILL.md": "---\nname: {k: v}\ndescription: D.\n---\nb\n"}
+    ),
     "SP227": check("qwen-code", {"root/s/SKILL.md": "---\nname: s\ndescription: {k: v}\n---\nb\n"}),
     "SP123": check("pi", {"root/s/SKILL.md": "---\nname: s\ndescription: D.\n-----\nbody\n"}),
     "SP124": check(

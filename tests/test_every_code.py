@@ -122,6 +122,12 @@ def _loop(tmp: Path) -> None:
     os.symlink(tmp / "root", tmp / "root" / "s" / "loop")
 
 
+def _linked_from_outside(tmp: Path) -> None:
+    write(tmp, {"outside/far/SKILL.md": fm(name="far"), "proj/.git/HEAD": "ref: x\n"})
+    (tmp / "proj" / ".claude" / "skills").mkdir(parents=True)
+    os.symlink(tmp / "outside" / "far", tmp / "proj" / ".claude" / "skills" / "far")
+
+
 def _no_roots(tmp: Path) -> None:
     (tmp / "proj").mkdir()
 
@@ -289,6 +295,10 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
     "SP223": check("agentskills", {"root/s/SKILL.md": fm(name="''")}),
     "SP224": check("oh-my-pi", {"root/s/SKILL.md": fm("enabled: false\n")}),
     "SP225": check("agentskills", {"root/s/SKILL.md": "---\nname: s\ndescription: ''\n---\nb\n"}),
+    "SP226": check(
+        "qwen-code", {"root/s/SKILL.md": "---\nname: {k: v}\ndescription: D.\n---\nb\n"}
+    ),
+    "SP227": check("qwen-code", {"root/s/SKILL.md": "---\nname: s\ndescription: {k: v}\n---\nb\n"}),
     "SP123": check("pi", {"root/s/SKILL.md": "---\nname: s\ndescription: D.\n-----\nbody\n"}),
     "SP124": check(
         "oh-my-pi", {"root/s/SKILL.md": "---\nname: s\ndescription: Use when: x\n---\nb\n"}
@@ -365,6 +375,14 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
     "SP509": _fifo_resource,
     "SP510": _skill_url,
     "SP317": check("agentskills", {"root/empty/README.md": "no skill here"}),
+    "SP318": lambda tmp: special(
+        _linked_from_outside,
+        "kilo-code",
+        (),
+        project=str(tmp / "proj"),
+        home=str(tmp / "home"),
+        env={},
+    )(tmp),
     "SP511": check("agentskills", {"root/s/SKILL.md": fm(body="Run `python scripts/fill.py`.\n")}),
     "SP601": check("agentskills", {"root/s/SKILL.md": fm(body="line\n" * 600)}),
     "SP602": check("agentskills", {"root/s/SKILL.md": fm(body="word " * 8000)}),

@@ -45,7 +45,7 @@ def test_the_cli_prints_the_sheet_and_its_json(capsys: pytest.CaptureFixture[str
     assert "## Known differences from the runtime" in text and "~/.agents/skills" in text
     assert main(["profiles", "copilot-cli", "--format", "json"]) == 0
     (sheet,) = json.loads(capsys.readouterr().out)
-    assert sheet["level"] == "partial" and sheet["known_differences"]
+    assert sheet["level"] == "verified" and sheet["known_differences"]
 
 
 def test_the_cli_lists_every_profile_with_its_level(capsys: pytest.CaptureFixture[str]) -> None:

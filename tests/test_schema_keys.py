@@ -442,6 +442,58 @@ def test_non_strings_js_json_reads_lists_and_mappings_as_json(proj: Path) -> Non
     assert get(cat, num).description == "12345"
 
 
+def test_not_text_rules_act_apart_from_not_string(proj: Path) -> None:
+    """A runtime that reads numbers as String() but throws on a mapping (Qwen Code): the mapping
+    gets `*-not-text`, whose action can skip it while a number still loads."""
+    num = write(proj, "skills/n/SKILL.md", fm("name: n\ndescription: 42"))
+    mp = write(proj, "skills/m/SKILL.md", fm("name: m\ndescription: {k: v}"))
+    mpn = write(proj, "skills/q/SKILL.md", fm("name: {k: v}\ndescription: Q."))
+    rules = '[rules]\ndescription-not-string = "warning"\nname-not-string = "warning"\n'
+    js = '[frontmatter]\nnon_strings = "js-string"\nname_default = "directory"\n'
+    cat = build(profile(rules, js), proj)
+    assert get(cat, num).loaded and "description-not-string" in rules_of(get(cat, num))
+    assert "description-not-text" in rules_of(get(cat, mp))
+    assert "description-not-string" not in rules_of(get(cat, mp))
+    assert "name-not-text" in rules_of(get(cat, mpn))
+    assert get(cat, mp).status == "error"  # the registry's default for the split rule
+    skip = '[rules]\ndescription-not-text = "skip"\nname-not-text = "skip"\n'
+    cat = build(profile(rules, skip, js), proj)
+    assert get(cat, mp).status == "skipped" and get(cat, mpn).status == "skipped"
+    assert get(cat, num).loaded
+    refused = build(profile(rules), proj)  # a runtime that refuses every non-string
+    assert "description-not-string" in rules_of(get(refused, mp))
+    assert "description-not-text" not in rules_of(get(refused, mp))
+
+
+def test_slug_name_key_and_refused_copies_taking_the_slot(proj: Path) -> None:
+    """Factory Droid: names clash as slugs, and a refused copy ranked first keeps the name."""
+    colon = write(proj, "skills/a/SKILL.md", fm('name: "x-y:z"\ndescription: A.'))
+    plain = write(proj, "skills/b/SKILL.md", fm("name: x-y-z\ndescription: B."))
+    upper = write(proj, "skills/c/SKILL.md", fm("name: Up\ndescription: C."))
+    lower = write(proj, "skills/d/SKILL.md", fm("name: up\ndescription: D."))
+    rules = "[rules]\nname-characters = \"skip\"\n[frontmatter]\nname_pattern = '^[a-z0-9-]+$'\n"
+    usual = build(profile(rules, '[precedence]\nname_key = "slug"'), proj)
+    assert get(usual, colon).status == "skipped" and get(usual, plain).status == "ok"
+    assert get(usual, upper).status == "skipped" and get(usual, lower).status == "ok"
+    held = build(profile(rules, '[precedence]\nname_key = "slug"\nrefused_take_slot = true'), proj)
+    assert get(held, colon).status == "skipped" and get(held, upper).status == "skipped"
+    for path, by in ((plain, colon), (lower, upper)):
+        e = get(held, path)
+        assert e.status == "shadowed" and not e.loaded and e.shadowed_by == str(by)
+    exact = build(profile(rules, "[precedence]\nrefused_take_slot = true"), proj)
+    assert get(exact, plain).status == "ok" and get(exact, lower).status == "ok"
+    with pytest.raises(ProfileError, match="name_key"):
+        profile('[precedence]\nname_key = "kebab"')
+
+
+def test_slug_clash_key() -> None:
+    from skillprism.core.profiles import clash_key
+
+    p = profile('[precedence]\nname_key = "slug"')
+    assert clash_key(p, "-Foo__Bar: baz-") == "foo-bar-baz"
+    assert clash_key(p, "x") == "x" and clash_key(profile(), "Foo_Bar") == "Foo_Bar"
+
+
 def test_null_values_line_text_reads_a_null_as_the_text_on_its_line(proj: Path) -> None:
     tilde = write(proj, "skills/t/SKILL.md", fm("name: t\ndescription: ~"))
     word = write(proj, "skills/w/SKILL.md", fm("name: w\ndescription: null"))
@@ -549,3 +601,66 @@ def test_cut_suffix(proj: Path) -> None:
     write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: " + "d" * 30))
     prof = profile(T1 + '[tier1.budget]\nmodel = "none"\nentry_cap_chars = 10\ncut_suffix = "..."')
     assert "a|ddddddd...|" in listing(prof, proj)
+
+
+def test_clip_chomping_strip_drops_only_a_clip_blocks_final_line_break(proj: Path) -> None:
+    """Copilot CLI: values kept as written (trim = ["name"]), but its reader drops the final line
+    break of a '|' or '>' block; '|+' and quoted values keep theirs."""
+    clip = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: |\n  One\n  Two"))
+    folded = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: >\n  One\n  two"))
+    keep = write(proj, "skills/c/SKILL.md", fm("name: c\ndescription: |+\n  Keep\n"))
+    quoted = write(proj, "skills/d/SKILL.md", fm('name: d\ndescription: "Ends\\n"'))
+    kept = build(profile('[frontmatter]\ntrim = ["name"]'), proj)
+    assert get(kept, clip).description == "One\nTwo\n"
+    cat = build(profile('[frontmatter]\ntrim = ["name"]\nclip_chomping = "strip"'), proj)
+    assert get(cat, clip).description == "One\nTwo"
+    assert get(cat, folded).description == "One two"
+    assert get(cat, keep).description == get(kept, keep).description == "Keep\n"
+    assert get(cat, quoted).description == "Ends\n"
+    with pytest.raises(ProfileError, match="clip_chomping"):
+        profile('[frontmatter]\nclip_chomping = "keep"')
+
+
+def test_yaml_reader_pyyaml_pure_refuses_a_tab_after_the_colon(proj: Path) -> None:
+    """Mistral Vibe reads with yaml.safe_load (PyYAML's pure-Python reader): a tab after
+    'description:' is a YAML error there, while libyaml reads the value."""
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription:\tTabbed."))
+    usual = get(build(profile(), proj), path)
+    assert usual.loaded and usual.description == "Tabbed."
+    pure = get(build(profile('[frontmatter]\nyaml_reader = "pyyaml-pure"'), proj), path)
+    assert pure.status == "skipped" and "yaml-error" in rules_of(pure)
+    plain = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: |\n  Block."))
+    e = get(build(profile('[frontmatter]\nyaml_reader = "pyyaml-pure"'), proj), plain)
+    assert e.loaded and e.description == "Block."
+    with pytest.raises(ProfileError, match="yaml_reader"):
+        profile('[frontmatter]\nyaml_reader = "ruamel"')
+
+
+def test_links_within_refuses_a_skill_file_linked_in_from_outside(tmp_path: Path) -> None:
+    """Kilo Code (`project`) and OpenClaw (`root`): a skill whose real path leaves the folder is
+    refused; one linked from inside it still loads, and a root without the key follows links."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    outside = write(tmp_path, "outside/far/SKILL.md", fm("name: far\ndescription: Far."))
+    inside = write(proj, "docs/near/SKILL.md", fm("name: near\ndescription: Near."))
+    (proj / "skills").mkdir()
+    os.symlink(outside.parent, proj / "skills" / "far")
+    os.symlink(inside.parent, proj / "skills" / "near")
+    far, near = proj / "skills/far/SKILL.md", proj / "skills/near/SKILL.md"
+
+    def catalog(within: str) -> Catalog:
+        roots = '[[roots]]\nscope = "project"\npath = "{project}/skills"\n'
+        if within:
+            roots += f'links_within = "{within}"\n'
+        return build(profile(roots=roots), proj)
+
+    usual = catalog("")
+    assert get(usual, far).loaded and get(usual, near).loaded
+    for within in ("project", "root"):
+        cat = catalog(within)
+        e = get(cat, far)
+        assert e.status == "skipped" and "link-outside-scope" in rules_of(e)
+    assert get(catalog("project"), near).loaded  # inside the repository
+    assert get(catalog("root"), near).status == "skipped"  # outside the root itself
+    with pytest.raises(ProfileError, match="links_within"):
+        profile(roots='[[roots]]\nscope = "project"\npath = "{project}/s"\nlinks_within = "home"\n')

@@ -82,6 +82,9 @@ class RootInfo:
     exists: bool = True
     template: int = -1  # index of the profile's [[roots]] table it comes from (-1: a PATH)
     enabled_by: str = ""  # read only when this runtime setting is on (profile key enabled_by)
+    # The real folder a skill file's real path must stay inside, or the runtime refuses it
+    # (`[[roots]] links_within`; "" = anywhere).
+    link_scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)

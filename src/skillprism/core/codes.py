@@ -390,6 +390,25 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "`description-not-string` covers numbers, lists and white space a runtime keeps.",
     ),
     (
+        "SP226",
+        "name-not-text",
+        "error",
+        "Name the runtime cannot turn into text",
+        "A runtime that turns a non-string `name` into text (profile key `non_strings`) cannot turn "
+        "this one (a mapping, for JavaScript's String()). Split from `name-not-string`, whose action "
+        "covers the numbers and lists it can read.",
+    ),
+    (
+        "SP227",
+        "description-not-text",
+        "error",
+        "Description the runtime cannot turn into text",
+        "A runtime that turns a non-string `description` into text (profile key `non_strings`) "
+        "cannot turn this one (a mapping, for JavaScript's String(): Qwen Code throws and skips "
+        "the skill). Split from `description-not-string`, whose action covers the numbers and "
+        "lists it can read.",
+    ),
+    (
         "SP290",
         "refval-accepts-name",
         "info",
@@ -535,6 +554,15 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "or the project's settings left out every one. A check that checked nothing does not "
         "pass; the hint says what to try (another runtime whose folders are there, or "
         "`--install-into project` for a repository of skills).",
+    ),
+    (
+        "SP318",
+        "link-outside-scope",
+        "skip",
+        "Linked in from outside the allowed folder",
+        "The skill file's real path (after symlinks) leaves the folder the runtime reads this root "
+        "within (profile key `[[roots]] links_within`: the project's repository, or the root), "
+        "and the runtime refuses it.",
     ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (

@@ -66,12 +66,12 @@ class SkillDocument:
     def readable(self) -> bool:
         return self.text is not None
 
-    def yaml(self, typing: str, merge_keys: bool = False) -> YamlResult | None:
-        """The frontmatter read with `typing` (and YAML merge keys applied if asked); None when
-        there is no frontmatter to read."""
+    def yaml(self, typing: str, merge_keys: bool = False, pure: bool = False) -> YamlResult | None:
+        """The frontmatter read with `typing` (and YAML merge keys applied if asked, and with
+        PyYAML's pure-Python reader if `pure`); None when there is no frontmatter to read."""
         if not self.has_frontmatter:
             return None
-        key = f"{typing}+merge" if merge_keys else typing
+        key = typing + ("+merge" if merge_keys else "") + ("+pure" if pure else "")
         cached = self._yaml.get(key)
         if cached is None:
             cached = read_yaml(
@@ -79,6 +79,7 @@ class SkillDocument:
                 self.frontmatter_first_line,
                 typing,
                 merge_keys,
+                pure,
             )
             self._yaml[key] = cached
         return cached

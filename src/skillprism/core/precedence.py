@@ -53,6 +53,8 @@ def apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> No
     groups: dict[str, list[dict]] = {}
     for d in loadable:
         groups.setdefault(clash_key(profile, d["qualified_name"]), []).append(d)
+    if profile.refused_take_slot:
+        _refused_take_slots(profile, drafts, groups, policy)
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -105,6 +107,43 @@ def apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> No
                     hint="rename one of the skills, or remove the copy you do not want",
                 ),
             )
+
+
+def _refused_take_slots(
+    profile: Profile, drafts: list[dict], groups: dict[str, list[dict]], policy: Policy
+) -> None:
+    """`[precedence] refused_take_slot`: a skipped copy with a name ranked before the loadable
+    copies of that name keeps the name, so they are shadowed by it (and leave `groups`)."""
+    first_refused: dict[str, dict] = {}
+    for d in drafts:
+        if d["status"] == "skipped" and d["name"]:
+            first_refused.setdefault(clash_key(profile, d["qualified_name"]), d)
+    position = {id(d): i for i, d in enumerate(drafts)}
+    for key, refused in first_refused.items():
+        group = groups.get(key)
+        if not group:
+            continue
+        ahead = position[id(refused)]
+        kept = []
+        for d in group:
+            if position[id(d)] < ahead:
+                kept.append(d)
+                continue
+            d["shadowed_by"] = refused["path"]
+            d["reason"] = f"shadowed by {refused['path']}, which the runtime refuses"
+            _add(
+                d,
+                policy.report(
+                    "shadowed",
+                    f"skill '{d['qualified_name']}' at {d['path']} is shadowed by "
+                    f"{refused['path']}: {profile.title} keeps that copy for the name and then "
+                    "refuses it",
+                    d["path"],
+                    effect=f"{profile.title} loads neither copy",
+                    hint="fix or remove the refused copy, or rename one of the skills",
+                ),
+            )
+        groups[key] = kept
 
 
 def _varying_contenders(profile: Profile, group: list[dict], same_root: list[dict]) -> list[dict]:

@@ -61,10 +61,13 @@ YAML_REPAIRS = (
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
+CLIP_CHOMPING = ("yaml", "strip")
+LINKS_WITHIN = ("", "project", "root")
+YAML_READERS = ("libyaml", "pyyaml-pure")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
 WINNERS = ("by-rule", "varies")
-NAME_KEYS = ("exact", "lowercase")
+NAME_KEYS = ("exact", "lowercase", "slug")
 
 
 _ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
@@ -112,6 +115,10 @@ class RootTemplate:
     legacy: bool = False
     # Entries starting with '.' below this root are skipped (None: `[discovery] skip_hidden`).
     skip_hidden: bool | None = None
+    # A skill file whose real path leaves this folder is refused (`link-outside-scope`): "" =
+    # anywhere, "project" = the project's repository (Kilo Code's project file scope), "root" =
+    # the root itself (OpenClaw's workspace roots).
+    links_within: str = ""
 
 
 LEVELS = LEVEL_ORDER  # one order of levels, most trusted first (core/vocabulary.py)
@@ -201,9 +208,17 @@ class Reading:
     skip_fields: Mapping[str, Any] = field(default_factory=dict)
     null_values: str = "missing"  # an explicit null name/description: as if absent, or wrong type
     # A number, boolean or list as name/description: refused, or read as JavaScript's String()
-    # writes it (Qwen Code); either way reported as name-/description-not-string.
+    # writes it (Qwen Code); either way reported as name-/description-not-string, or -not-text
+    # for a value the mode cannot turn into text (a mapping for String()).
     non_strings: str = "refuse"
     blank_is_empty: bool = True  # a description of white space only counts as empty
+    # A block scalar with clip chomping ('|', '>') keeps its one final line break as YAML says
+    # ("yaml"), or loses it ("strip": Copilot CLI's reader), for the top-level values.
+    clip_chomping: str = "yaml"
+    # The YAML reader: libyaml (PyYAML's C reader, as most runtimes' readers behave) or PyYAML's
+    # pure-Python reader (Mistral Vibe's yaml.safe_load without libyaml), which refuses a tab
+    # after 'key:'.
+    yaml_reader: str = "libyaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,8 +277,13 @@ class Profile:
     root_file: bool = True
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
-    # Which names clash: equal names, or names equal in lower case (Cline keys its records so).
+    # Which names clash: equal names, or names equal in lower case (Cline keys its records so),
+    # or equal as a slug (lower case, other characters '-', runs of '-' one: Factory Droid).
     name_key: str = "exact"
+    # A copy the runtime refuses (skipped by a rule) still takes its name's place in clash
+    # resolution, so a valid copy ranked after it is shadowed (Factory Droid validates after it
+    # picks one record per name).
+    refused_take_slot: bool = False
     # frontmatter reading, continued
     # A name must match this in full (Python `re`), beside name_charset: the runtime's own pattern.
     name_pattern: str = ""
@@ -432,6 +452,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 builtin=r.get("builtin", bool, False),
                 legacy=r.get("legacy", bool, False),
                 skip_hidden=r.get("skip_hidden", bool, None) if "skip_hidden" in raw else None,
+                links_within=r.get("links_within", str, "", LINKS_WITHIN),
             )
         )
         r.check_unknown()
@@ -443,6 +464,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     )
     winner = prec.get("winner", str, "by-rule", WINNERS)
     name_key = prec.get("name_key", str, "exact", NAME_KEYS)
+    refused_take_slot = prec.get("refused_take_slot", bool, False)
     prec.check_unknown()
 
     fm = top.table("frontmatter")
@@ -502,6 +524,8 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         null_values=fm.get("null_values", str, "missing", NULL_VALUES),
         non_strings=fm.get("non_strings", str, "refuse", NON_STRINGS),
         blank_is_empty=fm.get("blank_is_empty", bool, True),
+        clip_chomping=fm.get("clip_chomping", str, "yaml", CLIP_CHOMPING),
+        yaml_reader=fm.get("yaml_reader", str, "libyaml", YAML_READERS),
     )
     fm.check_unknown()
 
@@ -563,6 +587,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         root_file=root_file,
         winner=winner,
         name_key=name_key,
+        refused_take_slot=refused_take_slot,
         framing=framing,
         reading=reading,
         name_pattern=name_pattern,
@@ -573,7 +598,18 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
 
 def clash_key(profile: Profile, name: str) -> str:
     """What two skills' names must share to clash under `profile` (`[precedence] name_key`)."""
-    return name.lower() if profile.name_key == "lowercase" else name
+    if profile.name_key == "lowercase":
+        return name.lower()
+    if profile.name_key == "slug":
+        return _SLUG_EDGES.sub("", _SLUG_RUNS.sub("-", _SLUG_OTHER.sub("-", name.lower())))
+    return name
+
+
+# name_key = "slug": lower case, every character but a-z, 0-9 and '-' as '-', runs of '-' as
+# one, no '-' at either end (Factory Droid's record key).
+_SLUG_OTHER = re.compile(r"[^a-z0-9-]")
+_SLUG_RUNS = re.compile(r"-+")
+_SLUG_EDGES = re.compile(r"^-|-$")
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

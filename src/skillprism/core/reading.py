@@ -66,16 +66,31 @@ def _nulls_as_line_text(profile: Profile, text: str, data: dict[str, Any]) -> di
     return {**data, **filled} if filled else data
 
 
+def _strip_clipped(data: dict[str, Any], yml: YamlResult) -> dict[str, Any]:
+    """`data` with the one final line break of each top-level clip-chomped block scalar removed
+    (`clip_chomping = "strip"`); the cached reading itself is left as it is."""
+    out = dict(data)
+    for path in yml.clipped:
+        if len(path) == 1 and isinstance(out.get(path[0]), str) and out[path[0]].endswith("\n"):
+            out[path[0]] = out[path[0]][:-1]
+    return out
+
+
 _NUL_STAND_IN = "\ue000"
 
 
 def _read(profile: Profile, doc: SkillDocument, text: str) -> YamlResult:
+    pure = profile.reading.yaml_reader == "pyyaml-pure"
     if text == doc.frontmatter_text:
-        yml = doc.yaml(profile.typing, profile.reading.merge_keys)
+        yml = doc.yaml(profile.typing, profile.reading.merge_keys, pure)
         assert yml is not None
         return yml
     return read_yaml(
-        line_ended(text), doc.frontmatter_first_line, profile.typing, profile.reading.merge_keys
+        line_ended(text),
+        doc.frontmatter_first_line,
+        profile.typing,
+        profile.reading.merge_keys,
+        pure,
     )
 
 
@@ -140,7 +155,11 @@ def frontmatter_data(
         quoted = quote_colon_values(text, "quote-any-colon-values" in quoting)
         if quoted is not None:
             attempt = read_yaml(
-                line_ended(quoted), doc.frontmatter_first_line, profile.typing, r.merge_keys
+                line_ended(quoted),
+                doc.frontmatter_first_line,
+                profile.typing,
+                r.merge_keys,
+                r.yaml_reader == "pyyaml-pure",
             )
             if not attempt.failed and not (
                 r.duplicate_keys == "error" and _refused_duplicates(attempt)
@@ -173,6 +192,8 @@ def frontmatter_data(
         data = _fallback(profile, text) if fallback else {}
         return (_restore_nul(data) if nul else data), yml
     data = yml.data
+    if r.clip_chomping == "strip" and yml.clipped and isinstance(data, dict):
+        data = _strip_clipped(data, yml)
     if r.null_values == "line-text" and isinstance(data, dict):
         data = _nulls_as_line_text(profile, text, data)  # before NULs are put back, as for YAML
     data = _restore_nul(data) if nul else data

@@ -377,6 +377,10 @@ def _install(
         )
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _load_order(loc: Located) -> tuple[int, list[str]]:
     return loc.root.rank, loc.found.path.split(os.sep)
 
@@ -482,6 +486,18 @@ def _resolve_located(
                 path,
             )
             if d:
+                diags.append(d)
+        scope = loc.root.link_scope
+        if scope and not _inside(real, scope):
+            d = rp.report(
+                "link-outside-scope",
+                f"the skill file's real path {real} leaves {scope}, and {profile.title} refuses "
+                "a skill file linked in from outside it",
+                path,
+                effect=f"{profile.title} does not load this skill",
+                hint="copy the skill into the folder instead of linking it",
+            )
+            if d is not None:
                 diags.append(d)
         reason = verdict(loc) or _discovery_reason(profile, loc, holders)
         status = ""

@@ -99,10 +99,21 @@ def profile_roots(
                         exists=os.path.isdir(path),
                         template=index,
                         enabled_by=root_condition(template, env),
+                        link_scope=_link_scope(template.links_within, path, repo or project),
                     )
                 )
     roots.sort(key=lambda r: r.rank)
     return roots
+
+
+def _link_scope(within: str, root: str, project: str) -> str:
+    """The real folder `[[roots]] links_within` names for this root: the project's repository
+    (its folder outside one), the root itself, or "" for anywhere."""
+    if within == "project":
+        return os.path.realpath(project)
+    if within == "root":
+        return os.path.realpath(root)
+    return ""
 
 
 # --- layout --------------------------------------------------------------------------------------

@@ -190,6 +190,19 @@ def _collapse(value: str) -> str:
     return " ".join(value.split())
 
 
+def _not_string_rule(field_name: str, mode: str, read_as: str | None) -> str:
+    """The rule for a non-string name/description: `<field>-not-text` when the profile's runtime
+    turns such values into text (`non_strings`) and cannot turn this one (a mapping for String()),
+    so a profile can act on the two apart (Qwen Code loads a number but skips a mapping)."""
+    if read_as is None and mode != "refuse":
+        return f"{field_name}-not-text"
+    return f"{field_name}-not-string"
+
+
+def _unconvertible(mode: str, read_as: str | None) -> str:
+    return "; the runtime cannot turn it into text" if read_as is None and mode != "refuse" else ""
+
+
 def _name(
     ev: Evaluation, p: Profile, fm: dict[str, Any], pos: dict, dir_name: str, doc: SkillDocument
 ) -> None:
@@ -251,9 +264,10 @@ def _name(
         read_as = non_string_text(raw, p.reading.non_strings)
         ev.findings.append(
             Finding(
-                "name-not-string",
+                _not_string_rule("name", p.reading.non_strings, read_as),
                 f"'name' is {type_name(raw)}, not a string"
-                + (f": the runtime reads it as '{read_as}'" if read_as is not None else ""),
+                + (f": the runtime reads it as '{read_as}'" if read_as is not None else "")
+                + _unconvertible(p.reading.non_strings, read_as),
                 line,
                 col,
                 f"write name: {dir_name}",
@@ -471,9 +485,10 @@ def _description(
         read_as = non_string_text(raw, p.reading.non_strings)
         ev.findings.append(
             Finding(
-                "description-not-string",
+                _not_string_rule("description", p.reading.non_strings, read_as),
                 f"'description' is {type_name(raw)}, not a string"
-                + (f": the runtime reads it as '{read_as}'" if read_as is not None else ""),
+                + (f": the runtime reads it as '{read_as}'" if read_as is not None else "")
+                + _unconvertible(p.reading.non_strings, read_as),
                 line,
                 col,
                 "write one or two sentences: what it does and when to use it",

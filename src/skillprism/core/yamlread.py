@@ -31,6 +31,7 @@ yaml: Any = None
 LOADER: type
 HAS_LIBYAML: bool
 _ComposeLoader: type
+_PureComposeLoader: type  # PyYAML's pure-Python reader, for `yaml_reader = "pyyaml-pure"`
 _YAML11_RESOLVER: Any
 
 
@@ -43,7 +44,7 @@ def __getattr__(name: str) -> Any:
 
 def _load_pyyaml() -> None:
     """Import PyYAML and make the loaders built on it (once)."""
-    global yaml, LOADER, HAS_LIBYAML, _ComposeLoader, _YAML11_RESOLVER
+    global yaml, LOADER, HAS_LIBYAML, _ComposeLoader, _PureComposeLoader, _YAML11_RESOLVER
     if yaml is not None:
         return
     import yaml as pyyaml
@@ -56,9 +57,26 @@ def _load_pyyaml() -> None:
                 return _PLAIN
             return super().resolve(kind, value, implicit)  # type: ignore[no-any-return]
 
+    class _PureCompose(
+        pyyaml.reader.Reader,
+        pyyaml.scanner.Scanner,
+        pyyaml.parser.Parser,
+        pyyaml.composer.Composer,
+        pyyaml.constructor.SafeConstructor,
+        _TypingFreeResolver,
+    ):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            pyyaml.reader.Reader.__init__(self, stream)
+            pyyaml.scanner.Scanner.__init__(self)
+            pyyaml.parser.Parser.__init__(self)
+            pyyaml.composer.Composer.__init__(self)
+            pyyaml.constructor.SafeConstructor.__init__(self)
+            _TypingFreeResolver.__init__(self)
+
+    _Compose: type = _PureCompose
     if c_loader is not None:
 
-        class _Compose(
+        class _CCompose(
             pyyaml.cyaml.CParser, pyyaml.constructor.SafeConstructor, _TypingFreeResolver
         ):  # type: ignore[misc]
             def __init__(self, stream: str) -> None:
@@ -66,27 +84,12 @@ def _load_pyyaml() -> None:
                 pyyaml.constructor.SafeConstructor.__init__(self)
                 _TypingFreeResolver.__init__(self)
 
-    else:
-
-        class _Compose(  # type: ignore[no-redef]
-            pyyaml.reader.Reader,
-            pyyaml.scanner.Scanner,
-            pyyaml.parser.Parser,
-            pyyaml.composer.Composer,
-            pyyaml.constructor.SafeConstructor,
-            _TypingFreeResolver,
-        ):
-            def __init__(self, stream: str) -> None:
-                pyyaml.reader.Reader.__init__(self, stream)
-                pyyaml.scanner.Scanner.__init__(self)
-                pyyaml.parser.Parser.__init__(self)
-                pyyaml.composer.Composer.__init__(self)
-                pyyaml.constructor.SafeConstructor.__init__(self)
-                _TypingFreeResolver.__init__(self)
+        _Compose = _CCompose
 
     LOADER = c_loader or pyyaml.SafeLoader
     HAS_LIBYAML = c_loader is not None
     _ComposeLoader = _Compose
+    _PureComposeLoader = _PureCompose
     _YAML11_RESOLVER = pyyaml.resolver.Resolver()
     yaml = pyyaml  # last: it marks the others as set
 
@@ -228,6 +231,9 @@ class YamlResult:
     flow_style: bool = False
     flow_style_at: tuple[int, int] = (0, 0)  # 1-based line/column of the first flow node
     failed: bool = False
+    # Key paths whose value is a block scalar with clip chomping ('|' or '>' with no '+' or '-'):
+    # its one final line break is YAML's; some runtimes' readers drop it (`clip_chomping`).
+    clipped: set[tuple[str, ...]] = field(default_factory=set)
 
 
 class _Refused(Exception):
@@ -253,9 +259,29 @@ def yaml_error_hint(problem: str) -> str:
     return "fix the YAML at this line; quote values that contain ': ' or start with a special character"
 
 
+_BLOCK_HEADER = re.compile(r"[|>]([1-9][+-]?|[+-][1-9]?)?")
+
+
+def _clip_chomped(lines: list[str], mark: Any) -> bool:
+    """Whether the block scalar starting at `mark` (at its indicator, or at a tag or anchor before
+    it on that line) has clip chomping: no '+' or '-' in its header."""
+    line = lines[mark.line] if 0 <= mark.line < len(lines) else ""
+    rest = line[mark.column :]
+    at = min((i for i in (rest.find("|"), rest.find(">")) if i >= 0), default=-1)
+    header = _BLOCK_HEADER.match(rest, at) if at >= 0 else None
+    return header is not None and not ({"+", "-"} & set(header.group()))
+
+
 class _Builder:
-    def __init__(self, typing: str, first_line: int, merge_keys: bool = False) -> None:
+    def __init__(
+        self,
+        typing: str,
+        first_line: int,
+        merge_keys: bool = False,
+        lines: list[str] | None = None,
+    ) -> None:
         self.typing = typing
+        self.lines = lines  # the text's lines, to read a block scalar's header (None: not kept)
         self.merge_keys = merge_keys
         self.first_line = first_line
         self.nodes = 0
@@ -368,6 +394,12 @@ class _Builder:
                 if self.nodes > MAX_NODES:
                     raise _Refused(f"more than {MAX_NODES:,} YAML nodes", vmark)
                 out[key] = self.scalar(value_node)
+                if (
+                    value_node.style in ("|", ">")
+                    and self.lines is not None
+                    and _clip_chomped(self.lines, vmark)
+                ):
+                    result.clipped.add(key_path)
             else:
                 out[key] = self.build(value_node, key_path, depth + 1)
         return out
@@ -474,22 +506,32 @@ def _prescan(text: str, first_line: int) -> YamlIssue | None:
 
 
 def read_yaml(
-    text: str, first_line: int, typing: str = "core", merge_keys: bool = False
+    text: str,
+    first_line: int,
+    typing: str = "core",
+    merge_keys: bool = False,
+    pure: bool = False,
 ) -> YamlResult:
     """Read frontmatter `text` whose first line is line `first_line` (1-based) of the file;
-    `merge_keys` applies YAML merge keys (`<<: *anchor`) as js-yaml does."""
+    `merge_keys` applies YAML merge keys (`<<: *anchor`) as js-yaml does; `pure` reads with
+    PyYAML's pure-Python reader instead of libyaml (it refuses a tab after 'key:', which libyaml
+    accepts; the fast path's grammar holds no tab, so both readers agree on it)."""
     simple = read_simple(text, first_line, typing)  # never holds a `<<` key
     if simple is not None:
         return simple
-    return read_composed(text, first_line, typing, merge_keys)
+    return read_composed(text, first_line, typing, merge_keys, pure)
 
 
 def read_composed(
-    text: str, first_line: int, typing: str = "core", merge_keys: bool = False
+    text: str,
+    first_line: int,
+    typing: str = "core",
+    merge_keys: bool = False,
+    pure: bool = False,
 ) -> YamlResult:
     """`read_yaml` by the general route: PyYAML composes the nodes, `_Builder` types them."""
     _load_pyyaml()
-    builder = _Builder(typing, first_line, merge_keys)
+    builder = _Builder(typing, first_line, merge_keys, text.split("\n"))
     result = builder.result
     try:
         if len(text) > PRESCAN_ABOVE:
@@ -498,7 +540,7 @@ def read_composed(
                 result.issues.append(issue)
                 result.failed = True
                 return result
-        node = yaml.compose(text, Loader=_ComposeLoader)
+        node = yaml.compose(text, Loader=_PureComposeLoader if pure else _ComposeLoader)
         result.data = {} if node is None else builder.build(node, (), 0)
     except _Refused as refused:
         line, col = builder.pos(refused.mark)

@@ -658,3 +658,52 @@ def test_copilot_disable_is_honoured_by_skill_prisms_resolver(tmp_path) -> None:
     ws = Workspace(str(tmp_path), profiles=["copilot-cli"], home=str(home))
     assert outcome(ws, "copilot-cli", "alpha")[0] == "excluded"
     assert outcome(ws, "copilot-cli", "beta")[0] == "full"
+
+
+@pytest.mark.parametrize(
+    ("spec", "root"),
+    [
+        ("pi", ".pi/agent/skills"),
+        ("oh-my-pi", ".omp/agent/skills"),
+        ("openclaw", ".openclaw/skills"),
+        ("hermes-agent", ".hermes/skills"),
+    ],
+)
+def test_a_disable_through_the_runtimes_own_file_is_honoured_by_skill_prism(
+    tmp_path, spec, root
+) -> None:  # type: ignore[no-untyped-def]
+    # pi's '-<folder>' entries, oh-my-pi's name patterns (YAML), OpenClaw's entries.<name>
+    # .enabled and Hermes Agent's skills.disabled (YAML): what Skill Prism writes, its own
+    # listing reads back, as each runtime's loader does in the lab (tests/test_toggle_lab.py).
+    home = Path(os.environ["HOME"])
+    for name in ("alpha", "beta"):
+        skill(home / root, name)
+    ws = Workspace(str(tmp_path), profiles=[spec], home=str(home))
+    assert outcome(ws, spec, "alpha")[0] == "full"
+    ws.apply_change(ws.plan_toggle(spec, "alpha", enable=False))
+    ws = Workspace(str(tmp_path), profiles=[spec], home=str(home))
+    assert outcome(ws, spec, "alpha") == ("excluded", "disabled in the runtime's settings")
+    assert outcome(ws, spec, "beta")[0] == "full"
+    ws.apply_change(ws.plan_toggle(spec, "alpha", enable=True))
+    ws = Workspace(str(tmp_path), profiles=[spec], home=str(home))
+    assert outcome(ws, spec, "alpha")[0] == "full"
+
+
+def test_settings_of_the_wrong_shape_are_reported_not_applied(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    home = Path(os.environ["HOME"])
+    skill(home / ".hermes" / "skills", "alpha")
+    (home / ".hermes" / "config.yaml").write_text("skills:\n  disabled: alpha\n")
+    ws = Workspace(str(tmp_path), profiles=["hermes-agent"], home=str(home))
+    _settings, unread = ws.budget_settings("hermes-agent", BudgetInputs())
+    assert outcome(ws, "hermes-agent", "alpha")[0] == "full"
+    assert unread and "expected a list of strings" in unread[0]
+    (home / ".hermes" / "config.yaml").write_text("skills: [unclosed\n")
+    _settings, unread = ws.budget_settings("hermes-agent", BudgetInputs())
+    assert unread and "not valid YAML" in unread[0]
+    (home / ".omp" / "agent").mkdir(parents=True)
+    (home / ".omp" / "agent" / "config.yml").write_text("skills:\n  ignoredSkills: ['al*']\n")
+    skill(home / ".omp" / "agent" / "skills", "alpha")
+    skill(home / ".omp" / "agent" / "skills", "beta")
+    ws = Workspace(str(tmp_path), profiles=["oh-my-pi"], home=str(home))
+    assert outcome(ws, "oh-my-pi", "alpha")[0] == "excluded"
+    assert outcome(ws, "oh-my-pi", "beta")[0] == "full"

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from skillprism.core.activate import Activation, ActivationError, activate, find_skill
 from skillprism.core.advisor import Plan, advise
-from skillprism.core.budget_inputs import DEFAULT_CONTEXT_WINDOW, BudgetInputs
+from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
 from skillprism.core.diagnostics import Diagnostic
@@ -593,7 +593,6 @@ class Workspace:
             raise WorkspaceError(problems[0])
         usage = self.local_usage(spec) if inputs.local_usage else LocalUsage()
         base = BudgetSettings(
-            context_window=DEFAULT_CONTEXT_WINDOW,
             usage={**usage.priorities(), **inputs.usage},
             pins=inputs.pins,
             allowlist=inputs.allowlist,

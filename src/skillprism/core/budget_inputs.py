@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 
 from skillprism.core.vocabulary import OVERRIDES
 
-# The window assumed when neither the user nor the runtime's own settings give one.
-DEFAULT_CONTEXT_WINDOW = 200_000
-
 
 @dataclass(frozen=True)
 class BudgetInputs:
     """What a user sets for the tier-1 budget in a front end (the CLI's options, the window's
     controls). `context_window` in tokens, 0 = unknown; None: not set here, so the runtime's
-    own setting decides, else DEFAULT_CONTEXT_WINDOW."""
+    own setting decides, else core.disclose.DEFAULT_CONTEXT_WINDOW."""
 
     context_window: int | None = None
     budget_chars: int | None = None

@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
@@ -57,6 +58,7 @@ class BudgetSettings:
     allowlist: tuple[str, ...] | None = None
     disabled: frozenset[str] = frozenset()  # skill names or SKILL.md paths disabled by config
     disabled_names: frozenset[str] = frozenset()  # lower-cased names disabled by config
+    disabled_globs: tuple[str, ...] = ()  # name patterns (fnmatch, case kept) disabled by config
     # (pattern, action) in the runtime's order; the last rule whose pattern matches decides
     permission_rules: tuple[tuple[str, str], ...] = ()
     applied: tuple[str, ...] = ()  # what was read from runtime settings, for display
@@ -634,6 +636,7 @@ class Tier1Model:
             or allow is not None
             or settings.disabled
             or settings.disabled_names
+            or settings.disabled_globs
             or settings.permission_rules
         )
 
@@ -651,8 +654,10 @@ class Tier1Model:
             if personal and not why:
                 override = settings.overrides.get(item.name, "on")
                 where = {item.name, item.skill.path, item.skill.real_path, item.skill.directory}
-                if (settings.disabled and where & settings.disabled) or (
-                    item.name.lower() in settings.disabled_names
+                if (
+                    (settings.disabled and where & settings.disabled)
+                    or item.name.lower() in settings.disabled_names
+                    or any(fnmatchcase(item.name, g) for g in settings.disabled_globs)
                 ):
                     why = "disabled in the runtime's settings"
                 elif permission_action(settings.permission_rules, item.name) == "deny":

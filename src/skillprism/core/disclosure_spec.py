@@ -40,9 +40,13 @@ KNOBS = (
     "entry_cap_chars",
     "disabled_skills",
     "disabled_names",
+    "disabled_list",
+    "minus_entries",
+    "disabled_flags",
+    "disabled_globs",
     "permission_rules",
 )
-SETTINGS_FORMATS = ("json", "jsonc", "toml")
+SETTINGS_FORMATS = ("json", "jsonc", "toml", "yaml")
 CONSENT = ("none", "first-activation")
 
 

@@ -94,6 +94,39 @@ def apply_runtime_settings(
                 settings = replace(settings, disabled=settings.disabled | frozenset(off))
                 applied.append(f"{source}: {len(off)} skill(s) disabled")
 
+        elif name in ("disabled_list", "minus_entries", "disabled_globs"):
+            # a list of names or paths, each exact (case kept): disabled_list; pi's overrides,
+            # whose '-<path>' entries exclude that skill file or folder (its '+' and '!' forms
+            # are not modelled): minus_entries; name patterns: disabled_globs
+            items = value if isinstance(value, list) else None
+            if items is None or not all(isinstance(i, str) for i in items):
+                problems.append(f"{source}: expected a list of strings, got {value!r}")
+                return
+            if name == "minus_entries":
+                items = [i[1:] for i in items if i.startswith("-") and len(i) > 1]
+            if name == "disabled_globs":
+                if items:
+                    globs = (*settings.disabled_globs, *items)
+                    settings = replace(settings, disabled_globs=globs)
+                    applied.append(f"{source}: {len(items)} skill name pattern(s) disabled")
+            elif items:
+                settings = replace(settings, disabled=settings.disabled | frozenset(items))
+                applied.append(f"{source}: {len(items)} skill(s) disabled")
+
+        elif name == "disabled_flags":
+            # OpenClaw's skills.entries: skill key -> {enabled: false, ...}
+            if not isinstance(value, dict):
+                problems.append(f"{source}: expected a map of skill name to its settings")
+                return
+            off = {
+                str(k)
+                for k, v in value.items()
+                if isinstance(v, dict) and v.get("enabled") is False
+            }
+            if off:
+                settings = replace(settings, disabled=settings.disabled | frozenset(off))
+                applied.append(f"{source}: {len(off)} skill(s) disabled")
+
         elif name == "disabled_names":
             items = value if isinstance(value, list) else None
             if items is None or not all(isinstance(i, str) for i in items):

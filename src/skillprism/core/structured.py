@@ -1,4 +1,4 @@
-"""TOML and JSON from files Skill Prism does not control: project settings, profiles named by a
+"""TOML, JSON and YAML from files Skill Prism does not control: project settings, profiles named by a
 path, runtime settings files, plugin manifests, usage counts.
 
 Such a file may be anything: larger than memory, a FIFO, a link to a device, arrays nested
@@ -20,7 +20,7 @@ from skillprism.core.document import read_bytes_safely
 MAX_STRUCTURED_BYTES = 4 * 1024 * 1024
 # A plugin manifest names its plugin in a few lines; a larger one is read as if absent.
 MANIFEST_MAX_BYTES = 64 * 1024
-_FORMATS = ("toml", "json", "jsonc")
+_FORMATS = ("toml", "json", "jsonc", "yaml")
 # JSON with comments and trailing commas (VS Code's JSONC; Gemini CLI, Qwen Code and OpenCode
 # settings): a string, kept as is, or a comment, or a comma before a closing bracket.
 _STRING = r'("(?:[^"\\\n]|\\.)*")'  # a JSON string: kept as it is
@@ -50,13 +50,15 @@ def _one_line(err: BaseException) -> str:
 
 
 def parse_structured(text: str, fmt: str) -> Any:
-    """`text` parsed as `fmt` ("toml", "json" or "jsonc"); StructuredError for anything it
-    cannot be."""
+    """`text` parsed as `fmt` ("toml", "json", "jsonc" or "yaml"); StructuredError for anything
+    it cannot be."""
     if fmt not in _FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     try:
         if fmt == "toml":
             return tomllib.loads(text)
+        if fmt == "yaml":
+            return _yaml(text)
         return json.loads(strip_jsonc(text) if fmt == "jsonc" else text)
     except RecursionError:
         raise StructuredError(
@@ -66,8 +68,19 @@ def parse_structured(text: str, fmt: str) -> Any:
         raise StructuredError(f"not valid {fmt.upper()}: {_one_line(err)}") from None
 
 
+def _yaml(text: str) -> Any:
+    """YAML as the runtimes that keep settings in it read it (safe types only; an alias is one
+    shared object, never a copy, so a chain of aliases costs nothing)."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as err:
+        raise StructuredError(f"not valid YAML: {_one_line(err)}") from None
+
+
 def read_structured(path: str, fmt: str, *, cap: int = MAX_STRUCTURED_BYTES) -> Any:
-    """The file at `path` parsed as `fmt` ("toml" or "json"). Only a regular file of at most
+    """The file at `path` parsed as `fmt` (see `parse_structured`). Only a regular file of at most
     `cap` bytes is read (a FIFO or device is never opened), as UTF-8 (a byte order mark is
     skipped). StructuredError, naming no path (callers add it), for anything else."""
     raw, _st, problem = read_bytes_safely(path, cap)

@@ -495,3 +495,99 @@ def test_requests_are_answered_while_the_risks_are_scanned(
         assert final.tree.keep == frozenset({risky})  # the filter holds in the final view
     finally:
         wire.close()
+
+
+class _EditBeforeTheWatch(Engine):
+    """An engine whose file watch is set up only after a skill was added on disk: a change that
+    falls between the open's read and the watch."""
+
+    def __init__(self, sock: socket.socket, root: Path) -> None:
+        super().__init__(sock, workers=1)
+        self.root = root
+        self.watch_calls: list[bool] = []  # whether a watcher ran after each call
+
+    def _watch(self, workspace, spec) -> None:  # type: ignore[no-untyped-def]
+        if not self.watch_calls and self.root is not None:
+            _skills(self.root / "late", 1)
+        super()._watch(workspace, spec)
+        self.watch_calls.append(self._watcher is not None)
+
+
+def _serve(engine: Engine) -> threading.Thread:
+    thread = threading.Thread(target=engine.serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_an_open_answers_before_the_watch_and_a_change_before_it_is_not_lost(
+    tmp_path: Path,
+) -> None:
+    """The open's answer does not wait for the file watch (it walks every folder); the watch
+    is set up after it, and a rescan then finds what changed between the read and the watch."""
+    root = tmp_path / "skills"
+    _skills(root, 2)
+    ours, theirs = socket.socketpair()
+    engine = _EditBeforeTheWatch(theirs, root)
+    thread = _serve(engine)
+    frames = read_frames(ours)
+    try:
+        assert decode(next(frames))[0] == HELLO
+        spec = OpenSpec(str(tmp_path), (str(root),), "agentskills")
+        ours.sendall(encode((REQUEST, 1, "open", (spec, False, FilterQuery(), True))))
+        answers = []
+        for frame in frames:
+            message = decode(frame)
+            if message[0] == ANSWER:
+                answers.append(message)
+                if message[2] == "refresh":
+                    break
+        opened, refreshed = answers[0][3], answers[-1][3]
+        assert answers[0][1] == 1 and opened.summary["skills"] == 2
+        assert answers[-1][1] < 0 and refreshed.summary["skills"] == 3
+        assert engine.watch_calls[0]  # the watch is up: a later edit is seen too
+    finally:
+        ours.close()
+        thread.join(10)
+        engine.stop()
+
+
+def test_when_nothing_changed_before_the_watch_the_open_is_the_only_answer(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "skills"
+    _skills(root, 2)
+    ours, theirs = socket.socketpair()
+    engine = _EditBeforeTheWatch(theirs, root)
+    engine.root = None  # type: ignore[assignment]  # no edit
+    thread = _serve(engine)
+    frames = read_frames(ours)
+    try:
+        assert decode(next(frames))[0] == HELLO
+        spec = OpenSpec(str(tmp_path), (str(root),), "agentskills")
+        ours.sendall(encode((REQUEST, 1, "open", (spec, False, FilterQuery(), True))))
+        seen = []
+        for frame in frames:
+            seen.append(decode(frame))
+            if seen[-1][0] == ANSWER:
+                break
+        deadline = time.monotonic() + 20
+        while not engine.watch_calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+        ours.sendall(encode((REQUEST, 2, "filter", (FilterQuery("skill-0001"),))))
+        for frame in frames:
+            seen.append(decode(frame))
+            if seen[-1][0] == ANSWER and seen[-1][1] == 2:
+                break
+        kinds = [m[2] for m in seen if m[0] == ANSWER]
+        assert kinds == ["open", "filter"], kinds  # the rescan found nothing and says nothing
+        assert engine.watch_calls and all(engine.watch_calls)
+        _skills(root / "later", 1)  # the watch is live; a refresh of the open's 2 would fail here
+        for frame in frames:
+            message = decode(frame)
+            if message[0] == ANSWER and message[2] == "refresh":
+                assert message[3].summary["skills"] == 3
+                break
+    finally:
+        ours.close()
+        thread.join(10)
+        engine.stop()

@@ -56,7 +56,7 @@ def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
         created.append(w)
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=20000):
             w.reload()
-        # The engine watches the folders before it reads them: an edit from now on is seen.
+        # Once the engine watches the folders (just after the open's answer), an edit is seen.
         qtbot.waitUntil(lambda: w.watch_mode[0] in ("native", "polling"), timeout=10000)
         return w
 

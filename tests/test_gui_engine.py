@@ -159,8 +159,8 @@ def test_reloads_do_not_grow_the_window(qtbot, tmp_path: Path) -> None:  # type:
 
 
 def test_a_launch_reads_the_set_once(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The engine watches before it reads, so no catch-up rescan follows the first one (issue:
-    every launch scanned twice)."""
+    """The set is shown once: the rescan after the watch is set up finds nothing new and sends
+    nothing (issue: every launch scanned twice)."""
     root = tmp_path / "skills"
     for name in ("alpha", "beta"):
         _skill(root, name)

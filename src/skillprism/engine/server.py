@@ -103,7 +103,8 @@ FILE_LIMIT = 500  # files of one skill the tree lists
 # run: minutes of waiting on subprocesses that must not hold up the other kinds). They are
 # superseded and cancelled as every kind is; their progress goes as `progress` messages.
 BACKGROUND = frozenset({"live_run"})
-_LATER = object()  # a handler's return: the answer comes later
+_LATER = object()  # a handler's return: the answer comes later (or none is needed)
+_VERIFY = ((), True)  # the arguments of the refresh that sets up the watch (`_verify_due`)
 FILL_INTERVAL = 0.25  # seconds between two fills of risks sent while they are scanned
 # skills in one fill at most: the window applies a fill in one go, so a scan that runs fast
 # (the cache knows the skills) comes in several small fills rather than one that blocks it
@@ -179,6 +180,7 @@ class _Shown:
         self.index = FilterIndex(None)
         self.tree: TreeView | None = None
         self.shape: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        self.path_problems: tuple[Any, ...] = ()
 
 
 class Engine:
@@ -210,6 +212,9 @@ class Engine:
         # The security pass is on and the shown catalog was built without it: the risks are
         # scanned between requests (a job the engine gives itself) until they are all in.
         self._risks_due = False
+        # The file watch is to be set up, then everything read before it was rescanned: an open
+        # answers first, and a change made before the watch saw it is found by that rescan.
+        self._verify_due = False
         # skills whose risks were sent for this generation, and the risk sent
         self._filled: dict[str, str] = {}
         self._risks_scanned = False  # every risk is in; the view with them is being sent
@@ -291,6 +296,8 @@ class Engine:
     def _superseded(self, job: _Job) -> bool:
         if job.id < 0 and job.kind == "risks" and not self._risks_scanned:
             return bool(self._queue or self._changes)  # gives way to anything asked or changed
+        if job.id < 0 and job.args == _VERIFY:
+            return bool(self._queue)  # gives way to anything asked; runs again after it
         if job.id < 0:  # a refresh of changed files: an open makes it pointless
             return any(j.kind == "open" for j in self._queue)
         return job.id in self._cancelled or self._newest.get(job.kind) != job.id
@@ -305,6 +312,8 @@ class Engine:
                     job = self._queue.popleft()
                     if not self._superseded(job):
                         return job
+                if self._verify_due and self.workspace is not None:
+                    return _Job(next(self._own_ids), "refresh", _VERIFY)
                 if self._changes and self.workspace is not None:
                     return _Job(next(self._own_ids), "refresh", ())
                 if self._risks_due and self.workspace is not None:
@@ -400,11 +409,10 @@ class Engine:
         self.spec = spec
         return self.workspace, False
 
-    def _watch(self, workspace: Workspace, spec: OpenSpec) -> None:
-        """Watch what the workspace reads (before it reads it, so no change is missed)."""
+    def _wanted_watch(self, workspace: Workspace, spec: OpenSpec) -> tuple[str, ...]:
+        """The folders to watch for `workspace` (none when the window watches nothing)."""
         if not self.live:
-            self._stop_watch()
-            return
+            return ()
         paths = list(workspace.roots_to_watch())
         # Missing folders too: the watcher waits on their nearest existing parent, so a skills
         # folder created later (e.g. ~/.claude/skills) appears without a reload.
@@ -412,8 +420,30 @@ class Engine:
             p if os.path.isdir(p) or not os.path.exists(p) else os.path.dirname(p)
             for p in spec.paths
         ]
-        wanted = tuple(sorted(set(paths)))
-        if wanted == self._watched and self._watcher is not None:
+        return tuple(sorted(set(paths)))
+
+    def _watching(self, wanted: tuple[str, ...]) -> bool:
+        return not wanted or (wanted == self._watched and self._watcher is not None)
+
+    def _watch_later(self, workspace: Workspace, spec: OpenSpec) -> None:
+        """An open: when the watch must change, drop the old one now and set up the new one
+        after the answer (then everything read is rescanned: `_verify_due`). Setting up a watch
+        walks every folder, which the window need not wait for."""
+        wanted = self._wanted_watch(workspace, spec)
+        if self._watching(wanted):
+            if not wanted:
+                self._stop_watch()
+            return
+        self._stop_watch()
+        self._verify_due = True
+
+    def _watch(self, workspace: Workspace, spec: OpenSpec) -> None:
+        """Watch the folders `workspace` reads (changes made before this are found by the
+        rescan that follows it, `_verify_due`)."""
+        wanted = self._wanted_watch(workspace, spec)
+        if self._watching(wanted):
+            if not wanted:
+                self._stop_watch()
             return
         self._stop_watch()
         self._watched = wanted
@@ -486,6 +516,7 @@ class Engine:
                     for row in shown.skills
                 ]
         shown.index = FilterIndex(catalog)
+        shown.path_problems = tuple(self.workspace.path_problems())
         self.shown = shown
         self.generation += 1
         self._filled = {}
@@ -499,7 +530,7 @@ class Engine:
             catalog.summary(),
             shown.roots,
             tree,
-            tuple(self.workspace.path_problems()),
+            shown.path_problems,
             _moved(before.catalog, catalog, update),
             changed,
             self.workspace.security,
@@ -536,29 +567,52 @@ class Engine:
         start = time.perf_counter()
         self.query, self.live = query, live
         workspace, new = self._workspace(spec, cold)
-        self._watch(workspace, spec)
+        self._watch_later(workspace, spec)
         # With the security pass: the tree and the validation findings first, the risks after.
         self._risks_due = workspace.security
         update = None if new else workspace.refresh(security=False if self._risks_due else None)
         return self._loaded(spec, start, update)
 
-    def _do_refresh(self, paths: Sequence[str] = ()) -> LoadedView:
+    def _do_refresh(self, paths: Sequence[str] = (), verify: bool = False) -> Any:
         """Files changed on disk (`paths`, else those the watcher reported): refresh what they
-        touch (a job the engine gives itself)."""
+        touch (a job the engine gives itself). `verify`: set up the file watch an open left for
+        later, then rescan everything; answered only when something changed since the open."""
         assert self.workspace is not None and self.spec is not None
+        start = time.perf_counter()
+        if verify:
+            self._watch(self.workspace, self.spec)
         with self._cv:
             self._changes.update(paths)
             changed, self._changes = tuple(sorted(self._changes)), set()
-        start = time.perf_counter()
-        self.event("working", "refresh")
+        if verify:
+            changed = ()  # the rescan covers whatever the watcher reported meanwhile
+        else:
+            self.event("working", "refresh")
         try:
             update = self.workspace.refresh(changed, security=False if self._risks_due else None)
         except BaseException:
             with self._cv:
                 self._changes.update(changed)  # not done: the next refresh takes them again
             raise
+        if verify:
+            self._verify_due = False
+            if not self._moved_since_shown(update):
+                return _LATER  # nothing to say: the window shows what is on disk
         self._watch(self.workspace, self.spec)  # new roots may have appeared
         return self._loaded(self.spec, start, update, changed, update.refresh)
+
+    def _moved_since_shown(self, update: Update) -> bool:
+        """Whether a rescan found anything the shown catalog does not hold."""
+        assert self.workspace is not None and self.spec is not None
+        shown = self.shown
+        if update.changed_keys or update.removed_keys or shown.catalog is None:
+            return True
+        security = False if self._risks_due else None
+        now = self.workspace.catalog(self.spec.profile, security=security)
+        return (
+            now.summary() != shown.catalog.summary()
+            or tuple(self.workspace.path_problems()) != shown.path_problems
+        )
 
     def _do_risks(self) -> LoadedView:
         """Scan the shown skills for risks (a job the engine gives itself while they are due),

@@ -132,6 +132,9 @@ class MainWindow(QMainWindow):
         self.install_into = ""  # "" as laid out; "personal" / "project": as installed there
         self.project_settings = settings.value("project_settings", True, bool)
         self.engine = EngineClient(self)
+        # first: the engine's own start-up (an interpreter, its modules) runs while the window
+        # builds its widgets; its answers are read only once the event loop runs
+        self.engine.start()
         self.watch_mode = ("off", "")  # the engine's file watch: (mode, reason)
         self._filter_timer = QTimer(self, singleShot=True, interval=30)
         self._filter_timer.timeout.connect(self._request_filter)
@@ -170,7 +173,6 @@ class MainWindow(QMainWindow):
         self.engine.sig_died.connect(self._on_engine_died)
         self.live = True  # watch the folders for changes (off for one-shot screenshots)
         self.sig_report_written.connect(self._on_report_written)
-        self.engine.start()
 
     # --- layout -----------------------------------------------------------------------------------
 

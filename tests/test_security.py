@@ -438,3 +438,18 @@ def test_invisible_runs_are_the_maximal_runs_of_invisible_characters(text: str) 
             want.append((start, at))
             start = -1
     assert list(_suspect_spans(text)) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_decoded_blobs_are_measured_as_byte_by_byte(data: bytes) -> None:
+    # Counted by deleting bytes (a decoded image can be megabytes): the same share and the same
+    # verdict as looking at every byte.
+    from skillprism.core.security.secrets import printable_ratio, wordy
+
+    good = sum(1 for b in data if 32 <= b < 127 or b in (9, 10, 13))
+    assert printable_ratio(data) == (good / len(data) if data else 0.0)
+    letters = sum(1 for b in data if 97 <= (b | 32) <= 122 or b == 32)
+    assert wordy(data) == (
+        letters >= len(data) * 0.5 and re.search(rb"[A-Za-z]{2,}", data) is not None
+    )

@@ -25,6 +25,8 @@ def _suspect_spans(text: str) -> Iterator[tuple[int, int]]:
     text, and most text is printable ASCII)."""
     invisible = _invisible_set()
     for m in _NOT_PRINTABLE_ASCII.finditer(text):
+        if invisible.isdisjoint(m.group()):
+            continue  # most runs (an em dash, a line of Chinese) hold none: asked in C
         start = -1
         for at in range(m.start(), m.end()):
             if text[at] in invisible:

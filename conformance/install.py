@@ -136,8 +136,9 @@ def install(rt: Runtime, force: bool = False) -> bool:
         install_npm(rt)
     if rt.pypi:
         install_pypi(rt)
-    if not rt.installed():
-        raise SystemExit(f"{rt.name}: installed, but {rt.package_dir} is not the pinned release")
+    missing = rt.missing()
+    if missing:
+        raise SystemExit(f"{rt.name} {rt.release}: installed, but {missing}")
     return True
 
 

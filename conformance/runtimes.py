@@ -84,22 +84,29 @@ class Runtime:
 
     def installed(self) -> bool:
         """The pinned release is present in the cache (no network needed to run)."""
+        return not self.missing()
+
+    def missing(self) -> str:
+        """What of the pinned release the cache lacks ("" when nothing): said when an install
+        does not give it (a newer release whose platform package is named differently, say)."""
         if self.pypi:
-            return _pypi_installed(self)
+            return _pypi_missing(self)
         pkg = self.package_dir / "package.json"
         if not pkg.is_file():
-            return False
+            return f"{pkg} is not there"
         import json
 
         try:
             version = json.loads(pkg.read_text(encoding="utf-8")).get("version")
-        except (OSError, ValueError):
-            return False
+        except (OSError, ValueError) as err:
+            return f"{pkg} cannot be read ({err})"
         if version != self.npm.get(self.package):
-            return False
+            return f"{self.package} is {version}, not {self.npm.get(self.package)}"
         if self.binary and not (self.install_dir / self.binary).is_file():
-            return False
-        return self.kind != "bun" or bun_path(self).is_file()
+            return f"the program {self.binary} is not there (its platform package did not install)"
+        if self.kind == "bun" and not bun_path(self).is_file():
+            return f"Bun is not there ({bun_path(self)})"
+        return ""
 
     def command(self) -> list[str]:
         """The command that starts the driver (run with the job's cwd)."""
@@ -177,13 +184,13 @@ def bun_path(rt: Runtime) -> Path:
     return rt.install_dir / "node_modules" / "@oven" / "bun-linux-x64" / "bin" / "bun"
 
 
-def _pypi_installed(rt: Runtime) -> bool:
+def _pypi_missing(rt: Runtime) -> str:
     site = rt.install_dir / "site"
     for name, version in rt.pypi.items():
         dist = name.replace("-", "_")
         if not (site / f"{dist}-{version}.dist-info").is_dir():
-            return False
-    return True
+            return f"{name} {version} is not installed in {site}"
+    return ""
 
 
 RUNTIMES: dict[str, Runtime] = {

@@ -560,3 +560,20 @@ def test_latest_names_what_drifts_from_the_recorded_run():
         [latest.Drift("pi", "0.73.1", "0.74.0", "drift", ["x"], "partial", "verified")]
     )
     assert "pi" in table and "0.74.0" in table and "DRIFT" in table
+
+
+def test_an_install_that_lacks_the_program_says_what_is_missing(tmp_path, monkeypatch):
+    """A newer release whose platform package did not install: the message names the program,
+    not 'not the pinned release' (make conformance-latest, kilo-code 7.8.1)."""
+    monkeypatch.setenv("SKILLPRISM_LAB_CACHE", str(tmp_path))
+    rt = RUNTIMES["kilo-code"]
+    assert "package.json is not there" in rt.missing()
+    rt.package_dir.mkdir(parents=True)
+    (rt.package_dir / "package.json").write_text(json.dumps({"version": "0.0.1"}))
+    assert rt.missing() == f"{rt.package} is 0.0.1, not {rt.release}"
+    (rt.package_dir / "package.json").write_text(json.dumps({"version": rt.release}))
+    assert rt.binary in rt.missing() and "platform package" in rt.missing()
+    program = rt.install_dir / rt.binary
+    program.parent.mkdir(parents=True)
+    program.write_bytes(b"")
+    assert rt.missing() == "" and rt.installed()

@@ -2,10 +2,10 @@
 
 The real window (offscreen) opens N generated skills under Claude Code, selects one, loads an eval
 set of 50 prompts for it and starts a live run of 3 runs per prompt from the trigger view's Live
-Runs tab, as a user does, and lets it run in a Qt event loop, as the app's own. The CLI is Claude Code 2.1.330 itself, from the conformance lab's cache,
-talking to the lab's scripted model server on 127.0.0.1 inside a network namespace of its own
-(conformance/netns_run.py; nothing else reachable), through a wrapper this bench writes and names
-as the tab's "Runtime CLI". Without the lab's binary (or without `unshare`), a stand-in that prints
+Runs tab, as a user does, and lets it run in a Qt event loop, as the app's own. The CLI is
+Claude Code 2.1.330 itself, from the conformance lab's cache, talking to the lab's scripted model
+server on 127.0.0.1 inside a network namespace of its own (conformance/netns_run.py; nothing
+else reachable), through a wrapper this bench writes and names as the tab's "Runtime CLI". Without the lab's binary (or without `unshare`), a stand-in that prints
 a stream captured from the real CLI is used instead, and the output says so.
 
 Measured: the longest the GUI thread went without ticking (a heartbeat timer, as bench_stall.py)

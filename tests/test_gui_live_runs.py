@@ -244,14 +244,18 @@ def test_the_progress_and_the_last_line_show_only_while_there_is_something_to_sa
             )
         )
     )
+    settings = (live.runs, live.timeout, live.concurrency, live.holdout, live.cli, live.browse)
+    assert all(w.isEnabled() for w in settings)
     live.start.click()
     assert live.progress.isVisible() and live.last.isVisible()
     assert live.last.text() == "Starting…" and live.progress.text() == "0 of 4 runs"
+    assert not any(w.isEnabled() for w in settings)  # a run keeps the settings it started with
     qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
     assert seen and all(bar and line for bar, line, _text in seen)
     assert seen[-1][2] == "4 of 4 runs"
     assert not live.progress.isVisible() and live.last.text() == ""
     assert not live.last.isVisible()
+    assert all(w.isEnabled() for w in settings)
     qtbot.wait(50)  # the layout pass the hidden widgets ask for
     assert live.save.x() == save_x
     assert live.summary.y() < live.start.y() + live.start.height() + live.last.height()

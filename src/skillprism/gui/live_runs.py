@@ -156,8 +156,8 @@ class LiveRunsPage(QWidget):
         )
         self.cli = QLineEdit(placeholderText="the runtime's CLI, as found on PATH")
         self.cli.setClearButtonEnabled(True)
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._browse)
+        self.browse = QPushButton("Browse…")
+        self.browse.clicked.connect(self._browse)
         for w in (self.runs, self.cli):
             (w.valueChanged if isinstance(w, QSpinBox) else w.editingFinished).connect(
                 lambda *_: self.replan()
@@ -174,7 +174,7 @@ class LiveRunsPage(QWidget):
         settings.addSpacing(12)
         settings.addWidget(QLabel("Runtime CLI"))
         settings.addWidget(self.cli, 1)
-        settings.addWidget(browse)
+        settings.addWidget(self.browse)
 
         self.plan_label = QLabel()
         self.plan_label.setWordWrap(True)
@@ -432,5 +432,6 @@ class LiveRunsPage(QWidget):
         self.progress.setVisible(self.running)
         self.save.setEnabled(self.result is not None and not self.running)
         self.compare.setEnabled(self.result is not None and not self.running)
-        for w in (self.runs, self.cli):
+        # A run keeps the settings it started with: none of them can be changed while it goes.
+        for w in (self.runs, self.timeout, self.concurrency, self.holdout, self.cli, self.browse):
             w.setEnabled(not self.running)

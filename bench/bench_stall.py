@@ -66,10 +66,8 @@ class Heartbeat:
 
         self.timer = QTimer(interval=TICK_MS)
         self.timer.timeout.connect(self._tick)
-        self.last = time.perf_counter()
+        self.last, self.cpu, self.wait = _clocks()
         self.longest = 0.0
-        self.cpu = time.thread_time()
-        self.wait = _runqueue_wait()
         self.longest_cpu = 0.0  # GUI-thread CPU time spent during the longest gap
         self.longest_wait = 0.0  # time the GUI thread waited for a core during the longest gap
         self.longest_own = 0.0  # the longest gap less the time waiting for a core in it
@@ -82,9 +80,7 @@ class Heartbeat:
         self.timer.start()
 
     def reset(self) -> None:
-        self.last = time.perf_counter()
-        self.cpu = time.thread_time()
-        self.wait = _runqueue_wait()
+        self.last, self.cpu, self.wait = _clocks()
         self.longest = 0.0
         self.longest_cpu = 0.0
         self.longest_wait = 0.0
@@ -93,7 +89,7 @@ class Heartbeat:
         self.gaps = []
 
     def _tick(self) -> None:
-        now, cpu, wait = time.perf_counter(), time.thread_time(), _runqueue_wait()
+        now, cpu, wait = _clocks()
         gap, gap_cpu, gap_wait = now - self.last, cpu - self.cpu, wait - self.wait
         if gap > self.longest:
             self.longest, self.longest_cpu, self.longest_wait = gap, gap_cpu, gap_wait
@@ -109,6 +105,21 @@ class Heartbeat:
     @property
     def longest_own_ms(self) -> float:
         return max(0.0, self.longest_own * 1000 - TICK_MS)
+
+
+def _clocks() -> tuple[float, float, float]:
+    """(wall, GUI-thread CPU, core wait) at one instant, seconds. Read one after the other, a
+    wait for a core between the reads would count as waiting in one gap and as wall time in the
+    next; the wait (which moves only while the thread is off the processor) is read on both
+    sides and the clocks read again until it has not moved."""
+    wait = _runqueue_wait()
+    for _ in range(5):
+        now, cpu = time.perf_counter(), time.thread_time()
+        after = _runqueue_wait()
+        if after == wait:
+            break
+        wait = after
+    return now, cpu, wait
 
 
 def _runqueue_wait() -> float:

@@ -191,20 +191,20 @@ def test_a_long_prompt_shown_as_it_runs_does_not_widen_the_window(window, qtbot,
     program, _ran = stand_in(tmp_path, "intended")
     live = plan_with(qtbot, window, program)
     width = window.width()
-    assert live.last.isVisible()
     assert live.fontMetrics().horizontalAdvance(long) > 2 * width  # it cannot fit
 
     shown: list[tuple[str, str, int]] = []
 
     def progress_shown() -> None:
         qtbot.wait(20)  # the layout pass a new text asks for
-        shown.append((live.last.text(), live.last.toolTip(), window.width()))
+        shown.append((live.last.text(), live.last.toolTip(), window.width(), live.last.isVisible()))
 
     window.engine.sig_progress.connect(lambda kind, *_: kind == "live_run" and progress_shown())
     live.start.click()
     qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
-    assert shown and all(long in text and long in tip for text, tip, _w in shown)
-    assert [w for _t, _tip, w in shown] == [width] * len(shown)
+    assert shown and all(long in text and long in tip for text, tip, _w, _v in shown)
+    assert all(visible for _t, _tip, _w, visible in shown)
+    assert [w for _t, _tip, w, _v in shown] == [width] * len(shown)
     assert window.width() == width
 
 
@@ -224,3 +224,44 @@ def test_the_results_get_room_to_show(window, qtbot, tmp_path) -> None:  # type:
     assert before < window.trigger_dock.height() <= window.height() * 60 // 100
     rows = live.table.viewport().height() // live.table.verticalHeader().defaultSectionSize()
     assert rows >= live.model.rowCount() == 2
+
+
+def test_the_progress_and_the_last_line_show_only_while_there_is_something_to_say(
+    window, qtbot, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    # Before a run and after it the progress bar is hidden (no "4 of 4 runs" left standing) and
+    # keeps its room (the buttons beside it stay put); an empty "Last:" line gives up its row.
+    program, _ran = stand_in(tmp_path, "intended")
+    live = plan_with(qtbot, window, program)
+    assert not live.progress.isVisible() and not live.last.isVisible()
+    save_x = live.save.x()
+    seen: list[tuple[bool, bool, str]] = []
+    window.engine.sig_progress.connect(
+        lambda kind, *_: (
+            kind == "live_run"
+            and seen.append(
+                (live.progress.isVisible(), live.last.isVisible(), live.progress.text())
+            )
+        )
+    )
+    settings = (live.runs, live.timeout, live.concurrency, live.holdout, live.cli, live.browse)
+    assert all(w.isEnabled() for w in settings)
+    live.start.click()
+    assert live.progress.isVisible() and live.last.isVisible()
+    assert live.last.text() == "Starting…" and live.progress.text() == "0 of 4 runs"
+    assert not any(w.isEnabled() for w in settings)  # a run keeps the settings it started with
+    qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
+    assert seen and all(bar and line for bar, line, _text in seen)
+    assert seen[-1][2] == "4 of 4 runs"
+    assert not live.progress.isVisible() and live.last.text() == ""
+    assert not live.last.isVisible()
+    assert all(w.isEnabled() for w in settings)
+    qtbot.wait(50)  # the layout pass the hidden widgets ask for
+    assert live.save.x() == save_x
+    assert live.summary.y() < live.start.y() + live.start.height() + live.last.height()
+
+    live.start.click()  # again: both come back, then the run is cancelled
+    assert live.progress.isVisible() and live.progress.text() == "0 of 4 runs"
+    live.cancel.click()
+    assert not live.progress.isVisible()
+    assert live.last.isVisible() and live.last.text().startswith("Cancelled")

@@ -251,8 +251,17 @@ def quiet_platform_noise() -> None:
     qInstallMessageHandler(handler)
 
 
+# Qt's raster engine hands every fill of 96 spans or more (a progress bar's stripes, a table's
+# grid) to a thread pool of its own and waits for it on the GUI thread. While live runs keep
+# the cores busy those threads wait for one, and the window stands still with them, off the
+# processor (bench/bench_live_window.py); widget-sized fills cost less done where they are.
+SERIAL_FILLS = ("QT_NO_GUI_THREADPOOL", "1")
+
+
 def make_application():  # type: ignore[no-untyped-def]
-    """The QApplication (created once), with the app's identity and icon."""
+    """The QApplication (created once), with the app's identity and icon; Qt paints on the GUI
+    thread alone (SERIAL_FILLS)."""
+    os.environ.setdefault(*SERIAL_FILLS)  # read by Qt at its first fill: before any window
     from PySide6.QtWidgets import QApplication
 
     from skillprism.gui.icons import app_icon

@@ -156,8 +156,8 @@ class LiveRunsPage(QWidget):
         )
         self.cli = QLineEdit(placeholderText="the runtime's CLI, as found on PATH")
         self.cli.setClearButtonEnabled(True)
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._browse)
+        self.browse = QPushButton("Browse…")
+        self.browse.clicked.connect(self._browse)
         for w in (self.runs, self.cli):
             (w.valueChanged if isinstance(w, QSpinBox) else w.editingFinished).connect(
                 lambda *_: self.replan()
@@ -174,7 +174,7 @@ class LiveRunsPage(QWidget):
         settings.addSpacing(12)
         settings.addWidget(QLabel("Runtime CLI"))
         settings.addWidget(self.cli, 1)
-        settings.addWidget(browse)
+        settings.addWidget(self.browse)
 
         self.plan_label = QLabel()
         self.plan_label.setWordWrap(True)
@@ -188,10 +188,17 @@ class LiveRunsPage(QWidget):
         self.compare = QPushButton("Compare With Saved…")
         self.compare.clicked.connect(self._compare)
         self.progress = StatusProgress(maximumHeight=16)
-        # Always shown, as is the line under it: showing and hiding widgets while runs come in
-        # would lay out and paint the whole window again each time.
-        self.progress.setFormat("no run yet")
+        self.progress.setFormat("%v of %m runs")
+        # Shown while a run goes, its room kept when hidden: the buttons beside it stay put.
+        # Shown and hidden when a run starts and ends, never as runs come in (each would lay
+        # out and paint the whole window again); the line under it likewise holds its row only
+        # while it has something to say.
+        keep = self.progress.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(keep)
+        self.progress.hide()
         self.last = LineLabel()  # a prompt can be long: it must not widen the window
+        self.last.hide()
         buttons = QHBoxLayout()
         for b in (self.start, self.cancel):
             buttons.addWidget(b)
@@ -253,9 +260,8 @@ class LiveRunsPage(QWidget):
         self.result = None
         self.model.set_rows(())
         self.summary.clear()
-        self.progress.setFormat("%v of %m runs")
         self.progress.show_progress(0, plan.calls)
-        self.last.setText("Starting…")
+        self._say("Starting…")
         self.sig_start.emit(
             list(self.planned_items),
             self.runs.value(),
@@ -270,7 +276,7 @@ class LiveRunsPage(QWidget):
         if self.running:
             self.sig_cancel.emit()
             self.running = False
-            self.last.setText("Cancelled: every running CLI was stopped; nothing is kept.")
+            self._say("Cancelled: every running CLI was stopped; nothing is kept.")
             self._enable()
 
     def _browse(self) -> None:
@@ -316,7 +322,7 @@ class LiveRunsPage(QWidget):
         self.result = result
         self.model.set_rows(result.rows)
         self.table.setColumnHidden(BEFORE_COLUMN, True)  # until compared with a saved run
-        self.last.setText("")
+        self._say("")
         self._show_summary()
         self._enable()
 
@@ -337,18 +343,23 @@ class LiveRunsPage(QWidget):
         before = {(q, should): rate for q, should, rate in comparison.before}
         self.model.set_rows(self.result.rows, before)
         self.table.setColumnHidden(BEFORE_COLUMN, False)
-        self.last.setText(
+        self._say(
             f"Compared with {comparison.path}: {comparison.better} prompt(s) moved the right "
             f"way, {comparison.worse} the wrong way (the Before column)."
         )
 
     def show_failure(self, message: str) -> None:
         self.running = False
-        self.last.setText("")
+        self._say("")
         self.plan_label.setText(f"<span style='color:#c0392b'>{html.escape(message)}</span>")
         self._enable()
 
     # --- showing -----------------------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        """Put `text` on the line under the buttons; without text the line gives up its row."""
+        self.last.setText(text)
+        self.last.setVisible(bool(text))
 
     def _placeholder(self) -> str:
         if self.running:
@@ -418,7 +429,9 @@ class LiveRunsPage(QWidget):
         self.start.setEnabled(can)
         self.start.setText(f"Start {plan.calls} Model Calls" if plan is not None else "Start")
         self.cancel.setEnabled(self.running)
+        self.progress.setVisible(self.running)
         self.save.setEnabled(self.result is not None and not self.running)
         self.compare.setEnabled(self.result is not None and not self.running)
-        for w in (self.runs, self.cli):
+        # A run keeps the settings it started with: none of them can be changed while it goes.
+        for w in (self.runs, self.timeout, self.concurrency, self.holdout, self.cli, self.browse):
             w.setEnabled(not self.running)

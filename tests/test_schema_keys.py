@@ -236,6 +236,42 @@ def test_yaml_repair(proj: Path) -> None:
     assert get(cat, tab).description == "Tabbed."
 
 
+def test_requote_description_at_error(proj: Path) -> None:
+    # OpenClaw's normalizeFreeformFieldAtError: the line the YAML error is on, when it is the
+    # top-level description, becomes `description: <JSON string>` (matching outer quotes off),
+    # up to three times; any other line leaves the block broken.
+    cases = {
+        "open": ('name: open\ndescription: "never closed', '"never closed'),
+        "single": ("description: 'it never ends", "'it never ends"),
+        "colon": ("description: Use when: x\nname: colon", "Use when: x"),
+        "flow": ("description: [a, b", "[a, b"),
+        "alias": ("description: *nowhere", "*nowhere"),
+        "quoted-key": ('"description": "open', '"open'),
+        "summary": ("summary: Use when: y\ndescription: S.", "S."),
+    }
+    refused = {
+        "name-colon": "name: a: b\ndescription: D.",
+        "runs-on": 'description: "never closed\nname: x',  # the error is on the last line
+        "indented": "metadata:\n  description: x: y\ndescription: D.",
+        "block": "description: |\n  a\n bad: x",
+        "blank-end": 'description: "open\n',  # the error is on the empty last line
+        "summary-no-colon": 'summary: "open\ndescription: D.',
+    }
+    paths = {k: write(proj, f"skills/{k}/SKILL.md", fm(v)) for k, (v, _) in cases.items()}
+    paths |= {k: write(proj, f"skills/{k}/SKILL.md", fm(v)) for k, v in refused.items()}
+    assert all(get(build(profile(), proj), p).status == "skipped" for p in paths.values())
+    cat = build(profile('[frontmatter]\nyaml_repair = ["requote-description-at-error"]'), proj)
+    for key, (_, description) in cases.items():
+        e = get(cat, paths[key])
+        assert e.loaded and e.description == description, key
+        assert "yaml-repaired" in rules_of(e), key
+    for key in refused:
+        assert get(cat, paths[key]).status == "skipped", key
+    colon = build(profile('[frontmatter]\nyaml_repair = ["quote-any-colon-values"]'), proj)
+    assert get(colon, paths["name-colon"]).loaded  # the other repair quotes every colon value
+    assert get(colon, paths["open"]).status == "skipped"
+
+
 def test_fallback_variants(proj: Path) -> None:
     text = fm('name: "q"\ndescription: 42\n  continued\nname: last')
     path = write(proj, "skills/a/SKILL.md", text)

@@ -198,7 +198,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "info",
         "YAML repaired before reading",
         "The frontmatter is not valid YAML as written; the runtime repairs it (tabs to spaces, "
-        "quotes around a value that holds `: `) and reads the repaired text.",
+        "quotes around a value that holds `: `, the description line the error is on rewritten "
+        "as a quoted string) and reads the repaired text.",
     ),
     (
         "SP190",

@@ -58,6 +58,7 @@ YAML_REPAIRS = (
     "tab-indents-js-yaml3",
     "quote-colon-values",
     "quote-any-colon-values",
+    "requote-description-at-error",
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")

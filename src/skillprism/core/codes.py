@@ -565,6 +565,16 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "within (profile key `[[roots]] links_within`: the project's repository, or the root), "
         "and the runtime refuses it.",
     ),
+    (
+        "SP319",
+        "root-limit",
+        "skip",
+        "Past the runtime's limit of skills per root",
+        "The runtime loads at most a set number of skills from one root (profile key "
+        "`[discovery] max_loaded_per_root`; OpenClaw: 200), in the root's own order, and does not "
+        "read the rest: this skill comes after that many in its root. Move skills to another "
+        "root the runtime reads, or remove ones you do not use.",
+    ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (
         "SP401",

@@ -857,7 +857,8 @@ class Tier1Model:
     ) -> None:
         """Codex's budget (`model = "round-robin"`): each skill line plus its line break costs
         ceil(UTF-8 bytes / 4) tokens against `context_window x context_fraction` tokens (or its
-        characters against `fallback_chars` when the window is unknown). Every line full when
+        characters against `fallback_chars` when the window is unknown), less what the roots
+        table costs beyond `roots_free_bytes` (when set). Every line full when
         they all fit; else, when the lines without descriptions fit, description characters are
         handed out one at a time in listing order, a skill taking its next one while the tokens
         it adds still fit (a description cut so ends without a suffix); else the description-less
@@ -885,6 +886,14 @@ class Tier1Model:
 
         def line_cost(text: str) -> int:
             return cost(len(text) + 1, len(text.encode("utf-8")) + 1)
+
+        free = b.roots_free_bytes
+        if free >= 0 and self._roots_text:
+            # Codex 0.169.0 takes the roots table's cost beyond a fixed allowance off the budget
+            # (lab: three path lengths, one to four roots).
+            chars, size = len(self._roots_text), len(self._roots_text.encode("utf-8"))
+            if size > free:
+                limit = max(0, limit - cost(max(0, chars - free), size - free))
 
         rows = [i for i in listed if state[i] != "name-only"]
         fixed = [i for i in listed if state[i] == "name-only"]

@@ -78,6 +78,9 @@ class BudgetSpec:
     # compact listing and before a cut one ({detail}: `truncated_detail` in the compact format);
     # the words {descriptions} stands for (shortened, omitted); the common description length's
     # search range.
+    # round-robin (Codex 0.169.0): the roots table's bytes beyond this many cost tokens (bytes / 4,
+    # rounded up) off the budget; -1 = the table costs nothing.
+    roots_free_bytes: int = -1
     max_entries: int = 0
     lead: str = ""
     compact_header: str = ""
@@ -346,6 +349,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
         builtin_full=b.get("builtin_full", bool, db.builtin_full),
         measure=b.get("measure", str, db.measure, MEASURES),
+        roots_free_bytes=b.get("roots_free_bytes", int, db.roots_free_bytes),
         max_entries=b.get("max_entries", int, db.max_entries),
         lead=b.get("lead", str, db.lead),
         compact_header=check_template(
@@ -374,6 +378,8 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         compact_max_chars=b.get("compact_max_chars", int, db.compact_max_chars),
     )
     b.check_unknown()
+    if budget.roots_free_bytes >= 0 and budget.model != "round-robin":
+        raise b.fail("roots_free_bytes", 'only with model = "round-robin"')
     if budget.model == "compact":
         if not budget.compact_header or not budget.compact_header_names:
             raise b.fail(

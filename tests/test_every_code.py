@@ -383,6 +383,10 @@ SCENARIOS: dict[str, Callable[..., set[str]]] = {
         home=str(tmp / "home"),
         env={},
     )(tmp),
+    # OpenClaw loads at most 200 skills from one root: the 201st is not read
+    "SP319": check(
+        "openclaw", {f"root/s{i:03d}/SKILL.md": fm(name=f"s{i:03d}") for i in range(201)}
+    ),
     "SP511": check("agentskills", {"root/s/SKILL.md": fm(body="Run `python scripts/fill.py`.\n")}),
     "SP601": check("agentskills", {"root/s/SKILL.md": fm(body="line\n" * 600)}),
     "SP602": check("agentskills", {"root/s/SKILL.md": fm(body="word " * 8000)}),

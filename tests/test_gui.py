@@ -381,8 +381,11 @@ def test_a_matrix_click_selects_the_skill_under_that_runtime(window, qtbot, tmp_
     qtbot.waitUntil(lambda: w.matrix.model.matrix is not None, timeout=20000)
     m = w.matrix.model.matrix
     row = next(i for i, r in enumerate(m.rows) if r.name == "storybook-stories")
-    assert [c.value for c in m.rows[row].cells] == ["not-discovered", "full"]
-    assert "not-discovered" in w.matrix.model.index(row, 1).data()
+    # columns in level order (core/vocabulary.py LEVEL_ORDER): look each runtime up by name
+    cells = {p: m.rows[row].cells[m.profiles.index(p)].value for p in ("agentskills", "codex")}
+    assert cells == {"agentskills": "not-discovered", "codex": "full"}
+    column = 1 + m.profiles.index("agentskills")
+    assert "not-discovered" in w.matrix.model.index(row, column).data()
     col = 1 + m.profiles.index("codex")
     w.matrix._on_clicked(w.matrix.model.index(row, col))
     qtbot.waitUntil(

@@ -82,7 +82,7 @@ def test_install_from_where_then_undo(window, qtbot, tmp_path) -> None:  # type:
         if item.data(Qt.ItemDataRole.UserRole + 1) == "codex":
             item.setCheckState(Qt.CheckState.Checked)
     qtbot.waitUntil(
-        lambda: dialog.plan is not None and dialog.profiles() == ["claude-code", "codex"],
+        lambda: dialog.plan is not None and sorted(dialog.profiles()) == ["claude-code", "codex"],
         timeout=20000,
     )
     qtbot.waitUntil(lambda: dialog.plan is not None and "Codex" in dialog.plan.text, timeout=20000)

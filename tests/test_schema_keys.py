@@ -12,7 +12,7 @@ import pytest
 
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
-from skillprism.core.disclose import Tier1Model, tidy_lines
+from skillprism.core.disclose import BudgetSettings, Tier1Model, tidy_lines
 from skillprism.core.ordering import locale_key
 from skillprism.core.profiles import Profile, ProfileError, parse_profile
 from skillprism.core.resolve import build_catalog
@@ -234,6 +234,42 @@ def test_yaml_repair(proj: Path) -> None:
     assert get(cat, colon).description == "Use when: x"
     assert "yaml-repaired" in rules_of(get(cat, colon))
     assert get(cat, tab).description == "Tabbed."
+
+
+def test_requote_description_at_error(proj: Path) -> None:
+    # OpenClaw's normalizeFreeformFieldAtError: the line the YAML error is on, when it is the
+    # top-level description, becomes `description: <JSON string>` (matching outer quotes off),
+    # up to three times; any other line leaves the block broken.
+    cases = {
+        "open": ('name: open\ndescription: "never closed', '"never closed'),
+        "single": ("description: 'it never ends", "'it never ends"),
+        "colon": ("description: Use when: x\nname: colon", "Use when: x"),
+        "flow": ("description: [a, b", "[a, b"),
+        "alias": ("description: *nowhere", "*nowhere"),
+        "quoted-key": ('"description": "open', '"open'),
+        "summary": ("summary: Use when: y\ndescription: S.", "S."),
+    }
+    refused = {
+        "name-colon": "name: a: b\ndescription: D.",
+        "runs-on": 'description: "never closed\nname: x',  # the error is on the last line
+        "indented": "metadata:\n  description: x: y\ndescription: D.",
+        "block": "description: |\n  a\n bad: x",
+        "blank-end": 'description: "open\n',  # the error is on the empty last line
+        "summary-no-colon": 'summary: "open\ndescription: D.',
+    }
+    paths = {k: write(proj, f"skills/{k}/SKILL.md", fm(v)) for k, (v, _) in cases.items()}
+    paths |= {k: write(proj, f"skills/{k}/SKILL.md", fm(v)) for k, v in refused.items()}
+    assert all(get(build(profile(), proj), p).status == "skipped" for p in paths.values())
+    cat = build(profile('[frontmatter]\nyaml_repair = ["requote-description-at-error"]'), proj)
+    for key, (_, description) in cases.items():
+        e = get(cat, paths[key])
+        assert e.loaded and e.description == description, key
+        assert "yaml-repaired" in rules_of(e), key
+    for key in refused:
+        assert get(cat, paths[key]).status == "skipped", key
+    colon = build(profile('[frontmatter]\nyaml_repair = ["quote-any-colon-values"]'), proj)
+    assert get(colon, paths["name-colon"]).loaded  # the other repair quotes every colon value
+    assert get(colon, paths["open"]).status == "skipped"
 
 
 def test_fallback_variants(proj: Path) -> None:
@@ -595,6 +631,33 @@ def test_roots_table_and_short_paths(proj: Path) -> None:
     assert listing(prof, proj) == f"<h>\n- `r0` = `{real}`\n--\na (r0/a/SKILL.md)\n</h>"
     with pytest.raises(ProfileError, match="root_alias"):
         profile('[tier1]\nroot_alias = "r"')
+
+
+def test_roots_free_bytes_takes_the_roots_table_off_a_round_robin_budget(proj: Path) -> None:
+    # Codex 0.169.0: the roots table's bytes beyond an allowance cost tokens off the budget.
+    for name in "abc":
+        write(proj, f"skills/{name}/SKILL.md", fm(f"name: {name}\ndescription: {'word ' * 20}"))
+    tier1 = (
+        '[tier1]\nheader = "<h>\\n{roots}\\n--"\nfooter = "</h>"\nroot_alias = "r{index}"\n'
+        'entry = "- {name}: {description} (file: {short_path})"\n'
+        'entry_name_only = "- {name}: (file: {short_path})"\n'
+        '[tier1.budget]\nmodel = "round-robin"\nunit = "tokens"\ncontext_fraction = 0.02\n'
+    )
+    table = f"- `r0` = `{os.path.realpath(proj / 'skills')}`"
+
+    def outcomes(extra: str) -> list[str]:
+        model = Tier1Model(build(profile(tier1 + extra), proj))
+        lines = [x for x in model.compute().text.split("\n") if x.startswith("- ") and "(file" in x]
+        tokens = sum(-(-(len(x.encode()) + 1) // 4) for x in lines)  # every line fits exactly
+        result = model.compute(BudgetSettings(context_window=tokens * 50))
+        return [e.outcome for e in result.entries]
+
+    assert outcomes("") == ["full"] * 3
+    assert outcomes(f"roots_free_bytes = {len(table)}") == ["full"] * 3  # within the allowance
+    cut = outcomes(f"roots_free_bytes = {len(table) - 8}")  # 8 bytes over: 2 tokens off
+    assert "shortened" in cut and "full" in cut
+    with pytest.raises(ProfileError, match="roots_free_bytes"):
+        profile('[tier1.budget]\nmodel = "trim-then-omit"\nroots_free_bytes = 10')
 
 
 def test_cut_suffix(proj: Path) -> None:

@@ -198,7 +198,8 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "info",
         "YAML repaired before reading",
         "The frontmatter is not valid YAML as written; the runtime repairs it (tabs to spaces, "
-        "quotes around a value that holds `: `) and reads the repaired text.",
+        "quotes around a value that holds `: `, the description line the error is on rewritten "
+        "as a quoted string) and reads the repaired text.",
     ),
     (
         "SP190",
@@ -563,6 +564,16 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "The skill file's real path (after symlinks) leaves the folder the runtime reads this root "
         "within (profile key `[[roots]] links_within`: the project's repository, or the root), "
         "and the runtime refuses it.",
+    ),
+    (
+        "SP319",
+        "root-limit",
+        "skip",
+        "Past the runtime's limit of skills per root",
+        "The runtime loads at most a set number of skills from one root (profile key "
+        "`[discovery] max_loaded_per_root`; OpenClaw: 200), in the root's own order, and does not "
+        "read the rest: this skill comes after that many in its root. Move skills to another "
+        "root the runtime reads, or remove ones you do not use.",
     ),
     # --- SP4xx: tier-1 listing, budget and disclosure ------------------------------------------
     (

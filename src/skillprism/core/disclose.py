@@ -19,6 +19,13 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
+from skillprism.core.compact_budget import (
+    FULL,
+    compact_description,
+    note_text,
+    plan_compact,
+    utf16_len,
+)
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
 from skillprism.core.ordering import casefold_key, locale_key
@@ -370,7 +377,14 @@ class Tier1Model:
         )
         self.counter = counter or EstimateCounter()
         # What the budget counts an entry by: characters, or terminal cells.
-        self._size = display_width if self.spec.budget.measure == "display-width" else len
+        measure = self.spec.budget.measure
+        self._size = (
+            display_width
+            if measure == "display-width"
+            else utf16_len
+            if measure == "utf16"
+            else len
+        )
         self._token_cache: dict[str, int] = {}
         self._render_cache: dict[tuple[str, int], str] = {}
         order = {scope: i for i, scope in enumerate(self.spec.scope_order)}
@@ -689,7 +703,11 @@ class Tier1Model:
         if listed or (b.count_frame and self._frame_pieces):
             total -= sep
         warnings: list[str] = []
-        if b.model == "round-robin" and limit is not None:
+        texts: dict[int, str] = {}  # entries the budget rewrote (the compact format)
+        header, note = spec.header, ""
+        if b.model == "compact" and limit is not None:
+            header, note = self._compact(listed, state, reason, keep, limit, texts, warnings)
+        elif b.model == "round-robin" and limit is not None:
             # Codex costs each line in tokens (its bytes / 4, rounded up): whether the listing
             # fits is decided line by line, not by the character total.
             self._round_robin(listed, state, reason, keep, settings, warnings)
@@ -700,7 +718,9 @@ class Tier1Model:
         parts: list[str] = []
         for i, item in enumerate(items):
             st = state[i]
-            if st == "full":
+            if i in texts and st != "omitted":
+                shown = texts[i]
+            elif st == "full":
                 shown = item.full_text
             elif st == "shortened":
                 shown = self._cut(item, keep[i])
@@ -712,7 +732,6 @@ class Tier1Model:
                 parts.append(shown)
             rows.append((st, reason[i], keep[i], shown))
         if parts or spec.empty == "frame":
-            header = spec.header
             if spec.root_alias:
                 header = header.replace("{roots}", self._roots_text)
             if spec.entries_as_one_part:
@@ -724,8 +743,10 @@ class Tier1Model:
             text = spec.separator.join([p for p in pieces if p])
             if spec.tidy:
                 text = tidy_lines(text)
+            if note:
+                text = note + spec.separator + b.lead + text
         else:
-            text = spec.empty_text  # "" unless empty = "text"
+            text = note or spec.empty_text  # "" unless empty = "text"
         return Tier1Result(
             self,
             rows,
@@ -738,6 +759,93 @@ class Tier1Model:
             usage_records=settings.usage_records,
         )
 
+    def _compact(
+        self,
+        listed: list[int],
+        state: list[str],
+        reason: list[str],
+        keep: list[int],
+        limit: int,
+        texts: dict[int, str],
+        warnings: list[str],
+    ) -> tuple[str, str]:
+        """OpenClaw's budget (`model = "compact"`, core/compact_budget.py): the listing's header
+        and note line, with each entry's outcome (and its compact text in `texts`)."""
+        b = self.spec.budget
+        items = self.items
+        size = self._size
+        sep = len(self.spec.separator)
+        frame = sum(size(p) + sep for p in (self.spec.footer,) if p) + size(b.lead)
+        full = [
+            size(items[i].name_text if state[i] == "name-only" else self._cut(items[i], keep[i]))
+            for i in listed
+        ]
+        cache: dict[int, list[str]] = {}
+
+        def entries(chars: int) -> list[str]:
+            if chars not in cache:
+                cache[chars] = [self._compact_text(i, state, keep, chars) for i in listed]
+            return cache[chars]
+
+        prefix: dict[int, list[int]] = {}
+
+        def sizes(chars: int) -> list[int]:
+            if chars not in prefix:
+                run = [0]
+                for n in full if chars == FULL else (size(t) for t in entries(chars)):
+                    run.append(run[-1] + n + sep)
+                prefix[chars] = run
+            return prefix[chars]
+
+        def header_of(chars: int) -> str:
+            if chars == FULL:
+                return self.spec.header
+            return b.compact_header if chars > 0 else b.compact_header_names
+
+        total = len(listed)
+
+        def measured(count: int, chars: int, with_note: bool) -> int:
+            catalog = size(header_of(chars)) + sizes(chars)[count] + frame if count else 0
+            note = size(note_text(b, count, total, chars)) if with_note else 0
+            return note + (sep if note and catalog else 0) + catalog
+
+        plan = plan_compact(b, total, limit, measured)
+        if plan.chars != FULL:
+            for pos, i in enumerate(listed[: plan.count]):
+                texts[i] = entries(plan.chars)[pos]
+                if state[i] == "name-only":
+                    continue
+                if plan.chars == 0 or texts[i] == items[i].name_text:
+                    state[i], reason[i] = "name-only", "description left out: compact format"
+                    keep[i] = 0
+                else:
+                    desc = compact_description(
+                        items[i].description[: keep[i]], plan.chars, b.cut_suffix, size
+                    )
+                    if desc != " ".join(items[i].description.split()):
+                        state[i] = "shortened"
+                        reason[i] = f"compact format: description cut to {plan.chars:,} characters"
+                        keep[i] = len(desc)
+        for i in listed[plan.count :]:
+            state[i], reason[i] = "omitted", "left out: the listing is over its budget"
+        note = note_text(b, plan.count, total, plan.chars) if plan.note else ""
+        if note:
+            warnings.append(note)
+        return header_of(plan.chars), note
+
+    def _compact_text(self, i: int, state: list[str], keep: list[int], chars: int) -> str:
+        """Item `i`'s entry in the compact format at `chars` (0: its name only)."""
+        item = self.items[i]
+        if chars == 0 or state[i] == "name-only":
+            return item.name_text
+        b = self.spec.budget
+        desc = compact_description(item.description[: keep[i]], chars, b.cut_suffix, self._size)
+        if not desc:
+            return item.name_text
+        if item.pre or item.post:
+            return item.pre + self._esc(desc) + item.post
+        return self.spec.entry.format_map({**self._values(item), "description": self._esc(desc)})
+
     def _round_robin(
         self,
         listed: list[int],
@@ -749,7 +857,8 @@ class Tier1Model:
     ) -> None:
         """Codex's budget (`model = "round-robin"`): each skill line plus its line break costs
         ceil(UTF-8 bytes / 4) tokens against `context_window x context_fraction` tokens (or its
-        characters against `fallback_chars` when the window is unknown). Every line full when
+        characters against `fallback_chars` when the window is unknown), less what the roots
+        table costs beyond `roots_free_bytes` (when set). Every line full when
         they all fit; else, when the lines without descriptions fit, description characters are
         handed out one at a time in listing order, a skill taking its next one while the tokens
         it adds still fit (a description cut so ends without a suffix); else the description-less
@@ -777,6 +886,14 @@ class Tier1Model:
 
         def line_cost(text: str) -> int:
             return cost(len(text) + 1, len(text.encode("utf-8")) + 1)
+
+        free = b.roots_free_bytes
+        if free >= 0 and self._roots_text:
+            # Codex 0.169.0 takes the roots table's cost beyond a fixed allowance off the budget
+            # (lab: three path lengths, one to four roots).
+            chars, size = len(self._roots_text), len(self._roots_text.encode("utf-8"))
+            if size > free:
+                limit = max(0, limit - cost(max(0, chars - free), size - free))
 
         rows = [i for i in listed if state[i] != "name-only"]
         fixed = [i for i in listed if state[i] == "name-only"]

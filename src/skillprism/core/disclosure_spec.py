@@ -28,10 +28,12 @@ BUDGET_MODELS = (
     "trim-then-omit",
     "round-robin",
     "exclude-overflow",
+    "compact",
 )
 LIMIT_UNITS = ("chars", "tokens")
 # What the budget counts: characters, or terminal cells (core/textwidth.py: wide characters two).
-MEASURES = ("chars", "display-width")
+# `utf16`: JavaScript string length (a character beyond U+FFFF counts two; OpenClaw).
+MEASURES = ("chars", "display-width", "utf16")
 KNOBS = (
     "context_window",
     "overrides",
@@ -70,6 +72,25 @@ class BudgetSpec:
     # Droid's builtin location, Claude Code's bundled skills), as a pinned skill does.
     builtin_full: bool = False
     measure: str = "chars"  # how an entry's size is counted against the limit (MEASURES)
+    # model = "compact" (core/compact_budget.py, OpenClaw): at most `max_entries` skills (0: no
+    # cap); the text the runtime's listing starts with before the prompt trims it (counted);
+    # the compact format's header with descriptions and with names only; the note line before a
+    # compact listing and before a cut one ({detail}: `truncated_detail` in the compact format);
+    # the words {descriptions} stands for (shortened, omitted); the common description length's
+    # search range.
+    # round-robin (Codex 0.169.0): the roots table's bytes beyond this many cost tokens (bytes / 4,
+    # rounded up) off the budget; -1 = the table costs nothing.
+    roots_free_bytes: int = -1
+    max_entries: int = 0
+    lead: str = ""
+    compact_header: str = ""
+    compact_header_names: str = ""
+    compact_note: str = ""
+    truncated_note: str = ""
+    truncated_detail: str = ""
+    descriptions_words: tuple[str, ...] = ()
+    compact_min_chars: int = 0
+    compact_max_chars: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,8 +349,48 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
         builtin_full=b.get("builtin_full", bool, db.builtin_full),
         measure=b.get("measure", str, db.measure, MEASURES),
+        roots_free_bytes=b.get("roots_free_bytes", int, db.roots_free_bytes),
+        max_entries=b.get("max_entries", int, db.max_entries),
+        lead=b.get("lead", str, db.lead),
+        compact_header=check_template(
+            b, "compact_header", b.get("compact_header", str, db.compact_header), ()
+        ),
+        compact_header_names=check_template(
+            b, "compact_header_names", b.get("compact_header_names", str, ""), ()
+        ),
+        compact_note=check_template(
+            b, "compact_note", b.get("compact_note", str, db.compact_note), ("descriptions",)
+        ),
+        truncated_note=check_template(
+            b,
+            "truncated_note",
+            b.get("truncated_note", str, db.truncated_note),
+            ("shown", "total", "detail"),
+        ),
+        truncated_detail=check_template(
+            b,
+            "truncated_detail",
+            b.get("truncated_detail", str, db.truncated_detail),
+            ("descriptions",),
+        ),
+        descriptions_words=b.strings("descriptions_words"),
+        compact_min_chars=b.get("compact_min_chars", int, db.compact_min_chars),
+        compact_max_chars=b.get("compact_max_chars", int, db.compact_max_chars),
     )
     b.check_unknown()
+    if budget.roots_free_bytes >= 0 and budget.model != "round-robin":
+        raise b.fail("roots_free_bytes", 'only with model = "round-robin"')
+    if budget.model == "compact":
+        if not budget.compact_header or not budget.compact_header_names:
+            raise b.fail(
+                "compact_header", 'model = "compact" needs compact_header and compact_header_names'
+            )
+        if len(budget.descriptions_words) != 2:
+            raise b.fail("descriptions_words", "expected two: shortened, omitted")
+        if not 0 < budget.compact_min_chars <= budget.compact_max_chars:
+            raise b.fail("compact_min_chars", "expected 0 < compact_min_chars <= compact_max_chars")
+        if budget.measure == "display-width":
+            raise b.fail("measure", 'compact counts characters: "chars" or "utf16"')
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
     if budget.measure != "chars" and budget.model in ("trim-then-omit", "round-robin"):

@@ -58,6 +58,7 @@ YAML_REPAIRS = (
     "tab-indents-js-yaml3",
     "quote-colon-values",
     "quote-any-colon-values",
+    "requote-description-at-error",
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json")
@@ -275,6 +276,9 @@ class Profile:
     # recursive layout: a skill file directly in a root is read too (Factory Droid looks only in
     # the folders below a root)
     root_file: bool = True
+    # At most this many skills load from one root, in its in-root order; the rest are not read
+    # (`root-limit`; OpenClaw's maxSkillsLoadedPerSource). 0 = no limit.
+    max_loaded_per_root: int = 0
     # precedence, continued: "varies" = the runtime's winner depends on timing (OpenCode)
     winner: str = "by-rule"
     # Which names clash: equal names, or names equal in lower case (Cline keys its records so),
@@ -420,6 +424,9 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     follow_file_symlinks = disc.get("follow_file_symlinks", bool, True)
     root_file = disc.get("root_file", bool, True)
     ignore_files = disc.strings("ignore_files")
+    max_loaded_per_root = disc.get("max_loaded_per_root", int, 0)
+    if max_loaded_per_root < 0:
+        raise disc.fail("max_loaded_per_root", "must be 0 (no limit) or more")
     disc.check_unknown()
 
     roots = []
@@ -585,6 +592,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         ignore_files=ignore_files,
         follow_file_symlinks=follow_file_symlinks,
         root_file=root_file,
+        max_loaded_per_root=max_loaded_per_root,
         winner=winner,
         name_key=name_key,
         refused_take_slot=refused_take_slot,

@@ -15,7 +15,13 @@ from typing import Any
 
 from skillprism.core.document import Finding, SkillDocument, line_ended
 from skillprism.core.profiles import Profile
-from skillprism.core.yamlread import YamlResult, fallback_fields, read_yaml, type_name
+from skillprism.core.yamlread import (
+    YamlResult,
+    fallback_fields,
+    line_start_keys,
+    read_yaml,
+    type_name,
+)
 
 # A plain `key: value` line whose value holds ': ' (oh-my-pi's PLAIN_SCALAR_KEY_VALUE; OpenCode's
 # retry turns the same values into block scalars, which reads the same text).
@@ -39,6 +45,51 @@ def quote_colon_values(text: str, any_colon: bool = False) -> str | None:
                 changed = True
         out.append(line)
     return "\n".join(out) if changed else None
+
+
+# JavaScript's \s (and what String.prototype.trim removes): white space, line terminators, BOM.
+_JS_SPACE = (
+    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+# OpenClaw's normalizeFreeformFieldAtError: the line a YAML error is on, read as `key: value`
+# (JavaScript's \w, \s and `.`, which stops at any line terminator).
+_ERROR_LINE = re.compile(
+    rf"""^(?:([\w-]+)|"([\w-]+)"|'([\w-]+)'):[{_JS_SPACE}]*([^\n\r\u2028\u2029]*)$""", re.ASCII
+)
+_BLOCK_INDICATOR = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?")
+# Fields OpenClaw re-quotes at an error: the description always, these two only when the error
+# is a mapping value inside a plain value (PyYAML's 'mapping values are not allowed here', the
+# yaml package's BLOCK_AS_IMPLICIT_KEY) and the value holds ': '.
+_FREEFORM_ON_COLON = frozenset({"read_when", "summary"})
+
+
+def requote_line_at_error(text: str, line: int, message: str) -> str | None:
+    """`text` with its 0-based `line` (where the YAML error `message` is) rewritten as OpenClaw
+    rewrites it, `key: <JSON string of the value, matching outer quotes removed>`; None when
+    OpenClaw leaves the block as it is: the line is not a top-level `description:` (or, after a
+    mapping-value error with ': ' in the value, `read_when:` / `summary:`), its value is empty or
+    a block scalar's indicator."""
+    lines = text.split("\n")
+    # An error at the end of the block (a quote never closed) is marked on the line after it
+    # (the reader reads the block with a final line break); OpenClaw's is on the last line.
+    line = min(line, len(lines) - 1)
+    if line < 0:
+        return None
+    m = _ERROR_LINE.match(lines[line])
+    if m is None:
+        return None
+    key = m.group(1) or m.group(2) or m.group(3)
+    value = m.group(4).strip(_JS_SPACE)
+    colon = "mapping values are not allowed" in message and ": " in value
+    if not value or (key != "description" and not (key in _FREEFORM_ON_COLON and colon)):
+        return None
+    if _BLOCK_INDICATOR.fullmatch(value) or line_start_keys(text).get(line) != key:
+        return None
+    if value[0] in "\"'" and value[-1] == value[0]:
+        value = value[1:-1]  # stripQuotes (a lone quote leaves nothing, as slice(1, -1) does)
+    lines[line] = f"{key}: {json.dumps(value, ensure_ascii=False)}"
+    return "\n".join(lines)
 
 
 def _fallback(profile: Profile, text: str) -> dict[str, Any]:
@@ -129,6 +180,34 @@ def _refused_duplicates(yml: YamlResult) -> bool:
     return any(i.rule == "duplicate-key" for i in yml.issues)
 
 
+def _requote_at_errors(
+    profile: Profile, doc: SkillDocument, text: str, yml: YamlResult
+) -> YamlResult | None:
+    """OpenClaw's retry (`requote-description-at-error`): up to three times, the line the YAML
+    error is on is re-quoted (`requote_line_at_error`) and the block read again; the reading that
+    succeeds, or None when OpenClaw's rewrite changes nothing or the block still fails."""
+    r = profile.reading
+    first_line = doc.frontmatter_first_line
+    for _ in range(3):
+        error = next((i for i in yml.issues if i.rule == "yaml-error"), None)
+        if error is None:
+            return None
+        text_next = requote_line_at_error(text, error.line - first_line, error.message)
+        if text_next is None or text_next == text:
+            return None
+        text = text_next
+        yml = read_yaml(
+            line_ended(text),
+            first_line,
+            profile.typing,
+            r.merge_keys,
+            r.yaml_reader == "pyyaml-pure",
+        )
+        if not yml.failed and not (r.duplicate_keys == "error" and _refused_duplicates(yml)):
+            return yml
+    return None
+
+
 def frontmatter_data(
     doc: SkillDocument, profile: Profile, findings: list[Finding]
 ) -> tuple[Any, YamlResult | None]:
@@ -165,17 +244,27 @@ def frontmatter_data(
                 r.duplicate_keys == "error" and _refused_duplicates(attempt)
             ):
                 repaired = attempt
+    requoted = failed and repaired is None and "requote-description-at-error" in r.repair
+    if requoted:
+        repaired = _requote_at_errors(profile, doc, text, yml)
     fallback = profile.yaml_errors == "fallback-lines"
     if repaired is not None:
         first = next((i for i in yml.issues if i.rule == "yaml-error"), None)
         findings.append(
             Finding(
                 "yaml-repaired",
-                "the runtime quotes values that hold ': ' and reads the frontmatter again"
+                (
+                    "the runtime rewrites the description line the YAML error is on as a quoted "
+                    "string and reads the frontmatter again"
+                    if requoted
+                    else "the runtime quotes values that hold ': ' and reads the frontmatter again"
+                )
                 + (f" ({first.message})" if first else ""),
                 first.line if first else doc.frontmatter_first_line,
                 first.column if first else 1,
-                "quote values that contain ': ' (for example description: \"Use when: ...\")",
+                'close the quote, or write the description in quotes (description: "...")'
+                if requoted
+                else "quote values that contain ': ' (for example description: \"Use when: ...\")",
             )
         )
         yml, failed = repaired, False

@@ -563,6 +563,8 @@ def _resolve_located(
                 d["path"],
             )
         )
+    if profile.max_loaded_per_root:
+        _limit_per_root(profile, drafts, policy)
     apply_precedence(profile, drafts, policy)
     skills = []
     for d in drafts:
@@ -600,6 +602,36 @@ def _resolve_located(
 
     security_cache.flush()  # what this process scanned is kept for the next check
     return with_cross_skill_risks(catalog)
+
+
+def _limit_per_root(profile: Profile, drafts: list[dict], policy: Policy) -> None:
+    """Skip every skill of a root after its first `max_loaded_per_root` loaded ones, in the
+    drafts' (the root's own) order: the runtime stops reading the root there."""
+    limit = profile.max_loaded_per_root
+    loaded: dict[tuple[int, str], int] = {}
+    for d in drafts:
+        if d["status"] == "not-discovered":
+            continue  # not a candidate of the runtime's
+        root = (d["root"].rank, d["root"].path)
+        seen = loaded.get(root, 0)
+        if seen < limit:
+            if not d["status"]:
+                loaded[root] = seen + 1
+            continue
+        d["status"] = "skipped"
+        d["reason"] = (
+            f"{profile.title} loads at most {limit:,} skills from one root and stops reading "
+            "this one before this skill"
+        )
+        diag = policy.report(
+            "root-limit",
+            d["reason"],
+            d["path"],
+            effect=f"{profile.title} does not load this skill",
+            hint="move some skills to another skill folder it reads, or remove unused ones",
+        )
+        if diag is not None:
+            d["diagnostics"].insert(0, diag)
 
 
 _EMPTY_EXPLAINED = frozenset(

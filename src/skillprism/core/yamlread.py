@@ -505,6 +505,25 @@ def _prescan(text: str, first_line: int) -> YamlIssue | None:
     return None
 
 
+def line_start_keys(text: str) -> dict[int, str]:
+    """The keys that start a line at its first column (0-based line -> key), as far as the YAML
+    scanner reads `text` before its first error: the top-level keys of a block mapping, and not a
+    `key:` line that is really part of a value (inside a quoted string that runs on)."""
+    _load_pyyaml()
+    out: dict[int, str] = {}
+    after_key = False
+    try:
+        for token in yaml.scan(text, Loader=LOADER):
+            if after_key and isinstance(token, yaml.ScalarToken):
+                mark = token.start_mark
+                if mark.column == 0:
+                    out[mark.line] = token.value
+            after_key = isinstance(token, yaml.KeyToken)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        pass
+    return out
+
+
 def read_yaml(
     text: str,
     first_line: int,

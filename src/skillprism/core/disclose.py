@@ -194,6 +194,8 @@ class _Prepared:
     short_path: str = ""  # alias/relative path, when the profile lists a roots table
     category: str = ""  # the folders between the root and the skill folder (see skill_category)
     group: str = ""  # the group header this entry starts with, and its separator ("" if none)
+    # Its description was cut at the entry cap when the listing was prepared (`cut_notice`).
+    precut: bool = False
 
 
 _CLOSING_TAG = re.compile(r"^\s*</[A-Za-z][\w:-]*>")
@@ -393,6 +395,7 @@ class Tier1Model:
                     if text:
                         parts.append(text)
             description = self.spec.description_joiner.join(parts)
+            description, precut = self._listed(skill, description)
             if not description and self.spec.empty_description:
                 description = self.spec.empty_description
             # Kept from the model by activation rules, or left out of the listing by its own.
@@ -412,6 +415,7 @@ class Tier1Model:
                     skill.real_path,
                     order.get(skill.root.scope, len(order)),
                     excluded,
+                    precut=precut,
                 )
             )
         order = self.spec.order
@@ -470,6 +474,27 @@ class Tier1Model:
                     {**values, "description": self._esc(item.description)}
                 )
                 item.pre = item.post = ""
+
+    def _listed(self, skill: SkillEntry, description: str) -> tuple[str, bool]:
+        """The description as the listing holds it before any budget: the body's first line for a
+        missing one (`description_fallback`), cut at the entry cap with the `cut_notice` after it,
+        stripped (`strip_description`); and whether the cap cut it."""
+        spec, b = self.spec, self.spec.budget
+        left_out = 0
+        if not description and spec.description_fallback and skill.body_line:
+            description, left_out = skill.body_line
+        cut = False
+        if b.cut_notice:
+            cap = b.entry_cap_chars
+            if cap and len(description) > cap:
+                left_out += len(description) - cap
+                description, cut = description[:cap], True
+            if left_out:
+                name = skill.qualified_name or skill.name
+                description += b.cut_notice.format(count=left_out, name=name)
+        if spec.strip_description:
+            description = description.strip()
+        return description, cut
 
     # --- rendering -------------------------------------------------------------------------------
 
@@ -679,7 +704,11 @@ class Tier1Model:
             if override == "name-only":
                 state[i], reason[i] = "name-only", "override name-only"
                 total += self._name_len(item) + sep
-            elif cap and full_len > cap:
+            elif item.precut:
+                state[i] = "shortened"
+                reason[i] = f"description cut to the {b.entry_cap_chars:,}-character entry cap"
+                total += self._cut_len(item, full_len) + sep
+            elif cap and full_len > cap and not b.cut_notice:
                 keep[i] = cap
                 state[i] = "shortened"
                 reason[i] = f"description cut to the {cap:,}-character entry cap"

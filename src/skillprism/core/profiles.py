@@ -46,6 +46,8 @@ CLOSERS = ("line", "trimmed", "prefix", "dashes")
 BEFORE_OPENER = ("blank-lines", "nothing", "anything")
 BARE_CR = ("line-end", "text")
 NUL_BYTES = ("binary", "text")
+BOM_MODES = ("strip", "text")
+DESCRIPTION_CUTS = ("none", "middle")
 UNCLOSED = ("no-frontmatter", "to-end")
 DUPLICATE_KEYS = ("last-wins", "error")
 FALLBACK_WHEN = ("error", "not-strings")
@@ -185,6 +187,9 @@ class Framing:
     # A bare CR: a line end, or just a character (Cline's pattern needs a line feed, so a file of
     # bare CR line ends has no frontmatter).
     bare_cr: str = "line-end"
+    # A UTF-8 byte-order mark: removed before the split, or kept as the text's first character,
+    # so that no opener is found at the start (python-frontmatter: OpenHands).
+    bom: str = "strip"
 
     @property
     def default(self) -> bool:
@@ -219,6 +224,11 @@ class Reading:
     # pure-Python reader (Mistral Vibe's yaml.safe_load without libyaml), which refuses a tab
     # after 'key:'.
     yaml_reader: str = "libyaml"
+    # A description longer than `description_max`: kept whole ("none", reported), or cut to that
+    # length in the middle, its head and tail around `description_cut_notice` ("middle": the
+    # Skill model's maybe_truncate, OpenHands).
+    description_cut: str = "none"
+    description_cut_notice: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +508,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         unclosed=fm.get("unclosed", str, "no-frontmatter", UNCLOSED),
         keep_last_line_break=fm.get("keep_last_line_break", bool, False),
         bare_cr=fm.get("bare_cr", str, "line-end", BARE_CR),
+        bom=fm.get("bom", str, "strip", BOM_MODES),
     )
     trim = fm.strings("trim", VALUE_FIELDS)
     for i, f in enumerate(trim):
@@ -526,7 +537,17 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         blank_is_empty=fm.get("blank_is_empty", bool, True),
         clip_chomping=fm.get("clip_chomping", str, "yaml", CLIP_CHOMPING),
         yaml_reader=fm.get("yaml_reader", str, "libyaml", YAML_READERS),
+        description_cut=fm.get("description_cut", str, "none", DESCRIPTION_CUTS),
+        description_cut_notice=fm.get("description_cut_notice", str, ""),
     )
+    if reading.description_cut != "none" and not frontmatter["description_max"]:
+        raise fm.fail("description_cut", "needs description_max, the length it cuts to")
+    try:
+        reading.description_cut_notice.format(path="")
+    except (KeyError, IndexError, ValueError) as err:
+        raise fm.fail(
+            "description_cut_notice", f"the only placeholder is {{path}} ({err!r})"
+        ) from None
     fm.check_unknown()
 
     fields_table = top.get("fields", dict, {})

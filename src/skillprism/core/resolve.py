@@ -541,6 +541,7 @@ def _resolve_located(
                 diagnostics=diags,
                 frontmatter=ev.frontmatter,
                 shadowed_by="",
+                body_line=ev.body_line,
             )
         )
     if profile.in_root_order == "name":

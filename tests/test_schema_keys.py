@@ -739,3 +739,43 @@ def test_listing_body_fallback_cut_notice_and_strip(proj: Path) -> None:
         profile(keys.replace('"none"', '"drop-descriptions"') + 'cut_notice = "+{count}"')
     with pytest.raises(ProfileError, match="placeholder"):
         profile(keys + 'cut_notice = "{path}"')
+
+
+def test_md_files_below_a_root_named_by_path_and_listed_only_with_triggers(proj: Path) -> None:
+    write(proj, "skills/s/SKILL.md", fm("name: s\ndescription: S."))
+    ref = write(proj, "skills/s/references/guide.md", "# Guide\n")
+    notes = write(proj, "skills/notes.md", "Always answer in French.\n")
+    deep = write(proj, "skills/group/Deep_One.md", fm("description: Deep.\ntriggers: [deep]"))
+    readme = write(proj, "skills/README.md", "# Read me\n")
+    hidden = write(proj, "skills/.hidden/h.md", fm("name: h\ndescription: H."))
+    roots = '[[roots]]\nscope = "p"\npath = "{project}/skills"\nlayout = "one-level"\n'
+    checks = (
+        '[frontmatter]\nname_default = "directory"\nname_charset = "ascii-lower"\n'
+        '[rules]\nname-directory-mismatch = "skip"\nno-frontmatter = "warning"\n'
+        'description-missing = "info"\n'
+    )
+    legacy = '[discovery]\nmd_name = "path"\nmd_strict = false\n'
+    in_root = build(profile(checks, legacy, roots=roots + "md_files = true\n"), proj)
+    assert get(in_root, notes).loaded and str(deep) not in in_root.by_key()
+    prof = profile(
+        checks,
+        legacy,
+        T1 + 'md_listed_with = ["triggers", "inputs"]\n',
+        roots=roots + 'md_files = "below"\n',
+    )
+    cat = build(prof, proj)
+    keys = cat.by_key()
+    assert str(ref) not in keys and str(readme) not in keys
+    assert (get(cat, notes).name, get(cat, notes).loaded) == ("notes", True)
+    assert (get(cat, deep).name, get(cat, deep).loaded) == ("group/Deep_One", True)
+    assert get(cat, hidden).loaded and get(cat, hidden).name == "h"
+    text = Tier1Model(cat).compute().text
+    assert "group/Deep_One|Deep.|" in text and "s|S.|" in text
+    assert "notes|" not in text and "h|H.|" not in text  # no triggers: kept out of the listing
+    # By default an .md skill is named by its folder and its name checked like a skill file's.
+    by_folder = build(profile(checks, roots=roots + 'md_files = "below"\n'), proj)
+    assert get(by_folder, deep).name == "group" and get(by_folder, hidden).status == "skipped"
+    with pytest.raises(ProfileError, match="md_strict"):
+        profile('[discovery]\nmd_name = "path"')
+    with pytest.raises(ProfileError, match="md_files"):
+        profile(roots=roots + 'md_files = "deep"\n')

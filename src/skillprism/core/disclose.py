@@ -21,6 +21,7 @@ from typing import Any
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
+from skillprism.core.discovery import is_md_skill
 from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.profiles import clash_key
 from skillprism.core.textwidth import display_width
@@ -406,7 +407,7 @@ class Tier1Model:
             present = skill.description is not None and self.spec.list_empty_description
             if not excluded and self.spec.require_description and not description and not present:
                 excluded = "no description"
-            excluded = excluded or hidden.get(skill.key, "")
+            excluded = excluded or hidden.get(skill.key, "") or self._md_unlisted(skill)
             self.items.append(
                 _Prepared(
                     skill,
@@ -474,6 +475,16 @@ class Tier1Model:
                     {**values, "description": self._esc(item.description)}
                 )
                 item.pre = item.post = ""
+
+    def _md_unlisted(self, skill: SkillEntry) -> str:
+        """Why an `*.md` skill stays out of the listing (`[tier1] md_listed_with`; "" = it is
+        listed)."""
+        need = self.spec.md_listed_with
+        if not need or not is_md_skill(self.profile, skill.root.template, skill.path):
+            return ""
+        if any(skill.frontmatter.get(k) for k in need):
+            return ""
+        return f"an .md skill without {' or '.join(need)}: {self.profile.title} does not list it"
 
     def _listed(self, skill: SkillEntry, description: str) -> tuple[str, bool]:
         """The description as the listing holds it before any budget: the body's first line for a

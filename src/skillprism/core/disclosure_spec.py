@@ -153,6 +153,10 @@ class Tier1Spec:
     description_fallback: str = ""
     # The listing strips the description's edge white space after any cut (the skill keeps it).
     strip_description: bool = False
+    # An `*.md` skill (`[[roots]] md_files`) is listed only when its frontmatter gives one of
+    # these fields a value (OpenHands lists a legacy skill only with triggers or inputs, and puts
+    # the others' whole text in the prompt's repository context); empty = listed like any skill.
+    md_listed_with: tuple[str, ...] = ()
 
     @property
     def entries_as_one_part(self) -> bool:
@@ -428,6 +432,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
             "description_fallback", str, d1.description_fallback, DESCRIPTION_FALLBACKS
         ),
         strip_description=t1.get("strip_description", bool, d1.strip_description),
+        md_listed_with=t1.strings("md_listed_with"),
     )
     if (tier1.empty == "text") != bool(tier1.empty_text):
         raise t1.fail("empty_text", 'set empty_text exactly when empty = "text"')

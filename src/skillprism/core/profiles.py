@@ -62,7 +62,7 @@ YAML_REPAIRS = (
     "quote-any-colon-values",
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
-NON_STRINGS = ("refuse", "js-string", "js-json")
+NON_STRINGS = ("refuse", "js-string", "js-json", "js-keep")
 CLIP_CHOMPING = ("yaml", "strip")
 LINKS_WITHIN = ("", "project", "root")
 YAML_READERS = ("libyaml", "pyyaml-pure")
@@ -98,8 +98,9 @@ class RootTemplate:
     # to the repository root; "down" = repository root first, down to the project folder.
     walk: str = "up"
     suffix: tuple[str, ...] = ()  # trailing literal folders of `path`, e.g. ('.claude', 'skills')
-    # Other `*.md` files directly in the root are skills too (pi's own roots).
-    md_files: bool = False
+    # Other `*.md` files are skills too: "" = no, "in-root" = those directly in the root (pi's own
+    # roots), "below" = those anywhere below it outside skill folders (OpenHands' legacy skills).
+    md_files: str = ""
     # Rule settings that differ in this root (oh-my-pi: only its native root needs a description).
     rules: Mapping[str, RuleSetting] = field(default_factory=dict)
     # The runtime reads this root only when a setting turns it on ("" = always read); its skills
@@ -280,6 +281,11 @@ class Profile:
     # discovery, continued (docs/profiles.md)
     in_root_order: str = "path"
     stop_at_skill: bool = False
+    # How a `[[roots]] md_files` skill without a frontmatter name is named ("folder": its folder,
+    # like a skill file; "path": its path inside the root without '.md', OpenHands), and whether
+    # the name checks apply to it (OpenHands validates the names of SKILL.md files only).
+    md_name: str = "folder"
+    md_strict: bool = True
     ignore_files: tuple[str, ...] = ()
     follow_file_symlinks: bool = True  # a skill file that is a symlink is read
     # recursive layout: a skill file directly in a root is read too (Factory Droid looks only in
@@ -427,6 +433,11 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     )
     in_root_order = disc.get("in_root_order", str, "path", IN_ROOT_ORDERS)
     stop_at_skill = disc.get("stop_at_skill", bool, False)
+    md_name = disc.get("md_name", str, "folder", ("folder", "path"))
+    md_strict = disc.get("md_strict", bool, True)
+    if md_name == "path" and md_strict:
+        # the name checks ran on the folder's name: they would judge a name the runtime never uses
+        raise disc.fail("md_name", 'md_name = "path" needs md_strict = false')
     follow_file_symlinks = disc.get("follow_file_symlinks", bool, True)
     root_file = disc.get("root_file", bool, True)
     ignore_files = disc.strings("ignore_files")
@@ -455,7 +466,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 namespace=r.get("namespace", str, "", ("", "plugin")),
                 note=r.get("note", str, ""),
                 walk=r.get("walk", str, "up", WALKS),
-                md_files=r.get("md_files", bool, False),
+                md_files=_md_files_mode(r, "md_files"),
                 rules=_parse_rules(r.get("rules", dict, {}), where, f"roots[{i}].rules"),
                 enabled_by=r.get("enabled_by", str, ""),
                 unless_env=_env_names(r, "unless_env"),
@@ -603,6 +614,8 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         rules=rules,
         in_root_order=in_root_order,
         stop_at_skill=stop_at_skill,
+        md_name=md_name,
+        md_strict=md_strict,
         ignore_files=ignore_files,
         follow_file_symlinks=follow_file_symlinks,
         root_file=root_file,
@@ -696,6 +709,18 @@ def _parse_runtime(t: _Reader) -> RuntimeInfo:
     )
     t.check_unknown()
     return info
+
+
+def _md_files_mode(r: _Reader, key: str) -> str:
+    """`[[roots]] md_files`: false / true (the files directly in the root) or "below"."""
+    value = r.get(key, (bool, str), False)
+    if value is True:
+        return "in-root"
+    if value is False:
+        return ""
+    if value not in ("in-root", "below"):
+        raise r.fail(key, f'expected true, false, "in-root" or "below"; got {value!r}')
+    return value
 
 
 def _not_run_reason(level: str, package: str) -> str:

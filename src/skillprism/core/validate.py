@@ -242,6 +242,14 @@ def _not_string_rule(field_name: str, mode: str, read_as: str | None) -> str:
     return f"{field_name}-not-string"
 
 
+def _read_as(mode: str, read_as: str | None) -> str:
+    if read_as is None:
+        return ""
+    if mode == "js-keep":
+        return f": the runtime keeps the value itself, whose text is '{read_as}'"
+    return f": the runtime reads it as '{read_as}'"
+
+
 def _unconvertible(mode: str, read_as: str | None) -> str:
     return "; the runtime cannot turn it into text" if read_as is None and mode != "refuse" else ""
 
@@ -309,7 +317,7 @@ def _name(
             Finding(
                 _not_string_rule("name", p.reading.non_strings, read_as),
                 f"'name' is {type_name(raw)}, not a string"
-                + (f": the runtime reads it as '{read_as}'" if read_as is not None else "")
+                + _read_as(p.reading.non_strings, read_as)
                 + _unconvertible(p.reading.non_strings, read_as),
                 line,
                 col,
@@ -530,7 +538,7 @@ def _description(
             Finding(
                 _not_string_rule("description", p.reading.non_strings, read_as),
                 f"'description' is {type_name(raw)}, not a string"
-                + (f": the runtime reads it as '{read_as}'" if read_as is not None else "")
+                + _read_as(p.reading.non_strings, read_as)
                 + _unconvertible(p.reading.non_strings, read_as),
                 line,
                 col,

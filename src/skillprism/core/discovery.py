@@ -84,11 +84,15 @@ def md_below(root: str) -> list[FoundFile]:
             dirs[:] = []
             continue
         for name in files:
-            if name.endswith(".md") and name != "README.md" and name.lower() != "skill.md":
-                out.append((*parts, name))
-    real_root = os.path.realpath(root)
+            if not name.endswith(".md") or name == "README.md" or name.lower() == "skill.md":
+                continue
+            path = os.path.join(folder, name)
+            if os.path.islink(path) and link_refusal(os.path.realpath(path)):
+                continue  # never a link the search would not follow
+            out.append((*parts, name))
+    # The real path is left to os.path.realpath (""): a file may be a link.
     return [
-        FoundFile(os.path.join(root, *p), root, p, os.path.join(real_root, *p))
+        FoundFile(os.path.join(root, *p), root, p, "")
         for p in sorted(out, key=lambda p: "/".join(p))
     ]
 

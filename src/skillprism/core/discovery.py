@@ -39,12 +39,18 @@ NAME_CHECKS = frozenset(
 )
 
 
-def root_md_files(root: str, file_names: Sequence[str], mode: str = "in-root") -> list[FoundFile]:
+def root_md_files(
+    root: str,
+    file_names: Sequence[str],
+    mode: str = "in-root",
+    max_depth: int = 64,
+    max_dirs: int = 2000,
+) -> list[FoundFile]:
     """The `*.md` files directly in `root` other than its skill files (sorted); never a link
     the search would not follow (core/containment.py, `link_refusal`). `mode = "below"`: those
     anywhere below it (`md_below`)."""
     if mode == "below":
-        return md_below(root)
+        return md_below(root, max_depth, max_dirs)
     try:
         with os.scandir(root) as it:
             names = sorted(
@@ -64,30 +70,35 @@ def root_md_files(root: str, file_names: Sequence[str], mode: str = "in-root") -
     ]
 
 
-def md_below(root: str) -> list[FoundFile]:
+def md_below(root: str, max_depth: int = 64, max_dirs: int = 2000) -> list[FoundFile]:
     """Every `*.md` file below `root` that is not a README.md or a skill file (any case) and is
     not inside a skill folder (a folder of the root holding one), in path order: OpenHands'
-    find_regular_md_files (Path.rglob, which does not enter linked folders and sees hidden ones)."""
-    skill_dirs = set()
-    try:
-        with os.scandir(root) as it:
-            for e in it:
-                if e.is_dir() and _holds_skill_md(e.path):
-                    skill_dirs.add(e.name)
-    except OSError:
-        return []
+    find_regular_md_files (Path.rglob, which does not enter linked folders and sees hidden ones).
+    Like the search, it stops `max_depth` folders down and after `max_dirs` folders."""
     out: list[tuple[str, ...]] = []
-    for folder, dirs, files in os.walk(root):
-        rel = os.path.relpath(folder, root)
-        parts = () if rel == "." else tuple(rel.split(os.sep))
-        if parts and parts[0] in skill_dirs:
-            dirs[:] = []
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    visited = 0
+    while stack and visited < max_dirs:
+        folder, parts = stack.pop()
+        visited += 1
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
             continue
-        for name in files:
+        for e in entries:
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if len(parts) < max_depth and not (not parts and _holds_skill_md(e.path)):
+                    stack.append((e.path, (*parts, e.name)))
+                continue
+            name = e.name
             if not name.endswith(".md") or name == "README.md" or name.lower() == "skill.md":
                 continue
-            path = os.path.join(folder, name)
-            if os.path.islink(path) and link_refusal(os.path.realpath(path)):
+            if e.is_symlink() and link_refusal(os.path.realpath(e.path)):
                 continue  # never a link the search would not follow
             out.append((*parts, name))
     # The real path is left to os.path.realpath (""): a file may be a link.

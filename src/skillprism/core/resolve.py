@@ -300,7 +300,11 @@ def _build(
             files = result.files
             if 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files:
                 extra = root_md_files(
-                    root.path, profile.file_names, profile.roots[root.template].md_files
+                    root.path,
+                    profile.file_names,
+                    profile.roots[root.template].md_files,
+                    depth,
+                    max(profile.max_dirs, 1),
                 )
                 for f in extra:
                     evaluator.add(f)

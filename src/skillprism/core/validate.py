@@ -73,7 +73,6 @@ def first_paragraph(body: str) -> str:
     return " ".join(para)
 
 
-@functools.cache
 def first_body_line(body: str) -> tuple[str, int]:
     """The body's first line that is not blank or a '#' heading, stripped, and how many characters
     of the (stripped) body follow it: what a listing shows for a skill with no description
@@ -112,6 +111,7 @@ def clip_middle(text: str, limit: int, notice: str) -> str:
     return text[:head] + notice + (text[-tail:] if tail > 0 else "")
 
 
+@functools.cache
 def _all_profiles() -> tuple[tuple[str, Profile], ...]:
     """Every loadable profile, read once per process (not once per unknown field name)."""
     from skillprism.core.profiles import ProfileError, load_profile_file, profile_files

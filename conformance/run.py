@@ -57,8 +57,10 @@ VARIES_CODE = "SP315"  # clash-winner-varies: the profile names no certain winne
 @dataclass(frozen=True)
 class SpFile:
     path: str
-    name: str
-    description: str | None
+    # What the profile says the runtime holds: the text Skill Prism shows, or the YAML value
+    # itself where the profile says `non_strings = "js-keep"` (core/js_values.py, held_value).
+    name: Any
+    description: Any
     status: str
     reason: str
     loaded: bool
@@ -79,6 +81,7 @@ def skillprism_side(
     """Skill Prism's catalog and tier-1 text for one tree, as `skillprism prompt` computes them
     (for `context_window` tokens when the runtime budgets by its default model's window)."""
     from skillprism.core.disclose import BudgetSettings, Tier1Model
+    from skillprism.core.js_values import held_value
     from skillprism.core.resolve import build_catalog
     from skillprism.core.runtime_settings import apply_runtime_settings
     from skillprism.core.tokens import default_counter
@@ -97,11 +100,12 @@ def skillprism_side(
         env=tree.env,
     )
     text = Tier1Model(catalog, default_counter(), spec=spec).compute(settings).text
+    keep = profile.reading.non_strings  # "js-keep": the skill holds the YAML value itself
     files = {
         s.path: SpFile(
             s.path,
-            s.qualified_name or s.name,
-            s.description,
+            held_value(s.frontmatter, "name", s.qualified_name or s.name, keep),
+            held_value(s.frontmatter, "description", s.description, keep),
             s.status,
             s.reason,
             s.loaded,

@@ -577,3 +577,26 @@ def test_an_install_that_lacks_the_program_says_what_is_missing(tmp_path, monkey
     program.parent.mkdir(parents=True)
     program.write_bytes(b"")
     assert rt.missing() == "" and rt.installed()
+
+
+def test_skillprism_side_holds_the_yaml_value_where_the_profile_keeps_it(tmp_path):
+    """Amp keeps a non-string name or description as the YAML value itself (non_strings =
+    "js-keep"): the lab compares that value, not its text, with what `amp skill list` reports."""
+    from skillprism.core.profiles import load_profile_file
+
+    amp = load_profile_file(fixtures.SHIPPED_PROFILES / "amp.toml")
+    expected = (
+        ("n-number", "name", 12345),
+        ("n-list", "name", ["n-list"]),
+        ("y-map-desc", "description", {"text": "nested"}),
+    )
+    for case_id, field, value in expected:
+        case = next(c for c in fixtures.catalogue() if c.id == case_id)
+        tree = fixtures.materialize(case, amp, str(tmp_path / case_id))
+        (entry,) = [f for f in run.skillprism_side(amp, tree).files.values() if f.loaded]
+        assert getattr(entry, field) == value, case_id
+    # A profile that turns the value into text holds the text.
+    case = next(c for c in fixtures.catalogue() if c.id == "n-number")
+    qwen = load_profile_file(fixtures.SHIPPED_PROFILES / "qwen-code.toml")
+    tree = fixtures.materialize(case, qwen, str(tmp_path / "qwen"))
+    assert [f.name for f in run.skillprism_side(qwen, tree).files.values() if f.loaded] == ["12345"]

@@ -727,3 +727,118 @@ def test_links_within_refuses_a_skill_file_linked_in_from_outside(tmp_path: Path
     assert get(catalog("root"), near).status == "skipped"  # outside the root itself
     with pytest.raises(ProfileError, match="links_within"):
         profile(roots='[[roots]]\nscope = "project"\npath = "{project}/s"\nlinks_within = "home"\n')
+
+
+# --- OpenHands: the byte-order mark, the Skill model's cut and the listing's body fallback -------
+
+
+def test_bom_kept_as_text_hides_the_frontmatter(proj: Path) -> None:
+    path = write(
+        proj, "skills/a/SKILL.md", b"\xef\xbb\xbf" + fm("name: a\ndescription: A.").encode()
+    )
+    assert get(build(profile(), proj), path).description == "A."
+    kept = profile(
+        '[frontmatter]\nbom = "text"\nname_default = "directory"\n'
+        '[rules]\nno-frontmatter = "warning"\ndescription-missing = "info"'
+    )
+    e = get(build(kept, proj), path)
+    assert e.loaded and e.name == "a" and e.description is None
+    assert {"bom", "no-frontmatter"} <= rules_of(e)
+    with pytest.raises(ProfileError, match="bom"):
+        profile('[frontmatter]\nbom = "keep"')
+
+
+def test_clip_middle_keeps_head_and_tail_as_maybe_truncate() -> None:
+    from skillprism.core.validate import clip_middle
+
+    assert clip_middle("abcdefghij", 10, "..") == "abcdefghij"
+    assert clip_middle("abcdefghijk", 8, "..") == "abc..ijk"
+    assert clip_middle("abcdefghijk", 7, "..") == "abc..jk"  # the head gets the odd character
+    assert clip_middle("x" * 10, 3, "long") == "lon"
+
+
+def test_description_cut_middle_keeps_head_and_tail_around_the_notice(proj: Path) -> None:
+    short = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: " + "h" * 20 + "t" * 20))
+    long = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: " + "x" * 600))
+    warn = '\n[rules]\ndescription-length = "warning"'
+    assert (
+        get(build(profile("[frontmatter]\ndescription_max = 25" + warn), proj), short).description
+        == "h" * 20 + "t" * 20
+    )
+    cut = '[frontmatter]\ndescription_max = 25\ndescription_cut = "middle"\n'
+    e = get(build(profile(cut + 'description_cut_notice = "[cut]"' + warn), proj), short)
+    assert e.description == "h" * 10 + "[cut]" + "t" * 10 and "description-length" in rules_of(e)
+    named = cut.replace("25", "500") + 'description_cut_notice = "<at {path}>"' + warn
+    e = get(build(profile(named), proj), long)
+    assert len(e.description) == 500 and f"<at {long}>" in e.description
+    with pytest.raises(ProfileError, match="description_max"):
+        profile('[frontmatter]\ndescription_cut = "middle"')
+    with pytest.raises(ProfileError, match="placeholder"):
+        profile(cut + 'description_cut_notice = "{name}"')
+
+
+def test_listing_body_fallback_cut_notice_and_strip(proj: Path) -> None:
+    write(proj, "skills/a/SKILL.md", "---\nname: a\n---\n\n# Title\n\nFirst line.\nSecond.\n")
+    write(proj, "skills/b/SKILL.md", fm('name: b\ndescription: "  ' + "d" * 25 + '\\n"'))
+    write(proj, "skills/c/SKILL.md", fm('name: c\ndescription: "  short  "'))
+    write(proj, "skills/d/SKILL.md", fm("name: d\ndescription: Only.").replace("Body.", ""))
+    base = (
+        '[frontmatter]\ntrim = []\n[rules]\ndescription-missing = "info"\n'
+        + T1
+        + 'require_description = false\nline_breaks = "keep"\nentry_name_only = "{name}||{path}"\n'
+        + '[tier1.budget]\nmodel = "none"\nentry_cap_chars = 20\n'
+    )
+    plain = listing(profile(base), proj)
+    assert "a||" in plain and "|  short  |" in plain
+    keys = base.replace(
+        "require_description",
+        'description_fallback = "first-body-line"\nstrip_description = true\nrequire_description',
+    )
+    text = listing(profile(keys + 'cut_notice = "+{count} ({name})"'), proj)
+    assert "a|First line.+8 (a)|" in text  # "\nSecond." follows the line
+    assert "b|" + "d" * 18 + "+8 (b)|" in text  # cut at 20 raw characters, then stripped
+    assert "c|short|" in text and "d|Only.|" in text
+    with pytest.raises(ProfileError, match="cut_notice"):
+        profile(keys.replace('"none"', '"drop-descriptions"') + 'cut_notice = "+{count}"')
+    with pytest.raises(ProfileError, match="placeholder"):
+        profile(keys + 'cut_notice = "{path}"')
+
+
+def test_md_files_below_a_root_named_by_path_and_listed_only_with_triggers(proj: Path) -> None:
+    write(proj, "skills/s/SKILL.md", fm("name: s\ndescription: S."))
+    ref = write(proj, "skills/s/references/guide.md", "# Guide\n")
+    notes = write(proj, "skills/notes.md", "Always answer in French.\n")
+    deep = write(proj, "skills/group/Deep_One.md", fm("description: Deep.\ntriggers: [deep]"))
+    readme = write(proj, "skills/README.md", "# Read me\n")
+    hidden = write(proj, "skills/.hidden/h.md", fm("name: h\ndescription: H."))
+    roots = '[[roots]]\nscope = "p"\npath = "{project}/skills"\nlayout = "one-level"\n'
+    checks = (
+        '[frontmatter]\nname_default = "directory"\nname_charset = "ascii-lower"\n'
+        '[rules]\nname-directory-mismatch = "skip"\nno-frontmatter = "warning"\n'
+        'description-missing = "info"\n'
+    )
+    legacy = '[discovery]\nmd_name = "path"\nmd_strict = false\n'
+    in_root = build(profile(checks, legacy, roots=roots + "md_files = true\n"), proj)
+    assert get(in_root, notes).loaded and str(deep) not in in_root.by_key()
+    prof = profile(
+        checks,
+        legacy,
+        T1 + 'md_listed_with = ["triggers", "inputs"]\n',
+        roots=roots + 'md_files = "below"\n',
+    )
+    cat = build(prof, proj)
+    keys = cat.by_key()
+    assert str(ref) not in keys and str(readme) not in keys
+    assert (get(cat, notes).name, get(cat, notes).loaded) == ("notes", True)
+    assert (get(cat, deep).name, get(cat, deep).loaded) == ("group/Deep_One", True)
+    assert get(cat, hidden).loaded and get(cat, hidden).name == "h"
+    text = Tier1Model(cat).compute().text
+    assert "group/Deep_One|Deep.|" in text and "s|S.|" in text
+    assert "notes|" not in text and "h|H.|" not in text  # no triggers: kept out of the listing
+    # By default an .md skill is named by its folder and its name checked like a skill file's.
+    by_folder = build(profile(checks, roots=roots + 'md_files = "below"\n'), proj)
+    assert get(by_folder, deep).name == "group" and get(by_folder, hidden).status == "skipped"
+    with pytest.raises(ProfileError, match="md_strict"):
+        profile('[discovery]\nmd_name = "path"')
+    with pytest.raises(ProfileError, match="md_files"):
+        profile(roots=roots + 'md_files = "deep"\n')

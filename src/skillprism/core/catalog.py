@@ -108,6 +108,9 @@ class SkillEntry:
     shadowed_by: str = ""
     # Findings about this skill the project's settings dropped (ignore_codes, ignore_paths).
     suppressed: Counts = ()
+    # The body's first line and the characters after it, where the listing shows that line for a
+    # missing description (`[tier1] description_fallback`); None otherwise.
+    body_line: tuple[str, int] | None = field(default=None, compare=False, repr=False)
 
     @property
     def valid(self) -> bool:

@@ -28,6 +28,7 @@ from skillprism.core.compact_budget import (
 )
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
+from skillprism.core.discovery import is_md_skill
 from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.profiles import clash_key
 from skillprism.core.textwidth import display_width
@@ -201,6 +202,8 @@ class _Prepared:
     short_path: str = ""  # alias/relative path, when the profile lists a roots table
     category: str = ""  # the folders between the root and the skill folder (see skill_category)
     group: str = ""  # the group header this entry starts with, and its separator ("" if none)
+    # Its description was cut at the entry cap when the listing was prepared (`cut_notice`).
+    precut: bool = False
 
 
 _CLOSING_TAG = re.compile(r"^\s*</[A-Za-z][\w:-]*>")
@@ -407,6 +410,7 @@ class Tier1Model:
                     if text:
                         parts.append(text)
             description = self.spec.description_joiner.join(parts)
+            description, precut = self._listed(skill, description)
             if not description and self.spec.empty_description:
                 description = self.spec.empty_description
             # Kept from the model by activation rules, or left out of the listing by its own.
@@ -417,7 +421,7 @@ class Tier1Model:
             present = skill.description is not None and self.spec.list_empty_description
             if not excluded and self.spec.require_description and not description and not present:
                 excluded = "no description"
-            excluded = excluded or hidden.get(skill.key, "")
+            excluded = excluded or hidden.get(skill.key, "") or self._md_unlisted(skill)
             self.items.append(
                 _Prepared(
                     skill,
@@ -426,6 +430,7 @@ class Tier1Model:
                     skill.real_path,
                     order.get(skill.root.scope, len(order)),
                     excluded,
+                    precut=precut,
                 )
             )
         order = self.spec.order
@@ -484,6 +489,37 @@ class Tier1Model:
                     {**values, "description": self._esc(item.description)}
                 )
                 item.pre = item.post = ""
+
+    def _md_unlisted(self, skill: SkillEntry) -> str:
+        """Why an `*.md` skill stays out of the listing (`[tier1] md_listed_with`; "" = it is
+        listed)."""
+        need = self.spec.md_listed_with
+        if not need or not is_md_skill(self.profile, skill.root.template, skill.path):
+            return ""
+        if any(skill.frontmatter.get(k) for k in need):
+            return ""
+        return f"an .md skill without {' or '.join(need)}: {self.profile.title} does not list it"
+
+    def _listed(self, skill: SkillEntry, description: str) -> tuple[str, bool]:
+        """The description as the listing holds it before any budget: the body's first line for a
+        missing one (`description_fallback`), cut at the entry cap with the `cut_notice` after it,
+        stripped (`strip_description`); and whether the cap cut it."""
+        spec, b = self.spec, self.spec.budget
+        left_out = 0
+        if not description and spec.description_fallback and skill.body_line:
+            description, left_out = skill.body_line
+        cut = False
+        if b.cut_notice:
+            cap = b.entry_cap_chars
+            if cap and len(description) > cap:
+                left_out += len(description) - cap
+                description, cut = description[:cap], True
+            if left_out:
+                name = skill.qualified_name or skill.name
+                description += b.cut_notice.format(count=left_out, name=name)
+        if spec.strip_description:
+            description = description.strip()
+        return description, cut
 
     # --- rendering -------------------------------------------------------------------------------
 
@@ -693,7 +729,11 @@ class Tier1Model:
             if override == "name-only":
                 state[i], reason[i] = "name-only", "override name-only"
                 total += self._name_len(item) + sep
-            elif cap and full_len > cap:
+            elif item.precut:
+                state[i] = "shortened"
+                reason[i] = f"description cut to the {b.entry_cap_chars:,}-character entry cap"
+                total += self._cut_len(item, full_len) + sep
+            elif cap and full_len > cap and not b.cut_notice:
                 keep[i] = cap
                 state[i] = "shortened"
                 reason[i] = f"description cut to the {cap:,}-character entry cap"

@@ -68,6 +68,10 @@ class BudgetSpec:
     tie_order: str = "last-listed dropped first"
     count_frame: bool = True  # whether the listing's fixed header/footer count against the limit
     cut_suffix: str = ""  # appended to a description cut at entry_cap_chars (within the cap)
+    # Appended after a description cut at entry_cap_chars (beyond the cap), and after a body line
+    # standing in for a description when more body follows; {count} = the characters left out,
+    # {name} = the skill's name (OpenHands' to_prompt). Only with model = "none".
+    cut_notice: str = ""
     # keep-by-priority: the runtime's built-in skills always keep their description (Factory
     # Droid's builtin location, Claude Code's bundled skills), as a pinned skill does.
     builtin_full: bool = False
@@ -164,6 +168,16 @@ class Tier1Spec:
     # With empty = "text": the whole listing when no skill is listed (Qwen Code's "No skills are
     # currently available." reminder).
     empty_text: str = ""
+    # What the listing shows for a missing or empty description: nothing more (""), or the body's
+    # first line that is not blank or a '#' heading ("first-body-line", with the budget's
+    # cut_notice when more body follows: OpenHands' to_prompt).
+    description_fallback: str = ""
+    # The listing strips the description's edge white space after any cut (the skill keeps it).
+    strip_description: bool = False
+    # An `*.md` skill (`[[roots]] md_files`) is listed only when its frontmatter gives one of
+    # these fields a value (OpenHands lists a legacy skill only with triggers or inputs, and puts
+    # the others' whole text in the prompt's repository context); empty = listed like any skill.
+    md_listed_with: tuple[str, ...] = ()
 
     @property
     def entries_as_one_part(self) -> bool:
@@ -298,6 +312,8 @@ HEADER_FIELDS = (*ENTRY_FIELDS, "roots")
 WRAPPER_FIELDS = ("name", "body", "base_dir", "resources", "args")
 MESSAGE_FIELDS = ("name", "base_dir", "args")
 BUDGET_WARNING_FIELDS = ("dropped", "shown", "total", "limit", "chars")
+CUT_NOTICE_FIELDS = ("count", "name")
+DESCRIPTION_FALLBACKS = ("", "first-body-line")
 
 
 def _string_map(t: _Table, key: str, allowed: tuple[str, ...] = ()) -> dict[str, str]:
@@ -347,6 +363,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         tie_order=b.get("tie_order", str, db.tie_order),
         count_frame=b.get("count_frame", bool, db.count_frame),
         cut_suffix=b.get("cut_suffix", str, db.cut_suffix),
+        cut_notice=check_template(
+            b, "cut_notice", b.get("cut_notice", str, db.cut_notice), CUT_NOTICE_FIELDS
+        ),
         builtin_full=b.get("builtin_full", bool, db.builtin_full),
         measure=b.get("measure", str, db.measure, MEASURES),
         roots_free_bytes=b.get("roots_free_bytes", int, db.roots_free_bytes),
@@ -391,6 +410,10 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
             raise b.fail("compact_min_chars", "expected 0 < compact_min_chars <= compact_max_chars")
         if budget.measure == "display-width":
             raise b.fail("measure", 'compact counts characters: "chars" or "utf16"')
+    if budget.cut_notice and (budget.model != "none" or budget.cut_suffix):
+        # the notice is added once, when the listing is prepared; a budget that cuts again would
+        # need it counted per cut, which no runtime modelled so far does
+        raise b.fail("cut_notice", 'needs model = "none" and no cut_suffix')
     if budget.chars_per_token <= 0:
         raise b.fail("chars_per_token", "must be greater than 0")
     if budget.measure != "chars" and budget.model in ("trim-then-omit", "round-robin"):
@@ -466,6 +489,11 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         entries_open=t1.get("entries_open", str, d1.entries_open),
         entries_close=t1.get("entries_close", str, d1.entries_close),
         empty_text=t1.get("empty_text", str, d1.empty_text),
+        description_fallback=t1.get(
+            "description_fallback", str, d1.description_fallback, DESCRIPTION_FALLBACKS
+        ),
+        strip_description=t1.get("strip_description", bool, d1.strip_description),
+        md_listed_with=t1.strings("md_listed_with"),
     )
     if (tier1.empty == "text") != bool(tier1.empty_text):
         raise t1.fail("empty_text", 'set empty_text exactly when empty = "text"')

@@ -1,5 +1,6 @@
 """Discovery rules that go beyond the generic search (`scan.search`), each a profile key
-(docs/profiles.md): other `*.md` files directly in a root are skills (`[[roots]] md_files`),
+(docs/profiles.md): other `*.md` files directly in a root, or anywhere below it outside skill
+folders, are skills (`[[roots]] md_files`),
 the search stops below a folder holding a skill file (`[discovery] stop_at_skill`), ignore files
 inside a root hide what they match (`[discovery] ignore_files`), and roots the runtime reads only
 when a setting enables them (`[[roots]] enabled_by`).
@@ -13,16 +14,43 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from skillprism.core.containment import link_refusal
+from skillprism.core.document import Finding
 from skillprism.core.profiles import Profile
 from skillprism.core.scan import FoundFile
 
+if TYPE_CHECKING:
+    from skillprism.core.validate import Evaluation
 
-def root_md_files(root: str, file_names: Sequence[str]) -> list[FoundFile]:
+# The checks of a name that `[discovery] md_strict = false` leaves out for `*.md` skills.
+NAME_CHECKS = frozenset(
+    {
+        "name-directory-mismatch",
+        "name-characters",
+        "name-length",
+        "name-lowercase",
+        "name-hyphen-edge",
+        "name-double-hyphen",
+    }
+)
+
+
+def root_md_files(
+    root: str,
+    file_names: Sequence[str],
+    mode: str = "in-root",
+    max_depth: int = 64,
+    max_dirs: int = 2000,
+) -> list[FoundFile]:
     """The `*.md` files directly in `root` other than its skill files (sorted); never a link
-    the search would not follow (core/containment.py, `link_refusal`)."""
+    the search would not follow (core/containment.py, `link_refusal`). `mode = "below"`: those
+    anywhere below it (`md_below`)."""
+    if mode == "below":
+        return md_below(root, max_depth, max_dirs)
     try:
         with os.scandir(root) as it:
             names = sorted(
@@ -40,6 +68,83 @@ def root_md_files(root: str, file_names: Sequence[str]) -> list[FoundFile]:
         FoundFile(os.path.join(root, n), root, (n,), os.path.join(os.path.realpath(root), n))
         for n in names
     ]
+
+
+def md_below(root: str, max_depth: int = 64, max_dirs: int = 2000) -> list[FoundFile]:
+    """Every `*.md` file below `root` that is not a README.md or a skill file (any case) and is
+    not inside a skill folder (a folder of the root holding one), in path order: OpenHands'
+    find_regular_md_files (Path.rglob, which does not enter linked folders and sees hidden ones).
+    Like the search, it stops `max_depth` folders down and after `max_dirs` folders."""
+    out: list[tuple[str, ...]] = []
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    visited = 0
+    while stack and visited < max_dirs:
+        folder, parts = stack.pop()
+        visited += 1
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if len(parts) < max_depth and not (not parts and _holds_skill_md(e.path)):
+                    stack.append((e.path, (*parts, e.name)))
+                continue
+            name = e.name
+            if not name.endswith(".md") or name == "README.md" or name.lower() == "skill.md":
+                continue
+            if e.is_symlink() and link_refusal(os.path.realpath(e.path)):
+                continue  # never a link the search would not follow
+            out.append((*parts, name))
+    # The real path is left to os.path.realpath (""): a file may be a link.
+    return [
+        FoundFile(os.path.join(root, *p), root, p, "")
+        for p in sorted(out, key=lambda p: "/".join(p))
+    ]
+
+
+def md_file_evaluation(profile: Profile, ev: Evaluation, parts: Sequence[str]) -> Evaluation:
+    """`ev` of an `*.md` skill (`[[roots]] md_files`) as the runtime names and checks it: with
+    `md_name = "path"` a skill without a frontmatter name is named by its path inside the root
+    without '.md'; with `md_strict = false` the name checks are left out."""
+    findings = ev.findings
+    name = ev.name
+    if not profile.md_strict:
+        findings = [f for f in findings if f.rule not in NAME_CHECKS]
+    if profile.md_name == "path" and "name" not in ev.frontmatter:
+        name = "/".join(parts)[: -len(".md")]
+        findings = [
+            f
+            if f.rule != "name-defaulted"
+            else Finding(
+                f.rule, f"no name: the runtime names it by its path, '{name}'", f.line, f.column
+            )
+            for f in findings
+        ]
+    if name == ev.name and findings is ev.findings:
+        return ev
+    return replace(ev, name=name, findings=list(findings))
+
+
+def is_md_skill(profile: Profile, root_template: int, path: str) -> bool:
+    """Whether `path` was found as an `*.md` skill of its root (`[[roots]] md_files`), not as a
+    skill file."""
+    if not 0 <= root_template < len(profile.roots) or not profile.roots[root_template].md_files:
+        return False
+    return os.path.basename(path).lower() not in {f.lower() for f in profile.file_names}
+
+
+def _holds_skill_md(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as it:
+            return any(e.name.lower() == "skill.md" and e.is_file() for e in it)
+    except OSError:
+        return False
 
 
 def stop_reason(

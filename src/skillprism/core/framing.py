@@ -3,8 +3,9 @@ may come before the opener, and whether a NUL byte makes the file binary.
 
 `document.parse_document` splits every file the usual way (an opening `---` line after optional
 blank lines, a closing `---` line, trailing spaces allowed). A profile whose `[frontmatter]`
-framing keys say otherwise (docs/profiles.md: `opener`, `closer`, `before_opener`, `nul_bytes`)
-gets the same file split again its own way by `frame`, once per framing (cached on the document).
+framing keys say otherwise (docs/profiles.md: `opener`, `closer`, `before_opener`, `nul_bytes`,
+`bom`) gets the same file split again its own way by `frame`, once per framing (cached on the
+document).
 """
 
 from __future__ import annotations
@@ -62,7 +63,11 @@ def frame(doc: SkillDocument, framing: Framing) -> SkillDocument:
             _yaml={},
             _framed={},
         )
-        split_framed(out, out.text or "", framing)
+        text = out.text or ""
+        if framing.bom == "text" and out.bom:
+            # the mark stays a character of the text (python-frontmatter does not remove it)
+            text = "\ufeff" + text
+        split_framed(out, text, framing)
     doc._framed[framing] = out
     return out
 

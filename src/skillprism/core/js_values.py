@@ -14,12 +14,23 @@ _EXPONENT = re.compile(r"e([+-])0*(\d)")
 def non_string_text(value: Any, mode: str) -> str | None:
     """What a runtime whose profile says `non_strings = mode` reads a number, boolean, list or
     mapping as (None = refused): `js-string` = JavaScript's String(); `js-json` = String() for a
-    number or boolean, JSON.stringify() for a list or mapping (OpenClaw)."""
+    number or boolean, JSON.stringify() for a list or mapping (OpenClaw); `js-keep` = the runtime
+    keeps the value itself and only its String() is ever text (Amp's name pattern)."""
     if mode == "js-json" and isinstance(value, (list, dict)):
         return js_json(value)
-    if mode in ("js-string", "js-json"):
+    if mode in ("js-string", "js-json", "js-keep"):
         return js_string(value)
     return None
+
+
+def held_value(frontmatter: dict[str, Any], field: str, text: Any, mode: str) -> Any:
+    """The value a runtime holds as the skill's `field`: the frontmatter's own YAML value (a
+    number, boolean, list or mapping) where its profile says `non_strings = "js-keep"`, else
+    `text`, the name or description Skill Prism shows."""
+    value = frontmatter.get(field)
+    if mode == "js-keep" and value is not None and not isinstance(value, str):
+        return value
+    return text
 
 
 def js_json(value: Any) -> str | None:

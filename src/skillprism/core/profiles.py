@@ -46,6 +46,8 @@ CLOSERS = ("line", "trimmed", "prefix", "dashes")
 BEFORE_OPENER = ("blank-lines", "nothing", "anything")
 BARE_CR = ("line-end", "text")
 NUL_BYTES = ("binary", "text")
+BOM_MODES = ("strip", "text")
+DESCRIPTION_CUTS = ("none", "middle")
 UNCLOSED = ("no-frontmatter", "to-end")
 DUPLICATE_KEYS = ("last-wins", "error")
 FALLBACK_WHEN = ("error", "not-strings")
@@ -61,7 +63,7 @@ YAML_REPAIRS = (
     "requote-description-at-error",
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
-NON_STRINGS = ("refuse", "js-string", "js-json")
+NON_STRINGS = ("refuse", "js-string", "js-json", "js-keep")
 CLIP_CHOMPING = ("yaml", "strip")
 LINKS_WITHIN = ("", "project", "root")
 YAML_READERS = ("libyaml", "pyyaml-pure")
@@ -97,8 +99,9 @@ class RootTemplate:
     # to the repository root; "down" = repository root first, down to the project folder.
     walk: str = "up"
     suffix: tuple[str, ...] = ()  # trailing literal folders of `path`, e.g. ('.claude', 'skills')
-    # Other `*.md` files directly in the root are skills too (pi's own roots).
-    md_files: bool = False
+    # Other `*.md` files are skills too: "" = no, "in-root" = those directly in the root (pi's own
+    # roots), "below" = those anywhere below it outside skill folders (OpenHands' legacy skills).
+    md_files: str = ""
     # Rule settings that differ in this root (oh-my-pi: only its native root needs a description).
     rules: Mapping[str, RuleSetting] = field(default_factory=dict)
     # The runtime reads this root only when a setting turns it on ("" = always read); its skills
@@ -186,6 +189,9 @@ class Framing:
     # A bare CR: a line end, or just a character (Cline's pattern needs a line feed, so a file of
     # bare CR line ends has no frontmatter).
     bare_cr: str = "line-end"
+    # A UTF-8 byte-order mark: removed before the split, or kept as the text's first character,
+    # so that no opener is found at the start (python-frontmatter: OpenHands).
+    bom: str = "strip"
 
     @property
     def default(self) -> bool:
@@ -220,6 +226,11 @@ class Reading:
     # pure-Python reader (Mistral Vibe's yaml.safe_load without libyaml), which refuses a tab
     # after 'key:'.
     yaml_reader: str = "libyaml"
+    # A description longer than `description_max`: kept whole ("none", reported), or cut to that
+    # length in the middle, its head and tail around `description_cut_notice` ("middle": the
+    # Skill model's maybe_truncate, OpenHands).
+    description_cut: str = "none"
+    description_cut_notice: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +282,11 @@ class Profile:
     # discovery, continued (docs/profiles.md)
     in_root_order: str = "path"
     stop_at_skill: bool = False
+    # How a `[[roots]] md_files` skill without a frontmatter name is named ("folder": its folder,
+    # like a skill file; "path": its path inside the root without '.md', OpenHands), and whether
+    # the name checks apply to it (OpenHands validates the names of SKILL.md files only).
+    md_name: str = "folder"
+    md_strict: bool = True
     ignore_files: tuple[str, ...] = ()
     follow_file_symlinks: bool = True  # a skill file that is a symlink is read
     # recursive layout: a skill file directly in a root is read too (Factory Droid looks only in
@@ -421,6 +437,11 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     )
     in_root_order = disc.get("in_root_order", str, "path", IN_ROOT_ORDERS)
     stop_at_skill = disc.get("stop_at_skill", bool, False)
+    md_name = disc.get("md_name", str, "folder", ("folder", "path"))
+    md_strict = disc.get("md_strict", bool, True)
+    if md_name == "path" and md_strict:
+        # the name checks ran on the folder's name: they would judge a name the runtime never uses
+        raise disc.fail("md_name", 'md_name = "path" needs md_strict = false')
     follow_file_symlinks = disc.get("follow_file_symlinks", bool, True)
     root_file = disc.get("root_file", bool, True)
     ignore_files = disc.strings("ignore_files")
@@ -452,7 +473,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 namespace=r.get("namespace", str, "", ("", "plugin")),
                 note=r.get("note", str, ""),
                 walk=r.get("walk", str, "up", WALKS),
-                md_files=r.get("md_files", bool, False),
+                md_files=_md_files_mode(r, "md_files"),
                 rules=_parse_rules(r.get("rules", dict, {}), where, f"roots[{i}].rules"),
                 enabled_by=r.get("enabled_by", str, ""),
                 unless_env=_env_names(r, "unless_env"),
@@ -505,6 +526,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         unclosed=fm.get("unclosed", str, "no-frontmatter", UNCLOSED),
         keep_last_line_break=fm.get("keep_last_line_break", bool, False),
         bare_cr=fm.get("bare_cr", str, "line-end", BARE_CR),
+        bom=fm.get("bom", str, "strip", BOM_MODES),
     )
     trim = fm.strings("trim", VALUE_FIELDS)
     for i, f in enumerate(trim):
@@ -533,7 +555,17 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         blank_is_empty=fm.get("blank_is_empty", bool, True),
         clip_chomping=fm.get("clip_chomping", str, "yaml", CLIP_CHOMPING),
         yaml_reader=fm.get("yaml_reader", str, "libyaml", YAML_READERS),
+        description_cut=fm.get("description_cut", str, "none", DESCRIPTION_CUTS),
+        description_cut_notice=fm.get("description_cut_notice", str, ""),
     )
+    if reading.description_cut != "none" and not frontmatter["description_max"]:
+        raise fm.fail("description_cut", "needs description_max, the length it cuts to")
+    try:
+        reading.description_cut_notice.format(path="")
+    except (KeyError, IndexError, ValueError) as err:
+        raise fm.fail(
+            "description_cut_notice", f"the only placeholder is {{path}} ({err!r})"
+        ) from None
     fm.check_unknown()
 
     fields_table = top.get("fields", dict, {})
@@ -589,6 +621,8 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         rules=rules,
         in_root_order=in_root_order,
         stop_at_skill=stop_at_skill,
+        md_name=md_name,
+        md_strict=md_strict,
         ignore_files=ignore_files,
         follow_file_symlinks=follow_file_symlinks,
         root_file=root_file,
@@ -683,6 +717,18 @@ def _parse_runtime(t: _Reader) -> RuntimeInfo:
     )
     t.check_unknown()
     return info
+
+
+def _md_files_mode(r: _Reader, key: str) -> str:
+    """`[[roots]] md_files`: false / true (the files directly in the root) or "below"."""
+    value = r.get(key, (bool, str), False)
+    if value is True:
+        return "in-root"
+    if value is False:
+        return ""
+    if value not in ("in-root", "below"):
+        raise r.fail(key, f'expected true, false, "in-root" or "below"; got {value!r}')
+    return value
 
 
 def _not_run_reason(level: str, package: str) -> str:

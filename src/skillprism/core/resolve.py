@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Protocol
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry, Suppressed
 from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Diagnostic, Severity
-from skillprism.core.discovery import ignored_reason, root_md_files, stop_reason
+from skillprism.core.discovery import (
+    ignored_reason,
+    is_md_skill,
+    md_file_evaluation,
+    root_md_files,
+    stop_reason,
+)
 from skillprism.core.document import Finding
 from skillprism.core.document_cache import DocumentCache
 from skillprism.core.evaluator import EvalItem, Evaluator, evaluator_scans
@@ -293,7 +299,13 @@ def _build(
                 note(where, finding, _note_severity(result, finding))
             files = result.files
             if 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files:
-                extra = root_md_files(root.path, profile.file_names)
+                extra = root_md_files(
+                    root.path,
+                    profile.file_names,
+                    profile.roots[root.template].md_files,
+                    depth,
+                    max(profile.max_dirs, 1),
+                )
                 for f in extra:
                     evaluator.add(f)
                 files = [*files, *extra]
@@ -460,6 +472,10 @@ def _resolve_located(
         path = loc.found.path
         skill_dir = dir_of[path]
         ev, real = evaluations[path]
+        if (profile.md_name != "folder" or not profile.md_strict) and is_md_skill(
+            profile, loc.root.template, path
+        ):
+            ev = md_file_evaluation(profile, ev, loc.parts)
         rp = by_root.get(loc.root.template)
         if rp is None:
             root_profile = profile.for_root(loc.root.template)
@@ -541,6 +557,7 @@ def _resolve_located(
                 diagnostics=diags,
                 frontmatter=ev.frontmatter,
                 shadowed_by="",
+                body_line=ev.body_line,
             )
         )
     if profile.in_root_order == "name":
@@ -689,8 +706,9 @@ def _root_skip_hidden(profile: Profile, root: RootInfo) -> bool | None:
     return None
 
 
-def _md_files(profile: Profile, root: RootInfo) -> bool:
-    return 0 <= root.template < len(profile.roots) and profile.roots[root.template].md_files
+def _md_files(profile: Profile, root: RootInfo) -> str:
+    """The root's `[[roots]] md_files` mode ("" = none)."""
+    return profile.roots[root.template].md_files if 0 <= root.template < len(profile.roots) else ""
 
 
 def _discovery_reason(profile: Profile, loc: Located, holders: frozenset[str]) -> str:

@@ -132,14 +132,21 @@ def layout_verdict(
     profile: Profile,
     layout: str,
     parts: Sequence[str],
-    md_files: bool = False,
+    md_files: str = "",
     skip_hidden: bool | None = None,
 ) -> str:
     """Why `profile` would not discover a skill file at `parts` below a root ('' = it would).
-    `md_files`: the root also reads other `*.md` files directly in it (`[[roots]] md_files`);
+    `md_files`: the root also reads other `*.md` files directly in it, or below it
+    (`[[roots]] md_files`: "in-root", "below");
     `skip_hidden`: the root's own setting (`[[roots]] skip_hidden`; None: the profile's)."""
     file_name = parts[-1]
-    if md_files and len(parts) == 1 and file_name.endswith(".md"):
+    if md_files == "in-root" and len(parts) == 1 and file_name.endswith(".md"):
+        return ""
+    if (
+        md_files == "below"
+        and file_name.endswith(".md")
+        and file_name.lower() not in {f.lower() for f in profile.file_names}
+    ):
         return ""
     if file_name not in profile.file_names:
         return f"named '{file_name}': {profile.title} only reads {' or '.join(profile.file_names)}"

@@ -45,6 +45,9 @@ class Evaluation:
     # What the skill (its SKILL.md, scripts and resources) could do to the user who installs it:
     # the security pass, the same under every profile (core/security).
     risks: list[Any] | None = None  # None: not scanned
+    # Where the listing stands in for a missing or empty description with the body's first line
+    # (`[tier1] description_fallback`): that line and how many body characters follow it.
+    body_line: tuple[str, int] | None = None
 
 
 def first_paragraph(body: str) -> str:
@@ -68,6 +71,44 @@ def first_paragraph(body: str) -> str:
             continue
         para.append(stripped)
     return " ".join(para)
+
+
+def first_body_line(body: str) -> tuple[str, int]:
+    """The body's first line that is not blank or a '#' heading, stripped, and how many characters
+    of the (stripped) body follow it: what a listing shows for a skill with no description
+    (OpenHands' to_prompt). ("", 0) when there is none."""
+    text = body.strip()
+    before = 0
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            before += len(line) + 1
+            continue
+        return stripped, max(0, len(text) - before - len(line))
+    return "", 0
+
+
+def _content(doc: SkillDocument, profile: Profile) -> str:
+    """The text the runtime keeps as the skill's content: the body, or the whole text (with a
+    byte-order mark the framing keeps) when the runtime finds no frontmatter, an unclosed one
+    included (python-frontmatter then returns the text it was given)."""
+    if doc.has_frontmatter:
+        return doc.body
+    mark = "\ufeff" if profile.framing.bom == "text" and doc.bom else ""
+    return mark + (doc.text or "")
+
+
+def clip_middle(text: str, limit: int, notice: str) -> str:
+    """`text` cut to `limit` characters by keeping its head and tail around `notice` (the head gets
+    the odd character); the notice alone, cut, when it does not fit. OpenHands' maybe_truncate."""
+    if len(text) <= limit:
+        return text
+    if len(notice) >= limit:
+        return notice[:limit]
+    room = limit - len(notice)
+    head = room // 2 + room % 2
+    tail = room - head
+    return text[:head] + notice + (text[-tail:] if tail > 0 else "")
 
 
 @functools.cache
@@ -132,6 +173,8 @@ def evaluate(doc: SkillDocument, profile: Profile, dir_name: str) -> Evaluation:
         _description(ev, profile, fm, fm_pos, doc)
         _fields(ev, profile, fm, yml, doc)
         _body(ev, profile, doc)
+        if profile.disclosure.tier1.description_fallback == "first-body-line":
+            ev.body_line = first_body_line(_content(doc, profile))
         _mentioned_files(ev, fm, yml, doc)
     if profile.reference_validator and doc.readable:
         ev.findings.extend(reference_validator_notes(doc, yml))
@@ -197,6 +240,14 @@ def _not_string_rule(field_name: str, mode: str, read_as: str | None) -> str:
     if read_as is None and mode != "refuse":
         return f"{field_name}-not-text"
     return f"{field_name}-not-string"
+
+
+def _read_as(mode: str, read_as: str | None) -> str:
+    if read_as is None:
+        return ""
+    if mode == "js-keep":
+        return f": the runtime keeps the value itself, whose text is '{read_as}'"
+    return f": the runtime reads it as '{read_as}'"
 
 
 def _unconvertible(mode: str, read_as: str | None) -> str:
@@ -266,7 +317,7 @@ def _name(
             Finding(
                 _not_string_rule("name", p.reading.non_strings, read_as),
                 f"'name' is {type_name(raw)}, not a string"
-                + (f": the runtime reads it as '{read_as}'" if read_as is not None else "")
+                + _read_as(p.reading.non_strings, read_as)
                 + _unconvertible(p.reading.non_strings, read_as),
                 line,
                 col,
@@ -487,7 +538,7 @@ def _description(
             Finding(
                 _not_string_rule("description", p.reading.non_strings, read_as),
                 f"'description' is {type_name(raw)}, not a string"
-                + (f": the runtime reads it as '{read_as}'" if read_as is not None else "")
+                + _read_as(p.reading.non_strings, read_as)
                 + _unconvertible(p.reading.non_strings, read_as),
                 line,
                 col,
@@ -513,7 +564,11 @@ def _description(
                 "shorten it; move detail into the body",
             )
         )
-    ev.description = desc.strip() if trims else desc
+    desc = desc.strip() if trims else desc
+    if p.reading.description_cut == "middle" and p.description_max:
+        notice = p.reading.description_cut_notice.format(path=doc.path)
+        desc = clip_middle(desc, p.description_max, notice)
+    ev.description = desc
 
 
 def _fields(

@@ -166,3 +166,40 @@ def test_the_usage_column_shows_what_the_runtime_recorded_here(qtbot, tmp_path) 
     assert unused.data() == "0" and "records no use" in unused.data(Qt.ItemDataRole.ToolTipRole)
     view.set_usage("skill-000", 5)  # a value set here wins, and says so
     assert model.index(rows["skill-000"], 5).data() == "5"
+
+
+def test_the_bar_names_the_skill_under_the_pointer_and_counts_each_outcome(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from skillprism.gui.budget_view import BudgetBar
+
+    root = tmp_path / "skills"
+    make_skills(root, 40)
+    engine, _loaded = open_view([str(root)], "claude-code", str(tmp_path))
+    from skillprism.core.budget_inputs import BudgetInputs
+
+    result = answer(engine, "tier1", "claude-code", BudgetInputs(context_window=8_000))
+    bar = BudgetBar()
+    qtbot.addWidget(bar)
+    bar.resize(800, 46)
+    bar.show()
+    bar.set_result(result)
+    bar.grab()  # paints
+    counts = {o: len(result.by_outcome(o)) for o in {e.outcome for e in result.entries}}
+    for outcome, n in counts.items():
+        assert f"{n} {outcome}" in bar._caption
+    # the first skill with characters is under the bar's left edge
+    first = next(e for e in result.entries if e.chars)
+    point = QPointF(6, 20)
+    event = QMouseEvent(
+        QMouseEvent.Type.MouseMove,
+        point,
+        QPointF(bar.mapToGlobal(QPoint(6, 20))),
+        Qt.MouseButton.NoButton,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(bar, event)
+    assert QToolTip.text().startswith(f"{first.name}: {first.outcome}")

@@ -5,6 +5,7 @@ rule as the CLI's) and the window hands the result to `show_result`."""
 
 from __future__ import annotations
 
+import bisect
 import html
 from collections.abc import Sequence
 from typing import Any
@@ -45,7 +46,7 @@ from PySide6.QtWidgets import (
 
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.vocabulary import OVERRIDES
-from skillprism.engine.views import Tier1View
+from skillprism.engine.views import OutcomeRow, Tier1View
 from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
@@ -203,69 +204,98 @@ class _OverrideDelegate(QStyledItemDelegate):
 
 class BudgetBar(QWidget):
     """The limit as a bar: each listed skill's share, in listing order, coloured by outcome and
-    labelled; a marker where the limit ends when the listing is over it. Hover names the skill."""
+    labelled; a marker where the limit ends when the listing is over it. Hover names the skill.
+
+    What the bar shows is worked out once per result (`set_result`), as fractions of the bar:
+    a paint only scales them, so a listing of thousands of skills paints as fast as one of ten."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setMouseTracking(True)
         self.setMinimumHeight(46)
-        self._segments: list[tuple[float, float, str, str]] = []  # (x0, x1, outcome, tooltip)
         self._result: Tier1View | None = None
+        # each skill with characters: (start, end) as fractions of the bar, its row's index
+        self._spans: list[tuple[float, float, int]] = []
+        self._runs: list[tuple[float, float, str]] = []  # runs of one outcome, as fractions
+        self._caption = ""
 
     def sizeHint(self) -> QSize:
         return QSize(600, 46)
 
     def set_result(self, result: Tier1View | None) -> None:
         self._result = result
+        self._spans, self._runs, self._caption = [], [], ""
+        if result is not None and result.entries:
+            self._prepare(result)
         self.update()
+
+    def _prepare(self, r: Tier1View) -> None:
+        fields = OutcomeRow._fields
+        at_outcome, at_chars = fields.index("outcome"), fields.index("chars")
+        scale_to = max(r.limit_chars or 0, r.used_chars, 1)
+        counts = dict.fromkeys(_OUTCOME_STYLE, 0)
+        x, run_start, run_outcome = 0.0, 0.0, ""
+        for i, row in enumerate(r.entries.plain):  # the plain tuples: no row objects made
+            outcome, chars = row[at_outcome], row[at_chars]
+            if outcome in counts:
+                counts[outcome] += 1
+            if not chars:
+                continue
+            if outcome != run_outcome:
+                if run_outcome and x > run_start:
+                    self._runs.append((run_start, x, run_outcome))
+                run_start, run_outcome = x, outcome
+            w = chars / scale_to
+            self._spans.append((x, x + w, i))
+            x += w
+        if run_outcome and x > run_start:
+            self._runs.append((run_start, x, run_outcome))
+        limit = "no limit" if r.limit_chars is None else f"limit {r.limit_chars:,}"
+        self._caption = f"{r.used_chars:,} chars used · {limit} · " + " · ".join(
+            f"{n} {k}" for k, n in counts.items() if n
+        )
+
+    def _bar(self) -> QRectF:
+        return QRectF(4, 6, self.width() - 8, self.height() - 24)
 
     def paintEvent(self, _event: Any) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
-        rect = QRectF(4, 6, self.width() - 8, self.height() - 24)
+        rect = self._bar()
         p.setPen(QPen(pal.color(QPalette.ColorRole.Mid), 1))
         p.setBrush(pal.color(QPalette.ColorRole.Base))
         p.drawRoundedRect(rect, 3, 3)
-        self._segments = []
         r = self._result
         if r is None or not r.entries:
             p.setPen(pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             p.drawText(rect, Qt.AlignmentFlag.AlignCenter, "No listing")
             p.end()
             return
-        scale_to = max(r.limit_chars or 0, r.used_chars, 1)
-        x = rect.left()
-        # Thousands of skills are thinner than a pixel each: paint runs of one outcome as one
-        # block (with a hairline between skills where there is room); hover resolves per skill.
-        run_start, run_outcome = x, ""
-        separators: list[float] = []
-        for e in (e for e in r.entries if e.chars):
-            w = rect.width() * e.chars / scale_to
-            if e.outcome != run_outcome:
-                self._paint_run(p, rect, run_start, x, run_outcome)
-                run_start, run_outcome = x, e.outcome
-            if w >= 6:
-                separators.append(x)
-            tip = f"{e.name}: {e.outcome}, {e.chars:,} chars, {e.tokens:,} tokens"
-            self._segments.append((x, x + w, e.outcome, tip))
-            x += w
-        self._paint_run(p, rect, run_start, x, run_outcome)
+        left, width = rect.left(), rect.width()
+        # Thousands of skills are thinner than a pixel each: runs of one outcome are painted as
+        # one block, with a hairline between skills where there is room.
+        for a, b, outcome in self._runs:
+            self._paint_run(p, rect, left + a * width, left + b * width, outcome)
         p.setPen(QPen(pal.color(QPalette.ColorRole.Base), 1))
-        for sx in separators[1:]:
-            p.drawLine(int(sx), int(rect.top() + 1), int(sx), int(rect.bottom() - 1))
+        wide = 6 / width if width > 0 else 1.0
+        first = True
+        for a, b, _i in self._spans:
+            if b - a >= wide:
+                if not first:
+                    sx = int(left + a * width)
+                    p.drawLine(sx, int(rect.top() + 1), sx, int(rect.bottom() - 1))
+                first = False
         if r.limit_chars is not None and r.used_chars > r.limit_chars:
-            lx = rect.left() + rect.width() * r.limit_chars / scale_to
+            scale_to = max(r.limit_chars or 0, r.used_chars, 1)
+            lx = left + width * r.limit_chars / scale_to
             p.setPen(QPen(QColor("#d23b3b"), 2))
             p.drawLine(int(lx), int(rect.top() - 4), int(lx), int(rect.bottom() + 4))
         p.setPen(pal.color(QPalette.ColorRole.WindowText))
-        limit = "no limit" if r.limit_chars is None else f"limit {r.limit_chars:,}"
-        counts = {k: len(r.by_outcome(k)) for k in _OUTCOME_STYLE}
-        text = f"{r.used_chars:,} chars used · {limit} · " + " · ".join(
-            f"{n} {k}" for k, n in counts.items() if n
-        )
         p.drawText(
-            QRectF(4, rect.bottom() + 2, self.width() - 8, 16), Qt.AlignmentFlag.AlignLeft, text
+            QRectF(4, rect.bottom() + 2, self.width() - 8, 16),
+            Qt.AlignmentFlag.AlignLeft,
+            self._caption,
         )
         p.end()
 
@@ -279,11 +309,14 @@ class BudgetBar(QWidget):
             )
 
     def mouseMoveEvent(self, event: Any) -> None:
-        x = event.position().x()
-        for x0, x1, _outcome, tip in self._segments:
-            if x0 <= x < x1:
-                QToolTip.showText(event.globalPosition().toPoint(), tip, self)
-                return
+        rect, r = self._bar(), self._result
+        at = (event.position().x() - rect.left()) / rect.width() if rect.width() > 0 else -1.0
+        i = bisect.bisect_right(self._spans, (at, float("inf"), 0)) - 1
+        if r is not None and 0 <= i < len(self._spans) and self._spans[i][1] > at:
+            e = r.entries[self._spans[i][2]]
+            tip = f"{e.name}: {e.outcome}, {e.chars:,} chars, {e.tokens:,} tokens"
+            QToolTip.showText(event.globalPosition().toPoint(), tip, self)
+            return
         QToolTip.hideText()
 
 

@@ -419,3 +419,30 @@ def test_prices_come_from_the_shipped_file_with_source_and_date(tmp_path: Path) 
     plan = make_plan(["p"], 2, "", model="lab-model-1")
     doc = plan.as_dict()
     assert doc["cost_usd"] == 0.0 and doc["price"]["date"] == "2026-11-27" and doc["calls"] == 2
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/autogroup"), reason="no scheduler autogroups here"
+)
+def test_a_cli_in_a_session_of_its_own_keeps_the_engines_niceness() -> None:
+    """Linux weighs each session as a group by the group's own niceness: a CLI started in a new
+    session would compete with the window as an equal however nice the engine is (four of them
+    kept the GUI thread waiting up to 0.44 s for a core)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import os, subprocess
+        from skillprism.core.live_trigger.runner import keep_niceness
+        os.nice(7)
+        p = subprocess.Popen(["sleep", "5"], start_new_session=True)
+        before = open(f"/proc/{p.pid}/autogroup").read().split()[-1]
+        keep_niceness(p.pid)
+        print(before, open(f"/proc/{p.pid}/autogroup").read().split()[-1])
+        p.kill()
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "7"]

@@ -59,6 +59,21 @@ def jobs(prompts: Sequence[str], runs: int) -> list[Job]:
     return [Job(i, p, r) for r in range(1, runs + 1) for i, p in enumerate(prompts)]
 
 
+def keep_niceness(pid: int) -> None:
+    """Give the CLI started as `pid` in a session of its own this process's niceness.
+
+    Linux schedules each session as a group of its own (autogroup), and a group's weight is its
+    own niceness, not its processes': a CLI in a new session would compete with the window as
+    an equal however nice the engine that started it is, and four of them at once keep the
+    window's GUI thread waiting for a core. Where there are no such groups this does nothing."""
+    try:
+        niceness = os.getpriority(os.PRIO_PROCESS, 0)
+        with open(f"/proc/{pid}/autogroup", "w", encoding="ascii") as group:
+            group.write(str(niceness))
+    except (OSError, AttributeError):
+        pass  # not Linux, autogroup off, or the CLI already gone
+
+
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
@@ -90,6 +105,7 @@ def run_one(
             )
         except OSError as exc:
             return RunOutcome("error", message=f"cannot start {argv[0]}: {exc.strerror or exc}")
+        keep_niceness(proc.pid)
         assert proc.stdout is not None
         out = proc.stdout
 

@@ -422,33 +422,31 @@ class Engine:
         ]
         return tuple(sorted(set(paths)))
 
-    def _watching(self, wanted: tuple[str, ...]) -> bool:
-        return not wanted or (wanted == self._watched and self._watcher is not None)
+    def _new_watch(self, workspace: Workspace, spec: OpenSpec) -> tuple[str, ...] | None:
+        """The folders to watch when they are not what is watched now (the old watch is stopped
+        then); None when the watch stays as it is (stopped when nothing is to be watched)."""
+        wanted = self._wanted_watch(workspace, spec)
+        if not wanted or (wanted == self._watched and self._watcher is not None):
+            if not wanted:
+                self._stop_watch()
+            return None
+        self._stop_watch()
+        return wanted
 
     def _watch_later(self, workspace: Workspace, spec: OpenSpec) -> None:
         """An open: when the watch must change, drop the old one now and set up the new one
         after the answer (then everything read is rescanned: `_verify_due`). Setting up a watch
         walks every folder, which the window need not wait for."""
-        wanted = self._wanted_watch(workspace, spec)
-        if self._watching(wanted):
-            if not wanted:
-                self._stop_watch()
-            return
-        self._stop_watch()
-        self._verify_due = True
+        if self._new_watch(workspace, spec) is not None:
+            self._verify_due = True
 
     def _watch(self, workspace: Workspace, spec: OpenSpec) -> None:
         """Watch the folders `workspace` reads (changes made before this are found by the
         rescan that follows it, `_verify_due`)."""
-        wanted = self._wanted_watch(workspace, spec)
-        if self._watching(wanted):
-            if not wanted:
-                self._stop_watch()
+        wanted = self._new_watch(workspace, spec)
+        if wanted is None:
             return
-        self._stop_watch()
         self._watched = wanted
-        if not wanted:
-            return
         from skillprism.core.watch import SkillWatcher
 
         self.event("watch", ("starting", "setting up the file watch"))

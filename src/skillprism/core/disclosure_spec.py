@@ -159,6 +159,9 @@ class Tier1Spec:
     roots_line: str = "- `{alias}` = `{root}`"
     # Written before the first listed entry of each category as `{group}` (Hermes Agent's index).
     group_header: str = ""
+    # How an entry writes its name when the frontmatter `name` differs from it and also calls the
+    # skill ("{name} ({alias})": Claude Code's sOn); "" = never.
+    name_alias: str = ""
     # The entries as one part of the listing, only when there are any: `entries_open`, the
     # entries joined by `entry_separator`, `entries_close` (Cline's ' Available skills: a, b.').
     # None: each entry is a part of its own, joined by `separator` like header and footer.
@@ -484,6 +487,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         ),
         group_header=check_template(
             t1, "group_header", t1.get("group_header", str, d1.group_header), ("category",)
+        ),
+        name_alias=check_template(
+            t1, "name_alias", t1.get("name_alias", str, d1.name_alias), ("name", "alias")
         ),
         entry_separator=t1.get("entry_separator", str, None),
         entries_open=t1.get("entries_open", str, d1.entries_open),

@@ -633,6 +633,25 @@ def test_roots_table_and_short_paths(proj: Path) -> None:
         profile('[tier1]\nroot_alias = "r"')
 
 
+def test_default_context_window_is_the_window_when_nothing_names_one(proj: Path) -> None:
+    # Claude Code 2.1.330's default model has a 1,000,000-token window, Codex 0.169.0's 272,000:
+    # a user who picks none sees the listing that model gets, not Skill Prism's 200,000.
+    for name in "abc":
+        write(proj, f"skills/{name}/SKILL.md", fm(f"name: {name}\ndescription: {'word ' * 40}"))
+    budget = '[tier1.budget]\nmodel = "drop-descriptions"\ncontext_fraction = 0.001\n'
+    plain = Tier1Model(build(profile(budget), proj))
+    assert plain.compute().context_window == 200_000
+    assert "name-only" in {e.outcome for e in plain.compute().entries}  # 800 characters
+    wide = Tier1Model(build(profile(budget + "default_context_window = 1000000"), proj))
+    assert wide.compute().context_window == 1_000_000
+    assert {e.outcome for e in wide.compute().entries} == {"full"}  # 4,000 characters
+    # a window the user (or the runtime's own settings) names still decides
+    named = wide.compute(BudgetSettings(context_window=200_000))
+    assert "name-only" in {e.outcome for e in named.entries}
+    with pytest.raises(ProfileError, match="default_context_window"):
+        profile("[tier1.budget]\ndefault_context_window = -1")
+
+
 def test_roots_free_bytes_takes_the_roots_table_off_a_round_robin_budget(proj: Path) -> None:
     # Codex 0.169.0: the roots table's bytes beyond an allowance cost tokens off the budget.
     for name in "abc":

@@ -386,6 +386,12 @@ def _field_text(value: Any) -> str:
     return str(value)
 
 
+def default_settings(budget: BudgetSpec) -> BudgetSettings:
+    """What a user who sets nothing gets: the context window of the runtime's default model
+    (`default_context_window`), else DEFAULT_CONTEXT_WINDOW."""
+    return BudgetSettings(context_window=budget.default_context_window or DEFAULT_CONTEXT_WINDOW)
+
+
 class Tier1Model:
     """Everything about a catalog's listing that does not depend on the budget settings."""
 
@@ -717,7 +723,7 @@ class Tier1Model:
         return limit, notes
 
     def compute(self, settings: BudgetSettings | None = None) -> Tier1Result:
-        settings = settings or BudgetSettings()
+        settings = settings or default_settings(self.spec.budget)
         spec, b = self.spec, self.spec.budget
         cap = (
             settings.entry_cap_chars if settings.entry_cap_chars is not None else b.entry_cap_chars

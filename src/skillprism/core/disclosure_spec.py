@@ -63,6 +63,9 @@ class BudgetSpec:
     context_fraction: float = 0.0
     chars_per_token: float = 4.0
     fallback_chars: int = 0
+    # The context window (tokens) of the model the runtime uses by default, when the user sets
+    # none and the runtime's own settings name none; 0: Skill Prism's DEFAULT_CONTEXT_WINDOW.
+    default_context_window: int = 0
     entry_cap_chars: int = 0
     warning: str = ""
     tie_order: str = "last-listed dropped first"
@@ -359,6 +362,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         context_fraction=float(b.get("context_fraction", (int, float), db.context_fraction)),
         chars_per_token=float(b.get("chars_per_token", (int, float), db.chars_per_token)),
         fallback_chars=b.get("fallback_chars", int, db.fallback_chars),
+        default_context_window=b.get("default_context_window", int, db.default_context_window),
         entry_cap_chars=b.get("entry_cap_chars", int, db.entry_cap_chars),
         warning=check_template(
             b, "warning", b.get("warning", str, db.warning), BUDGET_WARNING_FIELDS
@@ -400,6 +404,8 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         compact_max_chars=b.get("compact_max_chars", int, db.compact_max_chars),
     )
     b.check_unknown()
+    if budget.default_context_window < 0:
+        raise b.fail("default_context_window", "must be 0 (Skill Prism's default) or more tokens")
     if budget.roots_free_bytes >= 0 and budget.model != "round-robin":
         raise b.fail("roots_free_bytes", 'only with model = "round-robin"')
     if budget.model == "compact":

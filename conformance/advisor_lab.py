@@ -165,12 +165,22 @@ def skillprism(args: list[str], home: Path, project: Path) -> subprocess.Complet
     )
 
 
+def sp_profile(runtime: str, folder: Path) -> str:
+    """The profile Skill Prism's side uses: Claude Code's without its bundled skills
+    ([[tier1.builtin]]), which the listing code cut out of the binary is not given either."""
+    if runtime != "claude-code":
+        return runtime
+    import claude_code_facts
+
+    return str(claude_code_facts.profile_without_builtins(folder))
+
+
 def advise(runtime: str, window: int, home: Path, project: Path, extra=()) -> dict:  # type: ignore[no-untyped-def]
     proc = skillprism(
         [
             "advise",
             "--profile",
-            runtime,
+            sp_profile(runtime, home.parent),
             "--project",
             str(project),
             "--context-window",
@@ -258,6 +268,8 @@ class ClaudeListing:
         image = BunImage(binary_path("claude-code"))
         self.ex = facts.Extractor(image)
         _found, self.parts = facts.gather(self.ex, facts.load_profile())
+        # what the attachment builder passes for the session's model (NS(loopModel))
+        self.chars_per_token = facts.model_chars_per_token(image, facts.DEFAULT_MODEL) or 4
         pred = image.find(
             re.compile(
                 rb'function ([\w$]+)\(e\)\{return e\.type==="prompt"&&'
@@ -285,7 +297,7 @@ class ClaudeListing:
         script = script.replace("const __cmds = ", keep + "const __all = ").replace(
             call,
             f"{self.parts['list_fn']}(__all.filter({self.pred_fn}), () => 0, {int(window)}, "
-            "undefined)",
+            f"{self.chars_per_token})",
         )
         # the override lookup (w -> K -> ID(Et().skillOverrides, name)), which the listing
         # script stubs: the settings file's skillOverrides, own properties only (as ID/ko do)
@@ -405,7 +417,7 @@ def run_cell(collection: str, runtime: str, window: int, plan_kind: str, claude=
             [
                 "advise",
                 "--profile",
-                runtime,
+                sp_profile(runtime, home.parent),
                 "--project",
                 str(project),
                 "--context-window",

@@ -49,6 +49,9 @@ from binlab import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
+# The model a 2.1.330 session uses with default settings (what `claude -p` sends in the lab,
+# conformance/drivers/claude-code.py): its characters per token and the listing's form follow it.
+DEFAULT_MODEL = "claude-opus-5-5"
 PROFILE = REPO / "resources" / "profiles" / "claude-code.toml"
 
 
@@ -192,11 +195,13 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
             bfn,
         )
     )
+    # the attachment builder passes the session model's value (NS(loopModel)), not the default
+    bpt = model_chars_per_token(ex.image, DEFAULT_MODEL) or bpt
     fallback = int(ctx_default * bpt * fraction)
     facts.append(
         Fact(
             "budget when the context window is unknown",
-            f"floor({ctx_default} tokens x {bpt} x {fraction}) = {fallback}",
+            f"floor({ctx_default} tokens x {bpt} ({DEFAULT_MODEL}) x {fraction}) = {fallback}",
             budget.get("fallback_chars"),
             "match" if fallback == budget.get("fallback_chars") else "differs",
             ex.off(bat),
@@ -348,10 +353,10 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
     wrap = ex.image.find(
         re.compile(rb'var ([\w$]+)="<system-reminder>",([\w$]+)="</system-reminder>"')
     )
+    # the default model takes mid-conversation system turns: the listing is folded into one
+    # as the renderer writes it, without the <system-reminder> wrapper (lab: drivers/claude-code.py)
     found_header = (
-        "<system-reminder>\nThe following skills are available for use with the Skill tool:\n"
-        if header and wrap
-        else None
+        "The following skills are available for use with the Skill tool:\n" if header else None
     )
     facts.append(
         Fact(
@@ -361,8 +366,8 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
             "match" if found_header == t1.get("header") else "differs",
             render.start(),
             (header.group(1) if header else "")
-            + "; then a blank line and the entries, all wrapped as "
-            "'<system-reminder>\\n' + text + '\\n</system-reminder>'",
+            + "; then a blank line and the entries; wrapped as '<system-reminder>\\n' + text + "
+            "'\\n</system-reminder>' only for models without mid-conversation system turns",
             "The profile's header ends in one line break and its separator adds the second: the "
             "blank line before the entries (the tier-1 runs below compare the whole text).",
         )
@@ -371,10 +376,12 @@ def gather(ex: Extractor, profile: dict) -> tuple[list[Fact], dict]:
     facts.append(
         Fact(
             "footer",
-            "</system-reminder>" if wrap else None,
+            "" if wrap else None,
             t1.get("footer"),
-            "match" if wrap and t1.get("footer") == "</system-reminder>" else "differs",
+            "match" if wrap and t1.get("footer") == "" else "differs",
             wrap.start() if wrap else None,
+            "nothing after the entries in the default model's system turn; '</system-reminder>' "
+            "closes the user meta message other models get",
         )
     )
     parts["wrap_vars"] = (wrap.group(1).decode(), wrap.group(2).decode()) if wrap else None
@@ -576,18 +583,34 @@ def per_model_chars_per_token(image: BunImage, default: int, profile_value) -> F
     if not m:
         return Fact("characters per token", default, profile_value, "not-found")
     models = json.loads("[" + m.group(2).decode() + "]")
+    value = int(m.group(6) if DEFAULT_MODEL in models else m.group(7))
     return Fact(
         "characters per token (bytesPerToken)",
         f"{m.group(6).decode()} for {', '.join(models)}; {m.group(7).decode()} for every other "
-        f"model; {m.group(5).decode()} when no model is known",
+        f"model; {m.group(5).decode()} when no model is known; {value} for the default model "
+        f"{DEFAULT_MODEL}",
         profile_value,
-        "differs",
+        "match" if profile_value == value else "differs",
         m.start(),
         f"function {m.group(3).decode()}",
-        "A per-model value: with a newer model the budget is context x 3 x fraction "
-        "(6,000 chars at 200k, 30,000 at 1M). Needs a schema feature (chars_per_token per "
-        "model) or a profile variant.",
+        "A per-model value; the profile models the default model (3: 6,000 chars at 200k, "
+        "30,000 at its 1M window).",
     )
+
+
+def model_chars_per_token(image: BunImage, model: str) -> int | None:
+    """What the per-model function gives `model` (None when it is not found)."""
+    m = image.find(
+        re.compile(
+            rb"var ([\w$]+)=new Set\(\[([^\]]*)\]\);function ([\w$]+)\(([\w$]+)\)\{if\(!\4\)return (\d);"
+            rb".{0,160}?return \1\.has\([\w$]+\)\?(\d):(\d)\}",
+            re.S,
+        )
+    )
+    if not m:
+        return None
+    models = json.loads("[" + m.group(2).decode() + "]")
+    return int(m.group(6) if model in models else m.group(7))
 
 
 # --- running the listing --------------------------------------------------------------------
@@ -820,6 +843,26 @@ USAGE_SKILLS = [
 ]
 
 
+WRAP = ("<system-reminder>\n", "\n</system-reminder>")
+_BUILTIN_TABLE = re.compile(r"^\[\[tier1\.builtin\]\]\n(?:[^\[\n][^\n]*\n)*\n?", re.M)
+
+
+def system_turn_form(text: str) -> str:
+    """The renderer's message as the default model gets it: folded into a system turn, without
+    the <system-reminder> wrapper the user meta message of other models has."""
+    if text.startswith(WRAP[0]) and text.endswith(WRAP[1]):
+        return text[len(WRAP[0]) : -len(WRAP[1])]
+    return text
+
+
+def profile_without_builtins(folder: Path) -> Path:
+    """The shipped profile without its [[tier1.builtin]] tables: the extracted listing runs on
+    the synthetic skills alone, without the bundled skills a session adds."""
+    path = folder / "claude-code-no-builtins.toml"
+    path.write_text(_BUILTIN_TABLE.sub("", PROFILE.read_text(encoding="utf-8")), encoding="utf-8")
+    return path
+
+
 def skillprism_listing(
     skillprism: str | list[str],
     skills: list[dict],
@@ -840,7 +883,8 @@ def skillprism_listing(
         if claude_json is not None:
             (home / ".claude.json").write_text(json.dumps(claude_json, indent=2))
         base = [skillprism] if isinstance(skillprism, str) else list(skillprism)
-        cmd = [*base, "prompt", "--profile", "claude-code", "--project", str(proj)]
+        profile = str(profile_without_builtins(Path(tmp)))
+        cmd = [*base, "prompt", "--profile", profile, "--project", str(proj)]
         if budget is not None:
             cmd += ["--budget-chars", str(budget)]
         env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
@@ -865,7 +909,7 @@ def run_usage_case(
     now_ms = int(time.time() * 1000)
     config = usage_config(now_ms)
     script = listing_script(ex, parts, USAGE_SKILLS, budget, usage=(config, now_ms))
-    text = json.loads(run_js(script))
+    text = system_turn_form(json.loads(run_js(script)))
     sp = skillprism_listing(skillprism, USAGE_SKILLS, budget, config) if skillprism else None
     return Fact(
         "tier-1 text, case 'usage' (a real-shaped ~/.claude.json)",
@@ -884,7 +928,7 @@ def run_cases(ex: Extractor, parts: dict, skillprism: str | None) -> list[Fact]:
     facts = []
     for case, spec in CASES.items():
         script = listing_script(ex, parts, spec["skills"], spec["budget"])
-        text = json.loads(run_js(script))
+        text = system_turn_form(json.loads(run_js(script)))
         sp = skillprism_listing(skillprism, spec["skills"], spec["budget"]) if skillprism else None
         status = "not-modelled" if sp is None else ("match" if sp == text else "differs")
         facts.append(

@@ -17,9 +17,10 @@ Each installed skill must be read once: a runtime that lists or rejects copies o
 the install's folders (one written for it, one for another runtime) is counted in `x2` (the
 install's joint choice of folders, core/installed.py shared_targets, should leave none).
 
-Claude Code has no listing outside a model session (its driver reports facts only), so its
-column is Skill Prism's own resolver on the installed home and project (`build_catalog`), said
-as such. A runtime not installed in the lab cache is named and left out.
+A runtime whose driver can only report facts gets Skill Prism's own resolver on the installed
+home and project as its column (`build_catalog`), said as such; Claude Code's driver now runs a
+`claude -p` session and lists what it loaded. A runtime not installed in the lab cache is named
+and left out.
 
     .venv/bin/python conformance/install_lab.py [--runtime NAME]... [--collection NAME]...
         [--scope personal|project]... [--link] [--json] [--verbose]

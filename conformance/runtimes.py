@@ -413,14 +413,17 @@ RUNTIMES: dict[str, Runtime] = {
             package="@anthropic-ai/claude-code",
             binary="node_modules/@anthropic-ai/claude-code-linux-x64/claude",
             batch=False,
-            facts_only=True,
-            limit="Claude Code lists skills only inside a model session (network, login): the lab "
-            "reads its listing and budget code out of the binary and runs it, but cannot run its "
-            "discovery, parsing and clash resolution on the fixtures",
+            # One `claude -p` session per case (about 1-2 s): two at a time on a 2-CPU machine.
+            workers=2,
+            # The listing's budget is taken of the session model's context window: the default
+            # model of 2.1.330, claude-opus-5-5, has 1,000,000 tokens (its `modelUsage` in the
+            # run's result), which the lab does not change.
+            context_window=1_000_000,
             notes=(
-                "Claude Code lists skills only inside a model session: the driver reads the "
-                "listing and budget code from the binary and runs it on synthetic skills "
-                "(conformance/claude_code_facts.py); the facts are compared, not fixtures.",
+                "claude -p in the job's home and folder against the scripted model server "
+                "(no network): the session transcript's skill_listing attachment (names, "
+                "entries), the request body's listing (tier 1) and the SKILL.md files it opened "
+                "(strace).",
             ),
         ),
         Runtime(

@@ -1,4 +1,4 @@
-"""The Amp and Factory Droid drivers' own helpers, without the runtimes installed.
+"""The Amp, Factory Droid and Claude Code drivers' own helpers, without the runtimes installed.
 
 The drivers are scripts (`conformance/drivers/amp.py`, `factory-droid.py`); they are loaded here
 by path. What needs the pinned binaries runs in tests/test_conformance_lab.py when the lab cache
@@ -8,6 +8,7 @@ holds them.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -41,6 +42,11 @@ def amp() -> ModuleType:
 @pytest.fixture(scope="module")
 def droid() -> ModuleType:
     return _driver("factory-droid.py")
+
+
+@pytest.fixture(scope="module")
+def claude() -> ModuleType:
+    return _driver("claude-code.py")
 
 
 def test_amp_file_uris_become_paths(amp):
@@ -167,3 +173,67 @@ def test_a_newer_release_is_reported_by_the_drivers(monkeypatch):
     assert binlab.PACKAGES["codex"].release == "9.9.9"
     assert binlab.PACKAGES["codex"].spec == "@openai/codex@9.9.9"
     assert binlab.PACKAGES["codex"].binary == pinned.binary
+
+
+# --- Claude Code: what a `claude -p` session wrote and sent --------------------------------------
+
+
+def test_claude_listing_entries_split_by_the_attachments_names(claude):
+    content = (
+        "- alpha: One line.\n- beta (Beta-Name): Two\n- gamma: kept\n- beta-x: not a name\n"
+        "- delta\n- plugin:epsilon: Last."
+    )
+    names = ["alpha", "beta", "gamma", "delta", "plugin:epsilon"]
+    assert claude.split_entries(content, names) == [
+        ("alpha", "One line."),
+        ("beta", "Two"),
+        ("gamma", "kept\n- beta-x: not a name"),  # a description may hold '- x:' lines
+        ("delta", None),
+        ("plugin:epsilon", "Last."),
+    ]
+    with pytest.raises(claude.LabError):
+        claude.split_entries(content, ["alpha", "zeta"])
+
+
+def test_claude_tier1_is_the_listing_as_the_request_carries_it(claude, tmp_path):
+    content = "- alpha: One."
+    sentence = "The following skills are available for use with the Skill tool:\n\n"
+    system_turn = "# Environment\n...\n\n" + sentence + content + "\n\nToday's date is x."
+    meta = "<system-reminder>\n" + sentence + content + "\n</system-reminder>"
+    for text, want in ((system_turn, sentence + content), (meta, meta)):
+        log = tmp_path / "requests.jsonl"
+        body = {"tools": [{"name": "Skill"}], "messages": [{"role": "system", "content": text}]}
+        side = {"path": "/v1/messages", "body": {"messages": [{"role": "user", "content": text}]}}
+        log.write_text(
+            json.dumps(side)
+            + "\n"
+            + json.dumps({"path": "/v1/messages?beta=true", "body": body})
+            + "\n"
+        )
+        assert claude.tier1_text(log, content) == want
+    log.write_text(json.dumps({"path": "/v1/messages", "body": {"tools": [1], "messages": []}}))
+    with pytest.raises(claude.LabError):
+        claude.tier1_text(log, content)
+
+
+def test_claude_listed_names_matched_to_the_skill_files_it_opened(claude, tmp_path):
+    personal = tmp_path / "home" / "dup" / "SKILL.md"
+    project = tmp_path / "proj" / "dup" / "SKILL.md"
+    only = tmp_path / "proj" / "only" / "SKILL.md"
+    for path, desc in ((personal, "Personal copy."), (project, "Project copy."), (only, "x")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\nname: n\ndescription: {desc}\n---\n")
+    trace = tmp_path / "trace.txt"
+    trace.write_text(
+        f'12 openat(AT_FDCWD, "{project}", O_RDONLY|O_CLOEXEC <unfinished ...>\n'
+        f'13 openat(AT_FDCWD, "{personal}", O_RDONLY|O_CLOEXEC) = 14\n'
+        f'13 openat(AT_FDCWD, "{only}", O_RDONLY) = 15\n'
+        f'13 openat(AT_FDCWD, "{tmp_path}/gone/SKILL.md", O_RDONLY) = -1 ENOENT\n'
+        "12 <... openat resumed>) = 16\n"
+    )
+    opened = claude.opened_skill_files(trace)
+    assert opened == [str(project), str(personal), str(only)]
+    listed = [("dup", "Project copy."), ("only", "x"), ("dataviz", "Charts.")]
+    skills, builtin, warnings = claude.match_files(listed, opened)
+    assert [s["path"] for s in skills] == [str(project), str(only)]
+    assert builtin == [{"name": "dataviz", "description": "Charts."}] and warnings == []

@@ -82,25 +82,39 @@ def test_claude_code_listing_is_the_skill_listing_attachment(tmp_path: Path) -> 
     skill(root, "gamma", "User only.", "disable-model-invocation: true\n")
     skill(root, "delta", "Deploys.", "when_to_use: When shipping.\n")
     r = model("claude-code", root).compute()
+    # the default model's form (claude-opus-5-5): folded into a system turn, no wrapper
     assert r.text == (
-        "<system-reminder>\n"
         "The following skills are available for use with the Skill tool:\n"
         "\n"
         "- alpha: Extract text from PDF files.\n"
         "- beta: Review code changes.\n"
-        "- delta: Deploys. - When shipping.\n"
-        "</system-reminder>"
+        "- delta: Deploys. - When shipping."
     )
     assert "The following skills are available for use with the Skill tool:" in DOC
     assert {e.name: e.outcome for e in r.entries}["gamma"] == "excluded"
+    # the bundled skills 2.1.330 lists with default settings come after yours
+    # (at the default model's 1M window: at 200k their 5,000-odd characters, always kept whole,
+    # leave the 6,000-character budget no room for your descriptions)
+    bundled = model("claude-code", root, builtins=True)
+    lines = bundled.compute(BudgetSettings(context_window=1_000_000)).text.split("\n")
+    assert lines[2:5] == [
+        "- alpha: Extract text from PDF files.",
+        "- beta: Review code changes.",
+        "- delta: Deploys. - When shipping.",
+    ]
+    assert [line.split(":")[0] for line in lines[5:7]] == ["- dataviz", "- update-config"]
+    assert lines[-1].startswith("- security-review: ")
+    small = bundled.compute(BudgetSettings(context_window=200_000))
+    assert {e.name: e.outcome for e in small.entries}["alpha"] == "name-only"
 
 
 def test_claude_code_budget_worked_examples(tmp_path: Path) -> None:
     root, _a, _b = two_skills(tmp_path)
     m = model("claude-code", root)
-    assert m.limit(BudgetSettings(context_window=200_000))[0] == 8_000
-    assert m.limit(BudgetSettings(context_window=1_000_000))[0] == 40_000
-    assert m.limit(BudgetSettings(context_window=0))[0] == 8_000
+    # 3 characters per token: the default model of 2.1.330 (claude-opus-5-5, a 1M window)
+    assert m.limit(BudgetSettings(context_window=200_000))[0] == 6_000
+    assert m.limit(BudgetSettings(context_window=1_000_000))[0] == 30_000
+    assert m.limit(BudgetSettings(context_window=0))[0] == 6_000
 
 
 def test_claude_code_entry_cap_counts_when_to_use(tmp_path: Path) -> None:
@@ -109,7 +123,7 @@ def test_claude_code_entry_cap_counts_when_to_use(tmp_path: Path) -> None:
     r = model("claude-code", root).compute(BudgetSettings(context_window=1_000_000))
     (e,) = r.entries
     assert (e.outcome, e.kept_chars, e.full_chars) == ("shortened", 1536, len("- long: ") + 2003)
-    line = r.text.splitlines()[3]
+    line = r.text.splitlines()[2]
     # o5n (2.1.330): slice(0, cap - 1) + "…": the entry's description is 1,536 characters long
     assert line == "- long: " + ("d" * 1000 + " - " + "w" * 1000)[:1535] + "…"
 
@@ -120,12 +134,12 @@ def test_claude_code_drops_least_used_descriptions_last_listed_first(tmp_path: P
         skill(root, name, "d" * 100)
     m = model("claude-code", root)
     # Claude Code counts only the entries and the newlines between them (count_frame = false).
-    full = len("\n".join(m.compute().text.splitlines()[3:-1]))
+    full = len("\n".join(m.compute().text.splitlines()[2:]))
     limit = full - 2 * len(": " + "d" * 100)  # room for exactly two descriptions
     # No usage data: every priority is 0, the last listed loses its description first.
     r = m.compute(BudgetSettings(budget_chars=limit))
     assert [e.outcome for e in r.entries] == ["full", "full", "name-only", "name-only"]
-    assert "- ccc\n- ddd\n</system-reminder>" in r.text
+    assert r.text.endswith("- ccc\n- ddd")
     # 2.1.330's debug-log line: skills listed, the listing's size before cuts, the budget
     assert r.warnings == (
         f"Skill listing over budget: 4 skills, {full} chars > {limit} budget — descriptions "
@@ -165,7 +179,7 @@ def test_claude_code_settings_files_and_env(tmp_path: Path) -> None:
     assert (s.budget_fraction, s.entry_cap_chars, s.budget_chars) == (0.02, 300, None)
     root, _a, _b = two_skills(tmp_path)
     m = model("claude-code", root)
-    assert m.limit(s)[0] == 16_000  # 200k x 4 x 0.02
+    assert m.limit(s)[0] == 12_000  # 200k x 3 x 0.02
     r = m.compute(s)
     assert {e.name: e.outcome for e in r.entries} == {"alpha": "name-only", "beta": "excluded"}
     # SLASH_COMMAND_TOOL_CHAR_BUDGET wins over the fraction.

@@ -58,9 +58,9 @@ def test_yaml_breaking_value_is_quoted(tmp_path: Path, nl: bytes) -> None:
     fix = _only(offer_fixes(str(f), _policies("agentskills"), _every()), "SP113")
     assert fix.confidence == "safe"
     assert fix.new_bytes() == after
-    assert "agentskills" in fix.helps and "claude-code" in fix.helps
+    assert "agentskills" in fix.helps and "cline" in fix.helps
     # a runtime that repairs such values itself reports no SP113, so it is not claimed
-    assert "oh-my-pi" not in fix.helps
+    assert "oh-my-pi" not in fix.helps and "claude-code" not in fix.helps
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
+from budget_helpers import room
 from engine_helpers import answer, open_view
 
 from skillprism.core.disclose import BudgetSettings, Tier1Model
@@ -73,8 +74,9 @@ def test_overrides_usage_and_fixed_budget(qtbot, tmp_path) -> None:  # type: ign
     view.set_override("skill-002", "name-only")
     got = {e.name: e.outcome for e in view._result.entries}
     assert got["skill-001"] == "excluded" and got["skill-002"] == "name-only"
-    view.fixed.setValue(400)  # every name, and room for one description
-    assert view._result.limit_chars == 400
+    # every name (the bundled skills' with their descriptions), and room for one description
+    view.fixed.setValue(room(400))
+    assert view._result.limit_chars == room(400)
     view.set_usage("skill-000", 100)
     got = {e.name: e.outcome for e in view._result.entries}
     # Claude Code keeps descriptions most-used first while they fit: the used skill keeps its
@@ -180,7 +182,8 @@ def test_the_bar_names_the_skill_under_the_pointer_and_counts_each_outcome(qtbot
     engine, _loaded = open_view([str(root)], "claude-code", str(tmp_path))
     from skillprism.core.budget_inputs import BudgetInputs
 
-    result = answer(engine, "tier1", "claude-code", BudgetInputs(context_window=8_000))
+    # room for the names and some of the descriptions beside the bundled skills' entries
+    result = answer(engine, "tier1", "claude-code", BudgetInputs(budget_chars=room(4_000)))
     bar = BudgetBar()
     qtbot.addWidget(bar)
     bar.resize(800, 46)

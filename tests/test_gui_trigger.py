@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
+from budget_helpers import builtin_count
 from engine_helpers import answer, open_view
 
 from skillprism.core.budget_inputs import BudgetInputs
@@ -79,7 +80,11 @@ def test_a_typed_prompt_ranks_the_listed_skills_as_the_estimate_does(
     assert shown == [r.name for r in want.ranking]
     assert shown[0] == "pdf-tools" and want.rank_of(keys["pdf-reader"]) == 2
     text = panel.summary.text()
-    assert "ranks <b>2</b> of 4" in text and "picks <b>pdf-tools</b>" in text
+    # of the four skills here and Claude Code's bundled ones, which the model sees too
+    assert (
+        f"ranks <b>2</b> of {4 + builtin_count('claude-code')}" in text
+        and "picks <b>pdf-tools</b>" in text
+    )
     assert "Ranked above it: pdf-tools" in text
     assert "estimate" in panel.note.text() and "not a model" in panel.note.text()
     # the selected skill's row stands out; a skill sharing no word is greyed

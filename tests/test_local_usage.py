@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from budget_helpers import builtin_count, room
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -208,26 +209,29 @@ def home(tmp_path: Path, monkeypatch) -> Path:
 
 
 def kept(result) -> list[str]:
-    return sorted(e.name for e in result.entries if e.outcome == "full")
+    """The user's skills that keep their description (the bundled ones always do)."""
+    return sorted(
+        e.name for e in result.entries if e.outcome == "full" and not e.key.startswith("builtin:")
+    )
 
 
 def test_the_listing_is_as_it_is_today_by_default(home: Path, tmp_path: Path) -> None:
     write_config(home, {"delta": rec(9, 1), "gamma": rec(3, 0), "zzz-gone": rec(50, 0)})
     ws = Workspace(str(tmp_path), profiles=["claude-code"], home=str(home), clock=lambda: NOW)
-    budget = BudgetInputs(budget_chars=170)  # room for two descriptions of four
+    budget = BudgetInputs(budget_chars=room(170))  # room for two descriptions of four
     assert kept(ws.tier1("claude-code", budget)) == ["delta", "gamma"]
     # without usage every priority is 0: the first listed keep theirs
-    off = BudgetInputs(budget_chars=170, local_usage=False)
+    off = BudgetInputs(budget_chars=room(170), local_usage=False)
     assert kept(ws.tier1("claude-code", off)) == ["alpha", "beta"]
     # an explicit count beats the record for that name
-    manual = BudgetInputs(budget_chars=170, usage={"alpha": 100.0})
+    manual = BudgetInputs(budget_chars=room(170), usage={"alpha": 100.0})
     assert kept(ws.tier1("claude-code", manual)) == ["alpha", "delta"]
 
 
 def test_the_clock_is_the_workspaces(home: Path, tmp_path: Path) -> None:
     # today: gamma 3, beta 2, delta (much used a year ago) 15 x 0.1 = 1.5
     write_config(home, {"delta": rec(15, 365), "gamma": rec(3, 0), "beta": rec(2, 0)})
-    budget = BudgetInputs(budget_chars=170)
+    budget = BudgetInputs(budget_chars=room(170))
     today = Workspace(str(tmp_path), profiles=["claude-code"], home=str(home), clock=lambda: NOW)
     assert kept(today.tier1("claude-code", budget)) == ["beta", "gamma"]
     # a month later gamma and beta have decayed to their floors (0.3, 0.2); delta keeps 1.5
@@ -261,7 +265,7 @@ def test_prompt_json_shows_usage_per_skill_and_no_usage_turns_it_off(
     path = write_config(home, {"delta": rec_today(9, 1)})
     before = (path.read_bytes(), path.stat().st_mtime_ns)
     base = ["prompt", "--profile", "claude-code", "--project", str(tmp_path), "--format", "json"]
-    assert cli.main([*base, "--budget-chars", "170"]) == 0
+    assert cli.main([*base, "--budget-chars", str(room(170))]) == 0
     doc = json.loads(capsys.readouterr().out)
     by_name = {s["name"]: s for s in doc["skills"]}
     assert by_name["delta"]["usage"]["count"] == 9
@@ -269,7 +273,7 @@ def test_prompt_json_shows_usage_per_skill_and_no_usage_turns_it_off(
     assert by_name["alpha"]["usage"] is None
     assert by_name["delta"]["outcome"] == "full"
     assert any("usage of 1 skill(s) (read only)" in a for a in doc["budget"]["settings_applied"])
-    assert cli.main([*base, "--budget-chars", "170", "--no-usage"]) == 0
+    assert cli.main([*base, "--budget-chars", str(room(170)), "--no-usage"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert all(s["usage"] is None for s in doc["skills"])
     assert {s["name"]: s["outcome"] for s in doc["skills"]}["delta"] == "name-only"
@@ -280,11 +284,13 @@ def test_the_report_has_a_usage_table(home: Path, tmp_path: Path) -> None:
     write_config(home, {"delta": rec_today(9, 1), "gamma": rec_today(3, 0)})
     out = tmp_path / "r.md"
     base = ["report", "--profile", "claude-code", "--project", str(tmp_path), "-o", str(out)]
-    cli.main([*base, "--budget-chars", "170"])
+    cli.main([*base, "--budget-chars", str(room(170))])
     text = out.read_text()
     assert "Days since last use" in text and "| delta | 9 |" in text
-    assert "2 listed skills never used (priority 0)." in text
-    cli.main([*base, "--budget-chars", "170", "--no-usage"])
+    assert (
+        f"{2 + builtin_count('claude-code')} listed skills never used (priority 0)." in text
+    )  # bundled ones too
+    cli.main([*base, "--budget-chars", str(room(170)), "--no-usage"])
     assert "Days since last use" not in out.read_text()
 
 

@@ -189,8 +189,11 @@ def test_nothing_checked_is_not_a_pass_and_says_what_to_try(tmp_path: Path) -> N
         text=True,
         env={**os.environ, "HOME": str(env_home)},
     )
-    assert run.returncode == 1 and run.stdout == ""
-    assert "the listing is empty" in run.stderr and "1 not-discovered" in run.stderr
+    # Claude Code lists its bundled skills all the same; none of the user's is among them.
+    assert run.returncode == 1 and "- security-review: " in run.stdout
+    assert "delta" not in run.stdout
+    assert "the listing holds only the runtime's 13 built-in skill(s)" in run.stderr
+    assert "1 not-discovered" in run.stderr
     assert "--install-into project" in run.stderr
 
 

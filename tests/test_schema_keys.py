@@ -633,6 +633,25 @@ def test_roots_table_and_short_paths(proj: Path) -> None:
         profile('[tier1]\nroot_alias = "r"')
 
 
+def test_default_context_window_is_the_window_when_nothing_names_one(proj: Path) -> None:
+    # Claude Code 2.1.330's default model has a 1,000,000-token window, Codex 0.169.0's 272,000:
+    # a user who picks none sees the listing that model gets, not Skill Prism's 200,000.
+    for name in "abc":
+        write(proj, f"skills/{name}/SKILL.md", fm(f"name: {name}\ndescription: {'word ' * 40}"))
+    budget = '[tier1.budget]\nmodel = "drop-descriptions"\ncontext_fraction = 0.001\n'
+    plain = Tier1Model(build(profile(budget), proj))
+    assert plain.compute().context_window == 200_000
+    assert "name-only" in {e.outcome for e in plain.compute().entries}  # 800 characters
+    wide = Tier1Model(build(profile(budget + "default_context_window = 1000000"), proj))
+    assert wide.compute().context_window == 1_000_000
+    assert {e.outcome for e in wide.compute().entries} == {"full"}  # 4,000 characters
+    # a window the user (or the runtime's own settings) names still decides
+    named = wide.compute(BudgetSettings(context_window=200_000))
+    assert "name-only" in {e.outcome for e in named.entries}
+    with pytest.raises(ProfileError, match="default_context_window"):
+        profile("[tier1.budget]\ndefault_context_window = -1")
+
+
 def test_roots_free_bytes_takes_the_roots_table_off_a_round_robin_budget(proj: Path) -> None:
     # Codex 0.169.0: the roots table's bytes beyond an allowance cost tokens off the budget.
     for name in "abc":
@@ -842,3 +861,73 @@ def test_md_files_below_a_root_named_by_path_and_listed_only_with_triggers(proj:
         profile('[discovery]\nmd_name = "path"')
     with pytest.raises(ProfileError, match="md_files"):
         profile(roots=roots + 'md_files = "deep"\n')
+
+
+# --- keys the Claude Code lab run (drivers/claude-code.py) added ---------------------------------
+
+
+def test_substring_closer_ends_the_frontmatter_at_the_first_dashes_anywhere(proj: Path) -> None:
+    inner = write(
+        proj, "skills/a/SKILL.md", "---\nname: a\ndescription: Split --- here.\n---\nBody\n"
+    )
+    own = write(proj, "skills/b/SKILL.md", "---\nname: b\ndescription: B.\n---\n\n\nBody\n")
+    open_ = write(proj, "skills/c/SKILL.md", "---\nname: c\ndescription: C.\n...\nBody\n")
+    usual = build(profile(), proj)
+    assert get(usual, inner).description == "Split --- here."
+    cat = build(
+        profile('[frontmatter]\ncloser = "substring"\n[rules]\nfrontmatter-unclosed = "warning"'),
+        proj,
+    )
+    a = get(cat, inner)
+    assert a.loaded and a.description == "Split" and "delimiter-lenient" in rules_of(a)
+    b = get(cat, own)
+    assert b.loaded and b.description == "B." and "delimiter-lenient" not in rules_of(b)
+    c = get(cat, open_)  # no '---' after the opener: no frontmatter, the whole file is the body
+    assert c.loaded and not c.description and "frontmatter-unclosed" in rules_of(c)
+
+
+def test_first_line_description_default(proj: Path) -> None:
+    first = '[frontmatter]\nname_default = "directory"\ndescription_default = "first-line"\n'
+    missing = write(proj, "skills/a/SKILL.md", "---\nname: a\n---\n\n## Deploy it\n\nMore.\n")
+    blank = write(proj, "skills/b/SKILL.md", '---\nname: b\ndescription: "  "\n---\nPlain first\n')
+    listed = write(proj, "skills/c/SKILL.md", "---\nname: c\ndescription: [x, y]\n---\n# Head\n")
+    number = write(proj, "skills/d/SKILL.md", "---\nname: d\ndescription: 42\n---\nBody\n")
+    long = write(proj, "skills/e/SKILL.md", "---\nname: e\n---\n" + "w" * 120 + "\n")
+    empty = write(proj, "skills/f/SKILL.md", "---\nname: f\n---\n\n")
+    usual = build(profile('[frontmatter]\nname_default = "directory"'), proj)
+    assert get(usual, missing).description is None
+    cat = build(profile(first), proj)
+    assert get(cat, missing).description == "Deploy it"
+    assert "description-defaulted" in rules_of(get(cat, missing))
+    assert get(cat, blank).description == "Plain first"
+    assert get(cat, listed).description == "Head"
+    assert get(cat, number).description == "42"
+    assert get(cat, long).description == "w" * 97 + "..."
+    assert get(cat, empty).description == "Skill"
+
+
+def test_description_rewrite_spaces_and_angle_entities(proj: Path) -> None:
+    path = write(
+        proj, "skills/a/SKILL.md", fm('name: a\ndescription: "Two  spaces\\tand <b>\\n\\nnext"')
+    )
+    assert get(build(profile(), proj), path).description == "Two  spaces\tand <b>\n\nnext"
+    cat = build(profile('[frontmatter]\ndescription_rewrite = ["spaces", "angle-entities"]'), proj)
+    assert get(cat, path).description == "Two  spaces and &lt;b&gt; next"
+    with pytest.raises(ProfileError, match="description_rewrite"):
+        profile('[frontmatter]\ndescription_rewrite = ["tabs"]')
+
+
+def test_name_alias_shows_a_frontmatter_name_unlike_the_listed_one(proj: Path) -> None:
+    name_src = '[frontmatter]\nname_source = "directory"\n'
+    write(proj, "skills/a/SKILL.md", fm("name: other-a\ndescription: A."))
+    write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: B."))
+    write(proj, "skills/c/SKILL.md", fm("name: other-a\ndescription: C."))  # a has it first
+    write(proj, "skills/d/SKILL.md", fm("name: b\ndescription: D."))  # b is a listed name
+    write(proj, "skills/e/SKILL.md", fm("name: has space\ndescription: E."))  # not a name
+    t1 = '[tier1]\nheader = "<h>"\nfooter = "</h>"\nentry = "{name}: {description}"\n'
+    plain = listing(profile(name_src, t1), proj)
+    assert "a: A." in plain and "(" not in plain
+    text = listing(profile(name_src, t1 + 'name_alias = "{name} ({alias})"'), proj)
+    lines = text.split("\n")
+    assert "a (other-a): A." in lines and "c: C." in lines
+    assert "b: B." in lines and "d: D." in lines and "e: E." in lines

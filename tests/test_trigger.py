@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from skillprism.app.workspace import Workspace
 from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.eval_sets import EvalItem, EvalSetError, eval_set_text, parse_eval_set
+from skillprism.core.profiles import load_profile
 from skillprism.core.trigger import Candidate, TriggerIndex, name_match, run_eval_set
 
 SKILLS = {
@@ -26,6 +27,9 @@ SKILLS = {
     "mailer": "Send email through the company's SMTP relay. Use when asked to email someone.",
     "mailer-two": "Send email through the company's SMTP relay. Use when asked to email someone.",
 }
+
+
+BUNDLED = len(load_profile("claude-code").disclosure.tier1.builtin)
 
 
 def _set(root: Path, skills: dict[str, str] = SKILLS) -> Path:
@@ -53,7 +57,8 @@ def test_the_skill_whose_entry_shares_the_prompts_words_ranks_first(tmp_path: Pa
     estimate = index.estimate("please fill in the fields of this PDF form for me")
     assert estimate.ranking[0].key == _key(tmp_path, "pdf-forms")
     assert estimate.picked() is not None
-    assert [r.rank for r in estimate.ranking] == list(range(1, len(SKILLS) + 1))
+    # every listed skill is ranked, Claude Code's bundled ones too
+    assert [r.rank for r in estimate.ranking] == list(range(1, len(SKILLS) + BUNDLED + 1))
     assert estimate.above(_key(tmp_path, "slides"))  # something competes with it here
     nothing = index.estimate("zzz qqq")
     assert nothing.picked() is None and {r.score for r in nothing.ranking} == {0.0}
@@ -69,7 +74,7 @@ def test_a_skill_the_runtime_does_not_list_cannot_be_picked(tmp_path: Path) -> N
     for c in tight.candidates:
         if c.outcome in ("omitted", "excluded"):
             assert tight.estimate("email someone").rank_of(c.key) is None
-    assert len(full.listed) == len(SKILLS)
+    assert len(full.listed) == len(SKILLS) + BUNDLED
 
 
 def test_entries_that_say_the_same_are_flagged(tmp_path: Path) -> None:

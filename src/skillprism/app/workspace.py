@@ -34,7 +34,7 @@ from skillprism.core.budget_inputs import BudgetInputs
 from skillprism.core.catalog import Catalog, skill_changes
 from skillprism.core.compare import Matrix, matrix_per_profile
 from skillprism.core.diagnostics import Diagnostic
-from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result
+from skillprism.core.disclose import BudgetSettings, Tier1Model, Tier1Result, default_settings
 from skillprism.core.document import SkillDocument
 from skillprism.core.document_cache import DocumentCache
 from skillprism.core.fixes import CONFIDENCES, Fix, combined_edits, non_overlapping, offer_fixes
@@ -592,7 +592,9 @@ class Workspace:
         if problems:
             raise WorkspaceError(problems[0])
         usage = self.local_usage(spec) if inputs.local_usage else LocalUsage()
-        base = BudgetSettings(
+        disclosure = self.profile(spec).disclosure
+        base = replace(
+            default_settings(disclosure.tier1.budget),
             usage={**usage.priorities(), **inputs.usage},
             pins=inputs.pins,
             allowlist=inputs.allowlist,
@@ -600,7 +602,7 @@ class Workspace:
             usage_records=usage.records,
         )
         settings, unread = apply_runtime_settings(
-            self.profile(spec).disclosure.settings,
+            disclosure.settings,
             base,
             project=self.project,
             home=self.home,

@@ -118,7 +118,8 @@ def add_budget_args(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="model context window in tokens (0 = unknown; default: the runtime's own setting, "
-        "such as Codex's model_context_window, else 200000)",
+        "such as Codex's model_context_window, else the window of the runtime's default model "
+        "as its profile gives it, else 200000)",
     )
     parser.add_argument(
         "--budget-chars", type=int, metavar="N", help="fixed listing budget in characters"

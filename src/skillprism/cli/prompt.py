@@ -118,22 +118,30 @@ def run(args: argparse.Namespace) -> int:
         emit(text + ("\n" if text else ""), sys.stdout)
         for warning in result.warnings:
             tell(f"skillprism: {catalog.profile.name}: {warning}")
-    if not any(e.outcome not in ("omitted", "excluded") for e in result.entries):
-        tell(f"skillprism: {catalog.profile.name}: {empty_listing_reason(catalog, args)}")
+    listed = [e for e in result.entries if e.outcome not in ("omitted", "excluded")]
+    if not any(not e.key.startswith("builtin:") for e in listed):
+        reason = empty_listing_reason(catalog, args, builtins=len(listed))
+        tell(f"skillprism: {catalog.profile.name}: {reason}")
         return EXIT_FINDINGS
     return EXIT_OK
 
 
-def empty_listing_reason(catalog: Any, args: argparse.Namespace) -> str:
-    """Why the runtime lists no skill here, in a sentence, and what to try."""
+def empty_listing_reason(catalog: Any, args: argparse.Namespace, builtins: int = 0) -> str:
+    """Why the runtime lists none of the skills here (`builtins`: how many of its own built-in
+    skills it lists all the same), in a sentence, and what to try."""
     from skillprism.core.layout import nothing_found_hint
 
     counts = Counter(s.status for s in catalog.skills)
+    what = (
+        f"the listing holds only the runtime's {builtins} built-in skill(s)"
+        if builtins
+        else "the listing is empty"
+    )
     if not catalog.skills:
-        why = "the listing is empty: no skill file was found"
+        why = f"{what}: no skill file was found"
     else:
         states = ", ".join(f"{n} {state}" for state, n in counts.most_common())
-        why = f"the listing is empty: of {len(catalog.skills)} skill file(s), none is listed ({states})"
+        why = f"{what}: of {len(catalog.skills)} skill file(s), none is listed ({states})"
     where = [os.path.abspath(p) for p in args.paths] or [os.path.abspath(args.project or ".")]
     hint = nothing_found_hint(where, catalog.profile.name)
     return why + (f"; {hint}" if hint else "")

@@ -23,8 +23,8 @@ def build_matrix(
     settings: BudgetSettings | None = None,
     counter: TokenCounter | None = None,
 ) -> Matrix:
-    """One row per skill file found under any of the catalogs (sorted by name, then path)."""
-    settings = settings or BudgetSettings()
+    """One row per skill file found under any of the catalogs (sorted by name, then path).
+    Without `settings`, each runtime's own defaults (core.disclose.default_settings)."""
     per_profile: list[dict[str, MatrixCell]] = []
     names: dict[str, str] = {}
     for catalog in catalogs:

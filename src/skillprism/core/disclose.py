@@ -13,6 +13,7 @@ import bisect
 import html
 import os
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -29,6 +30,7 @@ from skillprism.core.compact_budget import (
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.disclosure_spec import BudgetSpec, BuiltinSkill, Tier1Spec, flag_set
 from skillprism.core.discovery import is_md_skill
+from skillprism.core.js_values import js_string
 from skillprism.core.ordering import casefold_key, locale_key
 from skillprism.core.profiles import clash_key
 from skillprism.core.textwidth import display_width
@@ -206,6 +208,26 @@ class _Prepared:
     precut: bool = False
 
 
+_ALIAS_PUNCTUATION = frozenset("_:.-")
+ALIAS_MAX = 256
+
+
+def _alias_text(value: Any) -> str | None:
+    """A frontmatter name as a listing alias: its text (a number or boolean as JavaScript's
+    String() writes it) when it is at most 256 letters, marks, digits, `_`, `:`, `.` or `-`."""
+    if isinstance(value, (bool, int, float)):
+        text = js_string(value) or ""
+    elif isinstance(value, str):
+        text = value
+    else:
+        return None
+    if not text or len(text) > ALIAS_MAX:
+        return None
+    if all(c in _ALIAS_PUNCTUATION or unicodedata.category(c)[0] in "LMN" for c in text):
+        return text
+    return None
+
+
 _CLOSING_TAG = re.compile(r"^\s*</[A-Za-z][\w:-]*>")
 
 
@@ -364,6 +386,12 @@ def _field_text(value: Any) -> str:
     return str(value)
 
 
+def default_settings(budget: BudgetSpec) -> BudgetSettings:
+    """What a user who sets nothing gets: the context window of the runtime's default model
+    (`default_context_window`), else DEFAULT_CONTEXT_WINDOW."""
+    return BudgetSettings(context_window=budget.default_context_window or DEFAULT_CONTEXT_WINDOW)
+
+
 class Tier1Model:
     """Everything about a catalog's listing that does not depend on the budget settings."""
 
@@ -471,8 +499,14 @@ class Tier1Model:
                     item.group = header + self.spec.separator
                     last = item.category
         marker = "\x00description\x00"
+        aliases = self._aliases()
         for item in self.items:
             values = self._values(item)
+            alias = aliases.get(id(item))
+            if alias is not None:
+                values["name"] = self.spec.name_alias.format(
+                    name=values["name"], alias=self._esc(alias, "name")
+                )
             item.name_text = self.spec.entry_name_only.format_map(values)
             if not item.description and not (
                 self.spec.list_empty_description and item.skill.description is not None
@@ -560,6 +594,31 @@ class Tier1Model:
         if escape == "xml-apos":
             return out.replace("&#x27;", "&apos;")
         return out.replace("&#x27;", "&#39;") if escape == "xml-dec" else out
+
+    def _aliases(self) -> dict[int, str]:
+        """The entries that show their frontmatter name beside the listed one (`name_alias`):
+        the name is text of at most 256 letters, marks, digits and `_:.-`, differs from the
+        listed name (and is not its part after a `plugin:`), no listed skill has it as its own
+        name, and this is the first listed skill that has it (Claude Code 2.1.330: sOn)."""
+        if not self.spec.name_alias:
+            return {}
+        listed = [item for item in self.items if not item.excluded]
+        taken = {item.name for item in listed}
+        out: dict[int, str] = {}
+        seen: set[str] = set()
+        for item in listed:
+            alias = _alias_text(item.skill.frontmatter.get("name"))
+            if (
+                alias is None
+                or alias == item.name
+                or item.name.endswith(":" + alias)
+                or alias in taken
+                or alias in seen
+            ):
+                continue
+            seen.add(alias)
+            out[id(item)] = alias
+        return out
 
     def _values(self, item: _Prepared) -> dict[str, str]:
         values = {
@@ -664,7 +723,7 @@ class Tier1Model:
         return limit, notes
 
     def compute(self, settings: BudgetSettings | None = None) -> Tier1Result:
-        settings = settings or BudgetSettings()
+        settings = settings or default_settings(self.spec.budget)
         spec, b = self.spec, self.spec.budget
         cap = (
             settings.entry_cap_chars if settings.entry_cap_chars is not None else b.entry_cap_chars

@@ -63,6 +63,9 @@ class BudgetSpec:
     context_fraction: float = 0.0
     chars_per_token: float = 4.0
     fallback_chars: int = 0
+    # The context window (tokens) of the model the runtime uses by default, when the user sets
+    # none and the runtime's own settings name none; 0: Skill Prism's DEFAULT_CONTEXT_WINDOW.
+    default_context_window: int = 0
     entry_cap_chars: int = 0
     warning: str = ""
     tie_order: str = "last-listed dropped first"
@@ -159,6 +162,9 @@ class Tier1Spec:
     roots_line: str = "- `{alias}` = `{root}`"
     # Written before the first listed entry of each category as `{group}` (Hermes Agent's index).
     group_header: str = ""
+    # How an entry writes its name when the frontmatter `name` differs from it and also calls the
+    # skill ("{name} ({alias})": Claude Code's sOn); "" = never.
+    name_alias: str = ""
     # The entries as one part of the listing, only when there are any: `entries_open`, the
     # entries joined by `entry_separator`, `entries_close` (Cline's ' Available skills: a, b.').
     # None: each entry is a part of its own, joined by `separator` like header and footer.
@@ -356,6 +362,7 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         context_fraction=float(b.get("context_fraction", (int, float), db.context_fraction)),
         chars_per_token=float(b.get("chars_per_token", (int, float), db.chars_per_token)),
         fallback_chars=b.get("fallback_chars", int, db.fallback_chars),
+        default_context_window=b.get("default_context_window", int, db.default_context_window),
         entry_cap_chars=b.get("entry_cap_chars", int, db.entry_cap_chars),
         warning=check_template(
             b, "warning", b.get("warning", str, db.warning), BUDGET_WARNING_FIELDS
@@ -397,6 +404,8 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         compact_max_chars=b.get("compact_max_chars", int, db.compact_max_chars),
     )
     b.check_unknown()
+    if budget.default_context_window < 0:
+        raise b.fail("default_context_window", "must be 0 (Skill Prism's default) or more tokens")
     if budget.roots_free_bytes >= 0 and budget.model != "round-robin":
         raise b.fail("roots_free_bytes", 'only with model = "round-robin"')
     if budget.model == "compact":
@@ -484,6 +493,9 @@ def parse_disclosure(top: _Table) -> DisclosureSpec:
         ),
         group_header=check_template(
             t1, "group_header", t1.get("group_header", str, d1.group_header), ("category",)
+        ),
+        name_alias=check_template(
+            t1, "name_alias", t1.get("name_alias", str, d1.name_alias), ("name", "alias")
         ),
         entry_separator=t1.get("entry_separator", str, None),
         entries_open=t1.get("entries_open", str, d1.entries_open),

@@ -118,7 +118,8 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
                 "save the file with LF line ends",
             )
         )
-        doc.body, doc.body_first_line = text, 1
+        # the runtime reads one line: the text as written, its bare CRs kept
+        doc.body, doc.body_first_line = text.replace("\n", "\r"), 1
         return
     if framing.before_opener == "blank-lines":
         while first < len(lines) and not lines[first].strip():
@@ -174,6 +175,9 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
                 rule, opener, first + 1, "opens", framing.opener in ("dashes", "trimmed-dashes")
             )
         )
+    if framing.closer == "substring":
+        _split_at_substring(doc, lines, first, framing)
+        return
     close = first + 1
     while close < len(lines) and not _closes(lines[close], framing.closer):
         close += 1
@@ -189,9 +193,11 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
                 "add a line with only '---' after the last key",
             )
         )
-        doc.body, doc.body_first_line = "", len(lines)
         if not to_end:
+            # no frontmatter at all: the whole file is the body
+            doc.body, doc.body_first_line = text, 1
             return
+        doc.body, doc.body_first_line = "", len(lines)
     else:
         closer = lines[close]
         if closer != "---":
@@ -209,6 +215,58 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     if close < len(lines):
         doc.body = "\n".join(lines[close + 1 :])
         doc.body_first_line = close + 2
+    if len(fm) > MAX_FRONTMATTER_CHARS:
+        doc.findings.append(
+            Finding(
+                "frontmatter-too-large",
+                f"frontmatter is {len(fm):,} characters; it is not parsed",
+                first + 2,
+                1,
+                "keep frontmatter to a few short keys",
+            )
+        )
+        return
+    doc.has_frontmatter = True
+    doc.frontmatter_text = fm
+
+
+def _split_at_substring(doc: SkillDocument, lines: list[str], first: int, framing: Framing) -> None:
+    """The frontmatter ends at the first `---` after the opening line, wherever it is, even
+    inside a value; the white space after it is dropped (Claude Code's `^---\\s*\\n([\\s\\S]*?)---\\s*\\n?`).
+    """
+    rest = "\n".join(lines[first + 1 :])
+    at = rest.find("---")
+    if at < 0:
+        doc.findings.append(
+            Finding(
+                "frontmatter-unclosed",
+                "the frontmatter has no closing '---'; the runtime reads the whole file as the body",
+                first + 1,
+                1,
+                "add a line with only '---' after the last key",
+            )
+        )
+        doc.body, doc.body_first_line = "\n".join(lines), 1
+        return
+    close = first + 1 + rest.count("\n", 0, at)
+    if lines[close] != "---":
+        doc.findings.append(
+            Finding(
+                "delimiter-lenient",
+                f"the '---' in {lines[close][:40]!r} closes the frontmatter for this runtime (it "
+                "ends the block at the first '---' anywhere); most runtimes need a line of "
+                "exactly '---'",
+                close + 1,
+                at - rest.rfind("\n", 0, at),  # 1-based column of the '---' in its line
+                "write the delimiter as '---' alone on its line; keep '---' out of values",
+            )
+        )
+    fm = rest[:at]
+    after = rest[at + 3 :]
+    body = after.lstrip()
+    doc.frontmatter_first_line = first + 2
+    doc.body = body
+    doc.body_first_line = close + 1 + after[: len(after) - len(body)].count("\n")
     if len(fm) > MAX_FRONTMATTER_CHARS:
         doc.findings.append(
             Finding(

@@ -42,7 +42,7 @@ FIELD_TYPES = (
 YAML_ERROR_MODES = ("skip", "empty-metadata", "fallback-lines")
 # Frontmatter framing: how the opening and closing `---` lines are recognised (docs/profiles.md).
 OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3", "dashes", "trimmed-dashes")
-CLOSERS = ("line", "trimmed", "prefix", "dashes")
+CLOSERS = ("line", "trimmed", "prefix", "dashes", "substring")
 BEFORE_OPENER = ("blank-lines", "nothing", "anything")
 BARE_CR = ("line-end", "text")
 NUL_BYTES = ("binary", "text")
@@ -71,6 +71,7 @@ VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
 WINNERS = ("by-rule", "varies")
 NAME_KEYS = ("exact", "lowercase", "slug")
+DESCRIPTION_REWRITES = ("spaces", "angle-entities")
 
 
 _ROOT_FIELD = re.compile(r"project|home|env:[^{}:]+(?::[^{}]*)?")
@@ -268,6 +269,8 @@ class Profile:
     description_max: int
     compatibility_max: int
     collapse_whitespace: bool
+    # How the runtime rewrites a description it read (DESCRIPTION_REWRITES), in that order.
+    description_rewrite: tuple[str, ...]
     sanitize_name_chars: str
     required_metadata: tuple[str, ...]
     reference_validator: bool
@@ -403,6 +406,15 @@ class _Reader:
             raise self.fail(extra[0], "is not a known profile key (see docs/profiles.md)")
 
 
+def _choices(t: _Reader, key: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """A list of strings each of which must be one of `allowed`."""
+    values = t.strings(key)
+    for i, v in enumerate(values):
+        if v not in allowed:
+            raise t.fail(f"{key}[{i}]", f"expected one of {', '.join(allowed)}; got {v!r}")
+    return values
+
+
 def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     """Build a Profile from parsed TOML `data`; `where` names the source in errors."""
     top = _Reader(data, where)
@@ -501,12 +513,15 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         yaml_errors=fm.get("yaml_errors", str, "skip", YAML_ERROR_MODES),
         name_source=fm.get("name_source", str, "frontmatter", ("frontmatter", "directory")),
         name_default=fm.get("name_default", str, "", ("", "directory")),
-        description_default=fm.get("description_default", str, "", ("", "first-paragraph")),
+        description_default=fm.get(
+            "description_default", str, "", ("", "first-paragraph", "first-line")
+        ),
         name_charset=fm.get("name_charset", str, "any", CHARSETS),
         name_max=fm.get("name_max", int, 0),
         description_max=fm.get("description_max", int, 0),
         compatibility_max=fm.get("compatibility_max", int, 0),
         collapse_whitespace=fm.get("collapse_whitespace", bool, False),
+        description_rewrite=_choices(fm, "description_rewrite", DESCRIPTION_REWRITES),
         sanitize_name_chars=fm.get("sanitize_name_chars", str, ""),
         required_metadata=fm.strings("required_metadata"),
         reference_validator=fm.get("reference_validator", bool, False),

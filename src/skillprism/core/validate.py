@@ -111,6 +111,23 @@ def clip_middle(text: str, limit: int, notice: str) -> str:
     return text[:head] + notice + (text[-tail:] if tail > 0 else "")
 
 
+_HEADING_TEXT = re.compile(r"^#+\s+(\S.*)$")
+FIRST_LINE_MAX = 100
+FIRST_LINE_EMPTY = "Skill"
+
+
+def first_line(body: str) -> str:
+    """The body's first non-blank line, trimmed (a heading's text without its '#' marks), over
+    100 characters cut to 97 and '...'; "Skill" when the body has no such line (Claude Code)."""
+    for line in body.split("\n"):
+        text = line.strip()
+        if text:
+            m = _HEADING_TEXT.match(text)
+            text = m.group(1) if m else text
+            return text[: FIRST_LINE_MAX - 3] + "..." if len(text) > FIRST_LINE_MAX else text
+    return FIRST_LINE_EMPTY
+
+
 @functools.cache
 def _all_profiles() -> tuple[tuple[str, Profile], ...]:
     """Every loadable profile, read once per process (not once per unknown field name)."""
@@ -481,6 +498,9 @@ def _description(
 ) -> None:
     line, col = _pos(pos, "description", doc)
     raw = fm.get("description")
+    if p.description_default == "first-line":
+        _description_or_first_line(ev, p, raw, line, col, doc)
+        return
     if raw is None and "description" in fm and p.reading.null_values == "wrong-type":
         ev.findings.append(
             Finding(
@@ -568,7 +588,73 @@ def _description(
     if p.reading.description_cut == "middle" and p.description_max:
         notice = p.reading.description_cut_notice.format(path=doc.path)
         desc = clip_middle(desc, p.description_max, notice)
-    ev.description = desc
+    ev.description = rewrite_description(desc, p.description_rewrite)
+
+
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
+def rewrite_description(text: str, rewrites: tuple[str, ...]) -> str:
+    """The description as the runtime keeps it after reading (`[frontmatter] description_rewrite`):
+    `spaces`: every run of line breaks (CR, LF) one space, every tab one space, other runs of
+    white space kept; `angle-entities`: `<`
+    and `>` written as `&lt;` and `&gt;` (Claude Code 2.1.330)."""
+    if "spaces" in rewrites:
+        text = _LINE_BREAKS.sub(" ", text).replace("\t", " ")
+    if "angle-entities" in rewrites:
+        text = text.replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def _description_or_first_line(
+    ev: Evaluation, p: Profile, raw: Any, line: int, col: int, doc: SkillDocument
+) -> None:
+    """`description_default = "first-line"` (Claude Code's `yRe`, then `qgt`): a string is
+    trimmed, a number or boolean is read as JavaScript's String() writes it, and anything else
+    (missing, null, empty, blank, a list or mapping) gives way to the body's first line."""
+    why = ""
+    desc: str | None = None
+    if isinstance(raw, str):
+        desc = raw.strip() or None
+        why = "" if desc else ("'description' is empty" if raw == "" else "'description' is blank")
+    elif isinstance(raw, (bool, int, float)):
+        desc = non_string_text(raw, "js-string")
+        ev.findings.append(
+            Finding(
+                "description-not-string",
+                f"'description' is {type_name(raw)}, not a string: the runtime reads it as "
+                f"'{desc}'",
+                line,
+                col,
+                "write one or two sentences: what it does and when to use it",
+            )
+        )
+    elif raw is not None:
+        why = f"'description' is {type_name(raw)}, not text"
+    else:
+        why = "no description"
+    if desc is None:
+        desc = first_line(doc.body)
+        ev.findings.append(
+            Finding(
+                "description-defaulted",
+                f"{why}: the runtime uses the body's first line ('{desc[:60]}')",
+                line,
+                col,
+                "write a description that says what the skill does and when to use it",
+            )
+        )
+    if p.description_max and len(desc) > p.description_max:
+        ev.findings.append(
+            Finding(
+                "description-length",
+                f"description is {len(desc):,} characters; the limit is {p.description_max:,}",
+                line,
+                col,
+                "shorten it; move detail into the body",
+            )
+        )
+    ev.description = rewrite_description(desc, p.description_rewrite)
 
 
 def _fields(

@@ -51,7 +51,7 @@ from skillprism.gui.icons import state_icon
 from skillprism.gui.table_model import RowsTableModel
 
 CONTEXT_PRESETS = (
-    ("the runtime's setting (else 200k)", None),
+    ("the runtime's default", None),
     ("8k", 8_000), ("32k", 32_000), ("128k", 128_000), ("200k (Claude)", 200_000),
     ("272k", 272_000), ("400k", 400_000), ("1M", 1_000_000), ("unknown (fallback)", 0),
 )  # fmt: skip

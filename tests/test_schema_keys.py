@@ -9,13 +9,17 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
 from skillprism.core.disclose import BudgetSettings, Tier1Model, tidy_lines
 from skillprism.core.ordering import locale_key
-from skillprism.core.profiles import Profile, ProfileError, parse_profile
+from skillprism.core.profiles import Profile, ProfileError, load_profile, parse_profile
+from skillprism.core.reading import quote_special_values
 from skillprism.core.resolve import build_catalog
+from skillprism.core.yamlread import read_yaml
 
 BASE = """
 schema = 1
@@ -234,6 +238,54 @@ def test_yaml_repair(proj: Path) -> None:
     assert get(cat, colon).description == "Use when: x"
     assert "yaml-repaired" in rules_of(get(cat, colon))
     assert get(cat, tab).description == "Tabbed."
+
+
+def test_claude_codes_retry_quotes_special_values_then_untabs(proj: Path) -> None:
+    # Claude Code 2.1.330 (bkr / tu): Bun.YAML on the block as written; after an error, values
+    # holding ': ' or YAML's special characters quoted, then leading tabs two spaces each.
+    colon = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: Use when: x"))
+    block = write(proj, "skills/b/SKILL.md", fm("name: b\ndescription: >\n\tTabbed."))
+    nested = write(proj, "skills/c/SKILL.md", fm("name: c\ndescription: C.\nmetadata:\n\tk: v"))
+    flow = write(
+        proj, "skills/d/SKILL.md", fm("name: d\ndescription: Use *all*: x\ntools: [Read, Grep]")
+    )
+    cat = build(
+        profile('[frontmatter]\nyaml_repair = ["quote-special-values", "retry-leading-tabs"]'),
+        proj,
+    )
+    assert get(cat, colon).description == "Use when: x"
+    assert "yaml-repaired" in rules_of(get(cat, colon))
+    # the folded block's '>' is quoted before the tab goes, so the block still fails
+    assert get(cat, block).description is None and "yaml-error" in rules_of(get(cat, block))
+    assert get(cat, nested).description == "C." and "yaml-repaired" in rules_of(get(cat, nested))
+    assert get(cat, flow).description == "Use *all*: x"  # the flow list is left as it is
+    with pytest.raises(ProfileError, match="yaml_repair"):
+        profile('[frontmatter]\nyaml_repair = ["quote-special-values", "quote-colon-values"]')
+
+
+_PLAIN = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")))
+
+
+@given(_PLAIN, st.sampled_from([*"{}[]*&#!|>%@`", ": "]), _PLAIN)
+def test_a_quoted_special_value_reads_back_as_written(head: str, special: str, tail: str) -> None:
+    value = (head + special + tail).lstrip()
+    line = f"description: {value}"
+    quoted = quote_special_values(line)
+    if quoted == line:  # already quoted, or a flow list
+        assert value[0] in "\"'[" and value[-1] in "\"']"
+        return
+    assert read_yaml(quoted + "\n", 1, "core").data == {"description": value}
+
+
+def test_a_nul_in_the_frontmatter_fails_a_reader_that_refuses_it(proj: Path) -> None:
+    path = write(proj, "skills/a/SKILL.md", fm("name: a\ndescription: Has \x00 a NUL."))
+    text = get(build(profile('[frontmatter]\nnul_bytes = "text"'), proj), path)
+    assert text.description == "Has \x00 a NUL."
+    # Claude Code 2.1.330: Bun.YAML refuses the NUL, the retry too; empty metadata, and the
+    # description is the body's first line
+    claude = write(proj, ".claude/skills/a/SKILL.md", fm("name: a\ndescription: Has \x00 a NUL."))
+    entry = get(build(load_profile("claude-code"), proj), claude)
+    assert entry.loaded and entry.description == "Body." and "yaml-error" in rules_of(entry)
 
 
 def test_requote_description_at_error(proj: Path) -> None:

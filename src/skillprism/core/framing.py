@@ -43,7 +43,7 @@ def frame(doc: SkillDocument, framing: Framing) -> SkillDocument:
         return cached
     source = doc
     if (
-        framing.nul_bytes == "text"
+        framing.nul_bytes != "binary"
         and not doc.readable
         and any(f.rule == "binary-content" for f in doc.findings)
     ):

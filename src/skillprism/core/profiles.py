@@ -45,7 +45,7 @@ OPENERS = ("line", "trimmed", "exact", "prefix", "prefix3", "dashes", "trimmed-d
 CLOSERS = ("line", "trimmed", "prefix", "dashes", "substring")
 BEFORE_OPENER = ("blank-lines", "nothing", "anything")
 BARE_CR = ("line-end", "text")
-NUL_BYTES = ("binary", "text")
+NUL_BYTES = ("binary", "text", "text-not-yaml")
 BOM_MODES = ("strip", "text")
 DESCRIPTION_CUTS = ("none", "middle")
 UNCLOSED = ("no-frontmatter", "to-end")
@@ -61,6 +61,8 @@ YAML_REPAIRS = (
     "quote-colon-values",
     "quote-any-colon-values",
     "requote-description-at-error",
+    "quote-special-values",
+    "retry-leading-tabs",
 )
 NULL_VALUES = ("missing", "wrong-type", "line-text")
 NON_STRINGS = ("refuse", "js-string", "js-json", "js-keep")
@@ -553,6 +555,14 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
             raise fm.fail(
                 f"yaml_repair[{i}]", f"expected one of {', '.join(YAML_REPAIRS)}; got {f!r}"
             )
+    if {"quote-special-values", "retry-leading-tabs"} & set(repair) and {
+        "quote-colon-values",
+        "quote-any-colon-values",
+    } & set(repair):
+        raise fm.fail(
+            "yaml_repair",
+            "quote-special-values / retry-leading-tabs are one retry of their own, not with quote-colon-values or quote-any-colon-values",
+        )
     reading = Reading(
         trim=trim,
         duplicate_keys=fm.get("duplicate_keys", str, "last-wins", DUPLICATE_KEYS),

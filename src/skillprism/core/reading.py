@@ -47,6 +47,46 @@ def quote_colon_values(text: str, any_colon: bool = False) -> str | None:
     return "\n".join(out) if changed else None
 
 
+# Claude Code 2.1.330's retry (`tu`): a top-level `key: value` line, the key of letters, `_` and
+# `-`, the value up to a line terminator (JavaScript's `.`, so a line ending in CR never matches).
+_SPECIAL_KEY_VALUE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)\Z")
+_YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_LEADING_TABS = re.compile(r"^\t+", re.M)
+
+
+def quote_special_values(text: str) -> str:
+    """`text` as Claude Code's YAML retry rewrites it: every top-level plain value holding one of
+    YAML's special characters (`{}[]*&#!|>%@` and the backquote) or ': ' written in double quotes
+    (backslashes and quotes escaped), unless it already starts and ends with a quote or is a
+    flow list that reads as one. A block scalar's `>` or `|` is quoted too."""
+    out = []
+    for line in text.split("\n"):
+        m = _SPECIAL_KEY_VALUE.match(line)
+        if m:
+            key, value = m.groups()
+            quoted = (value.startswith('"') and value.endswith('"')) or (
+                value.startswith("'") and value.endswith("'")
+            )
+            if not quoted and not _flow_list(value) and _YAML_SPECIAL.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{escaped}"'
+        out.append(line)
+    return "\n".join(out)
+
+
+def _flow_list(value: str) -> bool:
+    """Whether `value` is `[...]` that YAML reads as a list."""
+    if not (value.startswith("[") and value.endswith("]")):
+        return False
+    data = read_yaml(f"v: {value}\n", 1, "core").data
+    return isinstance(data, dict) and isinstance(data.get("v"), list)
+
+
+def leading_tabs_to_spaces(text: str) -> str:
+    """Each tab at the start of a line as two spaces (Claude Code's retry)."""
+    return _LEADING_TABS.sub(lambda m: "  " * len(m.group()), text)
+
+
 # JavaScript's \s (and what String.prototype.trim removes): white space, line terminators, BOM.
 _JS_SPACE = (
     " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
@@ -230,9 +270,17 @@ def frontmatter_data(
     failed = yml.failed or (r.duplicate_keys == "error" and _refused_duplicates(yml))
     repaired: YamlResult | None = None
     quoting = {"quote-colon-values", "quote-any-colon-values"} & set(r.repair)
-    if failed and quoting:
-        quoted = quote_colon_values(text, "quote-any-colon-values" in quoting)
-        if quoted is not None:
+    retry = {"quote-special-values", "retry-leading-tabs"} & set(r.repair)
+    if failed and (quoting or retry):
+        quoted: str | None
+        if retry:
+            retried = quote_special_values(text) if "quote-special-values" in retry else text
+            if "retry-leading-tabs" in retry:
+                retried = leading_tabs_to_spaces(retried)
+            quoted = retried
+        else:
+            quoted = quote_colon_values(text, "quote-any-colon-values" in quoting)
+        if quoted is not None and quoted != text:
             attempt = read_yaml(
                 line_ended(quoted),
                 doc.frontmatter_first_line,
@@ -257,6 +305,9 @@ def frontmatter_data(
                     "the runtime rewrites the description line the YAML error is on as a quoted "
                     "string and reads the frontmatter again"
                     if requoted
+                    else "the runtime quotes values that hold ': ' or YAML's special characters, "
+                    "turns leading tabs into spaces and reads the frontmatter again"
+                    if retry
                     else "the runtime quotes values that hold ': ' and reads the frontmatter again"
                 )
                 + (f" ({first.message})" if first else ""),

@@ -72,7 +72,7 @@ def test_a_repository_opens_as_installed_and_switches_back(qtbot, tmp_path, monk
         assert shown == [
             (s.qualified_name or s.name, s.status, s.root.path) for s in expected.skills
         ]
-        assert "pdfkit:pdf-fill" in {s.name for s in w.loaded.skills}
+        assert "pdf-fill" in {s.name for s in w.loaded.skills}  # plugins as plain skills
         # the plain view, one click away
         with qtbot.waitSignal(w.sig_catalog_applied, timeout=30000):
             w.install_actions[""].trigger()

@@ -389,16 +389,18 @@ def test_bad_arguments_and_a_folder_without_skills(tmp_path: Path, env: dict) ->
         plan(tmp_path / "nope", env)
 
 
-def test_a_plugin_goes_to_the_plugin_root_only_in_its_scope(tmp_path: Path, env: dict) -> None:
+def test_a_plugin_for_claude_code_goes_to_its_skill_folders(tmp_path: Path, env: dict) -> None:
+    """Claude Code reads its plugin cache only for the plugins its own install records
+    (installed_plugins.json, enabled in settings; the lab): a copy there would never load, so
+    the plugin's skills go where Claude Code loads them, as plain skills."""
     repo = tmp_path / "repo"
     (repo / ".claude-plugin").mkdir(parents=True)
     (repo / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit"}))
     skill(repo / "skills", "alpha")
     personal = plan(repo, env, profiles=("claude-code",))
     (placed,) = personal.placed
-    assert placed.plugin == "kit" and placed.name == "kit:alpha"
-    assert "/.claude/plugins/cache/kit/" in placed.target
-    assert any("layout assumed" in n for n in placed.notes)
+    assert placed.plugin == "" and placed.name == "alpha"
+    assert placed.target == f"{env['home']}/.claude/skills/alpha"
     project = plan(repo, env, profiles=("claude-code",), scope="project")
     assert project.placed[0].target == f"{env['project']}/.claude/skills/alpha"
 
@@ -473,24 +475,17 @@ def test_verdicts_and_clashes_are_those_of_the_shared_folder(tmp_path: Path, env
     assert clash.new_path == f"{target}/SKILL.md"
 
 
-def test_a_plugin_for_claude_code_keeps_the_others_out_of_the_folder_it_reads(
-    tmp_path: Path, env: dict
-) -> None:
-    """Claude Code gets a plugin in its plugin folder and also reads ~/.claude/skills: the other
-    runtimes' plain copies go where Claude Code does not look (~/.agents/skills, one copy), so
-    Claude Code does not list the skill twice (as kit:alpha and as alpha)."""
+def test_a_plugin_for_every_runtime_is_read_once_by_each(tmp_path: Path, env: dict) -> None:
+    """A plugin installed for the five runtimes: Claude Code's copy is a plain skill in
+    ~/.claude/skills (its plugin cache loads only what its own install records), and the joint
+    choice of folders leaves every runtime exactly one copy to read."""
     repo = tmp_path / "repo"
     (repo / ".claude-plugin").mkdir(parents=True)
     (repo / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit"}))
     skill(repo / "skills", "alpha")
     p = plan(repo, env)
-    home = env["home"]
     targets = {a.target: set(a.profiles) for a in p.actions}
-    (plugin_target,) = [t for t in targets if "/.claude/plugins/cache/kit/" in t]
-    assert targets.pop(plugin_target) == {"claude-code"}
-    assert targets == {
-        f"{home}/.agents/skills/alpha": {"codex", "gemini-cli", "opencode", "copilot-cli"}
-    }
-    claude = read_paths(load_profile("claude-code"), env["project"], home, env["env"])
-    assert f"{home}/.agents/skills" not in claude
+    assert not [t for t in targets if "/.claude/plugins/" in t]
+    assert "claude-code" in targets[f"{env['home']}/.claude/skills/alpha"]
+    assert set(copies_read(p, env, "alpha").values()) == {1}
     assert {pl.status for pl in p.placed} == {"ok"}

@@ -78,7 +78,10 @@ def test_as_installed_beside_the_runtimes_own_skills(repo: Path, tmp_path: Path)
         "ok",
         "shadowed",
     }
-    assert by["repo/plugins/tools/skills/lint/SKILL.md"].qualified_name == "toolbox:lint"
+    # a plugin's skills are plain skills there: Claude Code's plugin cache loads only what its
+    # own install records
+    lint = by["repo/plugins/tools/skills/lint/SKILL.md"]
+    assert lint.qualified_name == "lint" and lint.root.path == str(home / ".claude" / "skills")
     assert (
         by["repo/solo/SKILL.md"].status == "ok"
         and by["repo/skills/docs/deep/SKILL.md"].status == "ok"

@@ -182,7 +182,7 @@ def candidate_roots(
     for index, template in enumerate(profile.roots):
         if root_condition(template, env) or (template.namespace == "plugin") != bool(plugin):
             continue
-        if template.builtin:  # the runtime's own skills: never where a user's skill goes
+        if template.builtin or not template.install:  # never where a user's skill goes
             continue
         path = expand_template(template.path.replace("*", plugin or "*"), project, home, env)
         if "*" in path or any(r.path == path for r, _l in out):

@@ -120,6 +120,10 @@ class RootTemplate:
     # A folder the runtime still reads but calls deprecated or legacy: an installer never puts a
     # new skill there.
     legacy: bool = False
+    # Whether an installer may copy into this root: false where the runtime loads what is there
+    # only once its own install step records it (Claude Code's plugin cache, which it reads only
+    # for plugins in installed_plugins.json enabled in settings).
+    install: bool = True
     # Entries starting with '.' below this root are skipped (None: `[discovery] skip_hidden`).
     skip_hidden: bool | None = None
     # A skill file whose real path leaves this folder is refused (`link-outside-scope`): "" =
@@ -493,6 +497,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 unless_env=_env_names(r, "unless_env"),
                 builtin=r.get("builtin", bool, False),
                 legacy=r.get("legacy", bool, False),
+                install=r.get("install", bool, True),
                 skip_hidden=r.get("skip_hidden", bool, None) if "skip_hidden" in raw else None,
                 links_within=r.get("links_within", str, "", LINKS_WITHIN),
             )

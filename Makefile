@@ -74,7 +74,7 @@ conformance-bin: $(STAMP)
 # The tests that run the runtimes' own code from the lab's cache (enable/disable, usage, install,
 # the budget advisor, live trigger runs), once conformance-quick and conformance-bin installed it.
 # A lab test that skips here (a runtime the lab should hold and does not) fails.
-LAB_TESTS = tests/test_toggle_lab.py tests/test_usage_lab.py tests/test_install_lab.py tests/test_advisor_lab.py tests/test_live_trigger_lab.py
+LAB_TESTS = tests/test_toggle_lab.py tests/test_usage_lab.py tests/test_install_lab.py tests/test_plugin_lab.py tests/test_advisor_lab.py tests/test_live_trigger_lab.py
 lab-tests: $(STAMP)
 	$(PY) conformance/live_lab.py --install-gemini-cli
 	SKILLPRISM_LAB_REQUIRED=1 QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n auto -rs $(LAB_TESTS)

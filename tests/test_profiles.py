@@ -281,6 +281,17 @@ def test_claude_code_plugins_are_namespaced(tree: tuple[Path, Path]) -> None:
     (plugin / ".claude-plugin/plugin.json").write_text(json.dumps({"name": "tools"}))
     from_plugin = skill(plugin / "skills", "deploy")
     personal = skill(home / ".claude/skills", "deploy")
+    # installed as Claude Code installs it: recorded, enabled, from a known marketplace
+    plugins = home / ".claude/plugins"
+    (plugins / "installed_plugins.json").write_text(
+        json.dumps({"version": 2, "plugins": {"tools@market": [{"installPath": str(plugin)}]}})
+    )
+    (plugins / "known_marketplaces.json").write_text(
+        json.dumps({"market": {"source": {"source": "github", "repo": "o/r"}}})
+    )
+    (home / ".claude/settings.json").write_text(
+        json.dumps({"enabledPlugins": {"tools@market": True}})
+    )
     cat = resolve("claude-code", project, home)
     assert entry(cat, from_plugin).qualified_name == "tools:deploy"
     assert entry(cat, from_plugin).status == "ok"

@@ -16,6 +16,7 @@ from typing import Any
 from skillprism.core.codes import ACTIONS, RULES
 from skillprism.core.disclosure_spec import DisclosureSpec, check_template, parse_disclosure
 from skillprism.core.live_trigger.spec import LiveSpec, LiveSpecError, parse_live_spec
+from skillprism.core.plugin_registry import PluginRegistry
 from skillprism.core.structured import StructuredError, read_structured
 from skillprism.core.vocabulary import LEVEL_ORDER
 from skillprism.paths import shipped_profiles_dir, user_profiles_dir
@@ -124,6 +125,9 @@ class RootTemplate:
     # only once its own install step records it (Claude Code's plugin cache, which it reads only
     # for plugins in installed_plugins.json enabled in settings).
     install: bool = True
+    # The runtime loads a folder of this (plugin cache) root only when its install records, known
+    # marketplaces and settings say so (core/plugin_registry.py); None: every folder is read.
+    registry: PluginRegistry | None = None
     # Entries starting with '.' below this root are skipped (None: `[discovery] skip_hidden`).
     skip_hidden: bool | None = None
     # A skill file whose real path leaves this folder is refused (`link-outside-scope`): "" =
@@ -498,6 +502,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
                 builtin=r.get("builtin", bool, False),
                 legacy=r.get("legacy", bool, False),
                 install=r.get("install", bool, True),
+                registry=_registry(r, where, f"roots[{i}].registry"),
                 skip_hidden=r.get("skip_hidden", bool, None) if "skip_hidden" in raw else None,
                 links_within=r.get("links_within", str, "", LINKS_WITHIN),
             )
@@ -685,6 +690,25 @@ _SLUG_EDGES = re.compile(r"^-|-$")
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _registry(r: _Reader, where: str, prefix: str) -> PluginRegistry | None:
+    """`[roots.registry]`: where the runtime records the plugins it loads from this root."""
+    raw = r.get("registry", dict, None)
+    if raw is None:
+        return None
+    t = _Reader(raw, where, prefix + ".")
+    out = PluginRegistry(
+        records=t.get("records", str),
+        marketplaces=t.get("marketplaces", str),
+        enabled_in=tuple(t.strings("enabled_in")),
+        enabled_key=t.get("enabled_key", str, "enabledPlugins"),
+        install_below=t.get("install_below", str, "skills"),
+    )
+    t.check_unknown()
+    if not out.enabled_in:
+        raise t.fail("enabled_in", "name at least one settings file")
+    return out
 
 
 def _env_names(reader: _Reader, key: str) -> tuple[str, ...]:

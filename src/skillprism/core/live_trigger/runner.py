@@ -25,6 +25,7 @@ from skillprism.core.live_trigger.reader import RunOutcome, StreamReader
 from skillprism.core.live_trigger.spec import LiveSpec
 
 POLL = 0.05  # seconds between looks at a running process (timeout, cancel)
+CLI_NICENESS = 19  # the scheduling group of a CLI in a session of its own: the lowest weight
 
 
 @dataclass(frozen=True)
@@ -59,17 +60,22 @@ def jobs(prompts: Sequence[str], runs: int) -> list[Job]:
     return [Job(i, p, r) for r in range(1, runs + 1) for i, p in enumerate(prompts)]
 
 
-def keep_niceness(pid: int) -> None:
-    """Give the CLI started as `pid` in a session of its own this process's niceness.
+def give_way(pid: int) -> None:
+    """Make the CLI started as `pid` in a session of its own, and all it starts, give way to
+    the window.
 
     Linux schedules each session as a group of its own (autogroup), and a group's weight is its
     own niceness, not its processes': a CLI in a new session would compete with the window as
-    an equal however nice the engine that started it is, and four of them at once keep the
-    window's GUI thread waiting for a core. Where there are no such groups this does nothing."""
+    an equal however nice the engine that started it is. The group gets the lowest weight
+    there is, and the CLI the idle policy, which its threads and children inherit (also in
+    sessions they start themselves): a thread of the window that wakes takes the core from
+    them at once rather than waiting for its turn among four CLIs' threads. Where there are
+    no such groups or policies this does nothing."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
     try:
-        niceness = os.getpriority(os.PRIO_PROCESS, 0)
         with open(f"/proc/{pid}/autogroup", "w", encoding="ascii") as group:
-            group.write(str(niceness))
+            group.write(str(CLI_NICENESS))
     except (OSError, AttributeError):
         pass  # not Linux, autogroup off, or the CLI already gone
 
@@ -105,7 +111,7 @@ def run_one(
             )
         except OSError as exc:
             return RunOutcome("error", message=f"cannot start {argv[0]}: {exc.strerror or exc}")
-        keep_niceness(proc.pid)
+        give_way(proc.pid)
         assert proc.stdout is not None
         out = proc.stdout
 

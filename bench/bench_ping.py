@@ -146,6 +146,41 @@ class Pinger:
             time.sleep(max(0.0, PING_EVERY_S - (time.monotonic() - sent)))
 
 
+class ServerProbe:
+    """The control for the pings: plain round trips to the X server alone (GetInputFocus, which
+    no client answers), on a connection of its own, every few milliseconds. A long ping beside a
+    long server round trip in the same interaction was the X server or this probe waiting for a
+    processor, not the window's GUI thread."""
+
+    def __init__(self, display_name: str) -> None:
+        from Xlib import display
+
+        self.display = display.Display(display_name)
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="server-probe", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(5)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            sent = time.monotonic()
+            self.display.get_input_focus()
+            self.samples.append((sent, time.monotonic() - sent))
+            time.sleep(max(0.0, PING_EVERY_S - (time.monotonic() - sent)))
+
+
+def worst_ms(samples: list[tuple[float, float]], start: float, end: float) -> tuple[float, int]:
+    """The longest round trip sent in [start, end], in ms, and how many were sent."""
+    trips = [trip for sent, trip in samples if start <= sent <= end]
+    return max(trips, default=0.0) * 1000, len(trips)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=10_000)
@@ -171,10 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, QT_QPA_PLATFORM="xcb", DISPLAY=display_name)
     try:
         window = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-        pinger = Pinger(display_name, window.pid)
+        pinger, server_probe = Pinger(display_name, window.pid), ServerProbe(display_name)
         pinger.start()
+        server_probe.start()
         out, _ = window.communicate()
         pinger.stop()
+        server_probe.stop()
     finally:
         server.terminate()
         server.wait(10)
@@ -186,25 +223,27 @@ def main(argv: list[str] | None = None) -> int:
     inside = {row[0]: (row[1], row[3]) for row in json.loads(figures.read_text())["rows"]}
     print(f"{display_name}: {len(pinger.samples):,} pings answered")
     print(
-        f"{'interaction':36} {'outside':>10} {'inside':>10} {'GUI CPU':>8} {'target':>8}  "
-        "pings  verdict"
+        f"{'interaction':36} {'outside':>10} {'inside':>10} {'GUI CPU':>8} {'server':>10} "
+        f"{'target':>8}  pings  verdict"
     )
     failed = False
     for name, start, end in json.loads(intervals.read_text()):
-        trips = [trip for sent, trip in pinger.samples if start <= sent <= end]
-        worst = max(trips, default=0.0) * 1000
+        worst, trips = worst_ms(pinger.samples, start, end)
+        server, _ = worst_ms(server_probe.samples, start, end)
         ok = bool(trips) and worst <= BLOCK_TARGET_MS
         failed |= not ok
         verdict = "ok" if ok else ("no answer" if not trips else "OVER")
         block, cpu = inside.get(name, (0.0, 0.0))
         print(
-            f"{name:36} {worst:7.1f} ms {block:7.1f} ms {cpu:5.0f} ms {BLOCK_TARGET_MS:5.0f} ms "
-            f"{len(trips):6}  {verdict}"
+            f"{name:36} {worst:7.1f} ms {block:7.1f} ms {cpu:5.0f} ms {server:7.1f} ms "
+            f"{BLOCK_TARGET_MS:5.0f} ms {trips:6}  {verdict}"
         )
     print(
         "(outside: the longest _NET_WM_PING round trip sent during the interaction, as a window "
         "manager sees it; inside: bench_stall.py's heartbeat in the same run, and the GUI thread's "
-        "own CPU time in that block)"
+        "own CPU time in that block; server: the longest plain round trip to the X server alone "
+        "in the same interval, the control: a long ping beside a long server trip was the X "
+        "server or the probe waiting for a processor, not the window)"
     )
     return 1 if failed else 0
 

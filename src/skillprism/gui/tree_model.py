@@ -11,6 +11,7 @@ another shape swaps the rows; one of the same shape updates only the rows of ski
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import count, repeat
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -386,9 +387,17 @@ def _positions(
     skills: Sequence[SkillRow],
 ) -> dict[str, tuple[int, int]]:
     """Where each root ("root:<path>") and skill (its key) is: (root row, skill row or -1)."""
+    # The keys straight from the stored tuples of a RowList: building a row for each of 10,000
+    # skills only to read its key is most of the time a reset spends here.
+    if isinstance(skills, RowList):
+        at = SkillRow._fields.index("key")
+        keys = [row[at] for row in skills.plain]
+    else:
+        keys = [skill.key for skill in skills]
     positions: dict[str, tuple[int, int]] = {}
     for r, (root, _text, members) in enumerate(groups):
         positions[f"root:{roots[root].path}"] = (r, -1)
-        for s, i in enumerate(members):
-            positions[skills[i].key] = (r, s)
+        # (key, (r, s)) pairs made by the iterators themselves, not a Python loop per skill
+        pairs = zip(repeat(r), count(), strict=False)  # (r, 0), (r, 1), ... without end
+        positions.update(zip(map(keys.__getitem__, members), pairs, strict=False))
     return positions

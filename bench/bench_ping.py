@@ -56,7 +56,26 @@ def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
     return server, f":{number.decode().strip()}"
 
 
-class Pinger:
+class _Probe:
+    """A sampling thread: `samples` of (when, round trip), `_run` until `stop`."""
+
+    def __init__(self, name: str) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(5)
+
+
+class Pinger(_Probe):
     """Pings the top-level window of process `pid` on `display_name` until stopped; keeps
     (sent at, round trip seconds) for every ping, on the monotonic clock."""
 
@@ -73,17 +92,8 @@ class Pinger:
         self.ping = self.display.intern_atom("_NET_WM_PING")
         self.pid_atom = self.display.intern_atom("_NET_WM_PID")
         self.pid = pid
-        self.samples: list[tuple[float, float]] = []
         self.unanswered_since: float | None = None
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="pinger", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self.thread.join(5)
+        super().__init__("pinger")
 
     def _window(self):  # type: ignore[no-untyped-def]
         """The process's largest viewable top-level window that takes pings, or None."""
@@ -146,7 +156,7 @@ class Pinger:
             time.sleep(max(0.0, PING_EVERY_S - (time.monotonic() - sent)))
 
 
-class ServerProbe:
+class ServerProbe(_Probe):
     """The control for the pings: plain round trips to the X server alone (GetInputFocus, which
     no client answers), on a connection of its own, every few milliseconds. A long ping beside a
     long server round trip in the same interaction was the X server or this probe waiting for a
@@ -156,16 +166,7 @@ class ServerProbe:
         from Xlib import display
 
         self.display = display.Display(display_name)
-        self.samples: list[tuple[float, float]] = []
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="server-probe", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self.thread.join(5)
+        super().__init__("server-probe")
 
     def _run(self) -> None:
         while not self._stop.is_set():

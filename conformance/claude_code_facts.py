@@ -572,14 +572,17 @@ def listing_forms(image: BunImage, arrow: str, rsrc: str, at: int) -> list[Fact]
     return facts
 
 
+# The per-model characters-per-token function: a set of model names, the function's value when
+# no model is known, then its value for a model in the set and for any other.
+_PER_MODEL = re.compile(
+    rb"var ([\w$]+)=new Set\(\[([^\]]*)\]\);function ([\w$]+)\(([\w$]+)\)\{if\(!\4\)return (\d);"
+    rb".{0,160}?return \1\.has\([\w$]+\)\?(\d):(\d)\}",
+    re.S,
+)
+
+
 def per_model_chars_per_token(image: BunImage, default: int, profile_value) -> Fact:
-    m = image.find(
-        re.compile(
-            rb"var ([\w$]+)=new Set\(\[([^\]]*)\]\);function ([\w$]+)\(([\w$]+)\)\{if\(!\4\)return (\d);"
-            rb".{0,160}?return \1\.has\([\w$]+\)\?(\d):(\d)\}",
-            re.S,
-        )
-    )
+    m = image.find(_PER_MODEL)
     if not m:
         return Fact("characters per token", default, profile_value, "not-found")
     models = json.loads("[" + m.group(2).decode() + "]")
@@ -600,13 +603,7 @@ def per_model_chars_per_token(image: BunImage, default: int, profile_value) -> F
 
 def model_chars_per_token(image: BunImage, model: str) -> int | None:
     """What the per-model function gives `model` (None when it is not found)."""
-    m = image.find(
-        re.compile(
-            rb"var ([\w$]+)=new Set\(\[([^\]]*)\]\);function ([\w$]+)\(([\w$]+)\)\{if\(!\4\)return (\d);"
-            rb".{0,160}?return \1\.has\([\w$]+\)\?(\d):(\d)\}",
-            re.S,
-        )
-    )
+    m = image.find(_PER_MODEL)
     if not m:
         return None
     models = json.loads("[" + m.group(2).decode() + "]")

@@ -365,6 +365,24 @@ def _split(doc: SkillDocument, text: str) -> None:
         _split_lines(doc, text)
 
 
+def accept_frontmatter(doc: SkillDocument, fm: str, line: int) -> None:
+    """Keep `fm` as the document's frontmatter, or, when it is over MAX_FRONTMATTER_CHARS,
+    report it (`frontmatter-too-large`, at its opener's `line`) and leave it unparsed."""
+    if len(fm) > MAX_FRONTMATTER_CHARS:
+        doc.findings.append(
+            Finding(
+                "frontmatter-too-large",
+                f"frontmatter is {len(fm):,} characters; it is not parsed",
+                line,
+                1,
+                "keep frontmatter to a few short keys",
+            )
+        )
+        return
+    doc.has_frontmatter = True
+    doc.frontmatter_text = fm
+
+
 def _split_lines(doc: SkillDocument, text: str) -> None:
     """Split `text` line by line: the general route, which also reports every irregularity."""
     # Split only the head when it decides the frontmatter: the body stays one piece instead of
@@ -437,16 +455,4 @@ def _split_lines(doc: SkillDocument, text: str) -> None:
     doc.frontmatter_first_line = first + 2
     doc.body = "\n".join(lines[close + 1 :])
     doc.body_first_line = close + 2
-    if len(fm) > MAX_FRONTMATTER_CHARS:
-        doc.findings.append(
-            Finding(
-                "frontmatter-too-large",
-                f"frontmatter is {len(fm):,} characters; it is not parsed",
-                first + 2,
-                1,
-                "keep frontmatter to a few short keys",
-            )
-        )
-        return
-    doc.has_frontmatter = True
-    doc.frontmatter_text = fm
+    accept_frontmatter(doc, fm, first + 2)

@@ -14,9 +14,9 @@ import re
 from dataclasses import replace
 
 from skillprism.core.document import (
-    MAX_FRONTMATTER_CHARS,
     Finding,
     SkillDocument,
+    accept_frontmatter,
     parse_document,
 )
 from skillprism.core.profiles import Framing
@@ -215,19 +215,7 @@ def split_framed(doc: SkillDocument, text: str, framing: Framing) -> None:
     if close < len(lines):
         doc.body = "\n".join(lines[close + 1 :])
         doc.body_first_line = close + 2
-    if len(fm) > MAX_FRONTMATTER_CHARS:
-        doc.findings.append(
-            Finding(
-                "frontmatter-too-large",
-                f"frontmatter is {len(fm):,} characters; it is not parsed",
-                first + 2,
-                1,
-                "keep frontmatter to a few short keys",
-            )
-        )
-        return
-    doc.has_frontmatter = True
-    doc.frontmatter_text = fm
+    accept_frontmatter(doc, fm, first + 2)
 
 
 def _split_at_substring(doc: SkillDocument, lines: list[str], first: int, framing: Framing) -> None:
@@ -267,19 +255,7 @@ def _split_at_substring(doc: SkillDocument, lines: list[str], first: int, framin
     doc.frontmatter_first_line = first + 2
     doc.body = body
     doc.body_first_line = close + 1 + after[: len(after) - len(body)].count("\n")
-    if len(fm) > MAX_FRONTMATTER_CHARS:
-        doc.findings.append(
-            Finding(
-                "frontmatter-too-large",
-                f"frontmatter is {len(fm):,} characters; it is not parsed",
-                first + 2,
-                1,
-                "keep frontmatter to a few short keys",
-            )
-        )
-        return
-    doc.has_frontmatter = True
-    doc.frontmatter_text = fm
+    accept_frontmatter(doc, fm, first + 2)
 
 
 def _delimiter_finding(

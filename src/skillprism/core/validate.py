@@ -574,6 +574,16 @@ def _description(
             Finding("field-collapsed", "the runtime collapses 'description' to one line", line, col)
         )
         desc = _collapse(desc)
+    _check_length(ev, p, desc, line, col)
+    desc = desc.strip() if trims else desc
+    if p.reading.description_cut == "middle" and p.description_max:
+        notice = p.reading.description_cut_notice.format(path=doc.path)
+        desc = clip_middle(desc, p.description_max, notice)
+    ev.description = rewrite_description(desc, p.description_rewrite)
+
+
+def _check_length(ev: Evaluation, p: Profile, desc: str, line: int, col: int) -> None:
+    """Report a description longer than the profile's limit (`description-length`)."""
     if p.description_max and len(desc) > p.description_max:
         ev.findings.append(
             Finding(
@@ -584,11 +594,6 @@ def _description(
                 "shorten it; move detail into the body",
             )
         )
-    desc = desc.strip() if trims else desc
-    if p.reading.description_cut == "middle" and p.description_max:
-        notice = p.reading.description_cut_notice.format(path=doc.path)
-        desc = clip_middle(desc, p.description_max, notice)
-    ev.description = rewrite_description(desc, p.description_rewrite)
 
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")
@@ -644,16 +649,7 @@ def _description_or_first_line(
                 "write a description that says what the skill does and when to use it",
             )
         )
-    if p.description_max and len(desc) > p.description_max:
-        ev.findings.append(
-            Finding(
-                "description-length",
-                f"description is {len(desc):,} characters; the limit is {p.description_max:,}",
-                line,
-                col,
-                "shorten it; move detail into the body",
-            )
-        )
+    _check_length(ev, p, desc, line, col)
     ev.description = rewrite_description(desc, p.description_rewrite)
 
 

@@ -64,6 +64,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from skillprism.app.workspace import WorkspaceError
+    from skillprism.core.disclose import is_builtin_key
     from skillprism.formats import emit, terminal_text
 
     try:
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         for warning in result.warnings:
             tell(f"skillprism: {catalog.profile.name}: {warning}")
     listed = [e for e in result.entries if e.outcome not in ("omitted", "excluded")]
-    if not any(not e.key.startswith("builtin:") for e in listed):
+    if all(is_builtin_key(e.key) for e in listed):
         reason = empty_listing_reason(catalog, args, builtins=len(listed))
         tell(f"skillprism: {catalog.profile.name}: {reason}")
         return EXIT_FINDINGS

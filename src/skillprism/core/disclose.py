@@ -37,6 +37,14 @@ from skillprism.core.textwidth import display_width
 from skillprism.core.tokens import EstimateCounter, TokenCounter
 
 DEFAULT_CONTEXT_WINDOW = 200_000
+BUILTIN_KEY = "builtin:"  # the key of a runtime's own skill in a listing: "builtin:<name>"
+
+
+def is_builtin_key(key: str) -> bool:
+    """Whether a listing entry's key is one of the runtime's own skills ([[tier1.builtin]])."""
+    return key.startswith(BUILTIN_KEY)
+
+
 GUIDANCE_TOKENS_PER_ENTRY = 100
 
 
@@ -268,7 +276,7 @@ def _builtin_entry(b: BuiltinSkill, root: RootInfo | None = None, path: str = ""
         root = RootInfo(path=b.location, scope=b.scope, layout="", rank=-1, exists=False)
     path = path or b.location
     return SkillEntry(
-        key=f"builtin:{b.name}",
+        key=BUILTIN_KEY + b.name,
         path=path,
         real_path=path,
         directory=os.path.dirname(path) if root.rank >= 0 else "",
@@ -1120,7 +1128,7 @@ class Tier1Model:
                 for i in listed
                 if state[i] == "name-only"
                 or items[i].name in pins
-                or (b.builtin_full and items[i].skill.key.startswith("builtin:"))
+                or (b.builtin_full and is_builtin_key(items[i].skill.key))
             }
             rest = [i for i in listed if i not in fixed]
             if not rest:

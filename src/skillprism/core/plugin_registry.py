@@ -14,14 +14,14 @@ hold (its lab experiments, conformance/plugin_lab.py):
 - `installed_plugins.json` records this folder as the id's install (`plugins[id]`: a list of
   installs, or one install in the version-1 file, each with its `installPath`).
 
-`folder_condition` says, for one root folder of the cache, what keeps the runtime from loading it
+`plugin_roots` says, for each root folder of the cache, what keeps the runtime from loading it
 ("" when it loads), in words that fit "the runtime reads this root only when ...".
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,9 @@ class PluginRegistry:
 
 
 @dataclass(frozen=True, slots=True)
-class _State:
+class RegistryState:
+    """What the registry's files say, read once for a whole root."""
+
     installs: dict[str, str]  # real install folder -> plugin id
     enabled: dict[str, bool]
     marketplaces: dict[str, str]  # name -> source kind ("github", "directory", ...)
@@ -65,7 +67,9 @@ def _real(path: str) -> str:
     return os.path.realpath(os.path.normpath(path))
 
 
-def read_state(registry: PluginRegistry, expand: Any, problems: list[str] | None = None) -> _State:
+def read_state(
+    registry: PluginRegistry, expand: Callable[[str], str], problems: list[str] | None = None
+) -> RegistryState:
     """The records, marketplaces and enabled ids as the runtime reads them; `expand` turns a
     template into a path. A file that is missing counts as empty; one that cannot be read too,
     named in `problems`."""
@@ -94,13 +98,12 @@ def read_state(registry: PluginRegistry, expand: Any, problems: list[str] | None
         where = source.get("path") if isinstance(source, dict) else None
         if kind == "directory" and isinstance(where, str) and os.path.isabs(where):
             directories[name] = where
-    return _State(installs, enabled, known, directories, tuple(problems))
+    return RegistryState(installs, enabled, known, directories, tuple(problems))
 
 
-def directory_roots(registry: PluginRegistry, expand: Any) -> list[str]:
+def directory_roots(registry: PluginRegistry, state: RegistryState) -> list[str]:
     """The skill folders of enabled plugins of directory marketplaces, which the runtime reads
     where the marketplace's manifest puts them (`<folder>/<source>/skills`)."""
-    state = read_state(registry, expand)
     out = []
     for pid, on in sorted(state.enabled.items()):
         plugin, _at, market = pid.rpartition("@")
@@ -118,7 +121,7 @@ def directory_roots(registry: PluginRegistry, expand: Any) -> list[str]:
     return out
 
 
-def folder_condition(registry: PluginRegistry, root: str, state: _State, records_label: str) -> str:
+def folder_condition(registry: PluginRegistry, root: str, state: RegistryState) -> str:
     """What must hold for the runtime to load the plugin root folder `root`, when it does not
     hold ("" = it loads): said for the user, naming the plugin and the file to look at."""
     below = registry.install_below
@@ -128,14 +131,14 @@ def folder_condition(registry: PluginRegistry, root: str, state: _State, records
     pid = state.installs.get(_real(install))
     if pid is None:
         return (
-            f"{records_label} records this folder as a plugin's install (it does not: an older "
+            f"{registry.records} records this folder as a plugin's install (it does not: an older "
             "version, or a plugin not installed through the runtime)"
         )
     market = pid.rpartition("@")[2]
     if not state.enabled.get(pid, False):
         return f"settings enable {pid} ({registry.enabled_key}; it is not enabled)"
     if market not in state.marketplaces:
-        return f"its marketplace {market} is known (known_marketplaces.json; it is not)"
+        return f"its marketplace {market} is known ({registry.marketplaces}; it is not)"
     if state.marketplaces[market] == "directory":
         return (
             f"its marketplace {market} is not a local directory (the runtime loads that "
@@ -144,12 +147,11 @@ def folder_condition(registry: PluginRegistry, root: str, state: _State, records
     return ""
 
 
-def registry_conditions(
-    registry: PluginRegistry,
-    roots: list[str],
-    expand: Any,
-    records_label: str,
-) -> Mapping[str, str]:
-    """`folder_condition` for each of `roots`, reading the registry's files once."""
+def plugin_roots(
+    registry: PluginRegistry, found: list[str], expand: Callable[[str], str]
+) -> tuple[dict[str, str], list[str]]:
+    """Reading the registry's files once: `folder_condition` for each cache folder `found`, and
+    the folders of directory marketplaces the runtime reads besides (`directory_roots`)."""
     state = read_state(registry, expand)
-    return {root: folder_condition(registry, root, state, records_label) for root in roots}
+    conditions = {root: folder_condition(registry, root, state) for root in found}
+    return conditions, directory_roots(registry, state)

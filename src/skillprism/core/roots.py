@@ -4,6 +4,7 @@ layout."""
 
 from __future__ import annotations
 
+import functools
 import glob
 import logging
 import os
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from skillprism.core.catalog import RootInfo
-from skillprism.core.plugin_registry import directory_roots, registry_conditions
+from skillprism.core.plugin_registry import plugin_roots
 from skillprism.core.profiles import Profile, RootTemplate
 
 if TYPE_CHECKING:  # the security pass is imported when it first runs: `check` starts faster
@@ -86,11 +87,11 @@ def profile_roots(
             offset = len(dirs) - 1 - loaded if profile.tie_rule == "last-wins" else loaded
             pattern = expand_template(template.path, proj, home, env)
             paths = sorted(glob.glob(pattern)) if "*" in pattern else [pattern]
-            registry = _registry_conditions(template, paths, proj, home, env)
-            if template.registry is not None:  # plugins a directory marketplace serves itself
-                paths += directory_roots(
-                    template.registry, lambda t, p=proj: expand_template(t, p, home, env)
-                )
+            registry: Mapping[str, str] = {}
+            if template.registry is not None:  # a plugin cache: its records decide
+                expand = functools.partial(expand_template, project=proj, home=home, env=env)
+                registry, served = plugin_roots(template.registry, paths, expand)
+                paths += served  # enabled plugins a directory marketplace serves itself
             for path in paths:
                 if path in seen:
                     continue
@@ -110,19 +111,6 @@ def profile_roots(
                 )
     roots.sort(key=lambda r: r.rank)
     return roots
-
-
-def _registry_conditions(
-    template: RootTemplate, paths: list[str], project: str, home: str, env: Mapping[str, str]
-) -> Mapping[str, str]:
-    """For a plugin cache root with `[roots.registry]`: what keeps the runtime from loading each
-    of its folders ("" = it loads); nothing to say for any other root."""
-    reg = template.registry
-    if reg is None or not paths:
-        return {}
-    return registry_conditions(
-        reg, paths, lambda t: expand_template(t, project, home, env), reg.records
-    )
 
 
 def _link_scope(within: str, root: str, project: str) -> str:

@@ -86,6 +86,15 @@ def test_a_typed_prompt_ranks_the_listed_skills_as_the_estimate_does(
         and "picks <b>pdf-tools</b>" in text
     )
     assert "Ranked above it: pdf-tools" in text
+    # Claude Code's own skills are told apart from the user's, in the ranking and the summary
+    assert f"({builtin_count('claude-code')} of them the runtime's own)" in text
+    listed_as = {
+        panel.ranking_model.index(r, 1).data(): panel.ranking_model.index(r, 2).data()
+        for r in range(panel.ranking_model.rowCount())
+    }
+    assert listed_as["pdf-reader"] == "full description"
+    builtin = [name for name, how in listed_as.items() if how.startswith("built-in, ")]
+    assert len(builtin) == builtin_count("claude-code")
     assert "estimate" in panel.note.text() and "not a model" in panel.note.text()
     # the selected skill's row stands out; a skill sharing no word is greyed
     row = panel.ranking_model.row_of(keys["pdf-reader"])

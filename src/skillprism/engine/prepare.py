@@ -15,7 +15,7 @@ from typing import Any
 from skillprism.core.catalog import Catalog, RootInfo, SkillEntry
 from skillprism.core.codes import CODES
 from skillprism.core.diagnostics import Diagnostic
-from skillprism.core.disclose import Tier1Result
+from skillprism.core.disclose import Tier1Result, is_builtin_key
 from skillprism.core.display import home_relative
 from skillprism.core.fixes import Fix
 from skillprism.core.matrix import Matrix, MatrixRow
@@ -283,6 +283,7 @@ def trigger_view(
         ESTIMATE_NOTE,
         len(index.listed),
         len(index.candidates),
+        sum(is_builtin_key(c.key) for c in index.listed),
         candidate.outcome if candidate is not None else "",
         rank,
         tuple(r.name for r in estimate.above(key)[:ABOVE_SHOWN]) if estimate is not None else (),
@@ -293,7 +294,11 @@ def trigger_view(
             for other in (o.second if o.first == key else o.first,)
         ),
         RowList(
-            TriggerRow, (TriggerRow(r.rank, r.key, r.name, r.outcome, r.score) for r in ranking)
+            TriggerRow,
+            (
+                TriggerRow(r.rank, r.key, r.name, r.outcome, r.score, is_builtin_key(r.key))
+                for r in ranking
+            ),
         ),
     )
 

@@ -281,6 +281,7 @@ class TriggerRow(NamedTuple):
     name: str
     outcome: str  # its tier-1 outcome: full, shortened or name-only
     score: float
+    builtin: bool  # one of the runtime's own skills ([[tier1.builtin]]), not the user's
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,7 @@ class TriggerView:
     note: str
     listed: int
     total: int
+    builtin: int  # how many of the listed skills are the runtime's own
     outcome: str  # the skill's tier-1 outcome ("" when it is not in the listing at all)
     rank: int | None
     above: tuple[str, ...]  # names ranked above the skill (first ones only)

@@ -73,7 +73,7 @@ class RankingModel(RowsTableModel):
             return (
                 str(row.rank),
                 row.name,
-                _LISTED_AS.get(row.outcome, row.outcome),
+                _listed_as(row),
                 f"{row.score:.2f}",
             )[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3):
@@ -91,8 +91,22 @@ class RankingModel(RowsTableModel):
             # shares no word with the prompt: in the ranking only to give every skill a place
             return QPalette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.key
+            return (
+                "One of the runtime's own skills: it ships with the runtime"
+                if row.builtin
+                else row.key
+            )
         return None
+
+
+def _listed_as(row: TriggerRow) -> str:
+    listed = _LISTED_AS.get(row.outcome, row.outcome)
+    return f"built-in, {listed}" if row.builtin else listed
+
+
+def _of_them_builtin(r: TriggerView) -> str:
+    """ " (N of them the runtime's own)" when the listing holds the runtime's built-in skills."""
+    return f" ({r.builtin:,} of them the runtime's own)" if r.builtin else ""
 
 
 class EvalModel(RowsTableModel):
@@ -208,7 +222,11 @@ class TriggerPanel(QWidget):
         bold = QFont(self.ranking.font())
         bold.setBold(True)  # (the selected skill's row)
         metrics = QFontMetrics(bold)
-        for col, widest in ((0, "Rank 0000"), (2, "full description"), (3, "Score 00.00")):
+        for col, widest in (
+            (0, "Rank 0000"),
+            (2, "built-in, full description"),
+            (3, "Score 00.00"),
+        ):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, metrics.horizontalAdvance(widest) + 12)
         self.ranking.doubleClicked.connect(
@@ -390,7 +408,7 @@ class TriggerPanel(QWidget):
         elif not r.prompt.strip():
             text = (
                 f"{name} is listed by {where} ({_LISTED_AS[r.outcome]}), one of {r.listed:,} "
-                f"listed skills of {r.total:,}."
+                f"listed skills of {r.total:,}{_of_them_builtin(r)}."
             )
         else:
             picked = (
@@ -406,7 +424,8 @@ class TriggerPanel(QWidget):
                 more = (r.rank or 1) - 1 - len(r.above)
                 above = f" Ranked above it: {shown}{f' and {more:,} more' if more > 0 else ''}."
             text = (
-                f"{name} ranks <b>{r.rank}</b> of {r.listed:,} skills listed by {where}: "
+                f"{name} ranks <b>{r.rank}</b> of {r.listed:,} skills listed by {where}"
+                f"{_of_them_builtin(r)}: "
                 f"{picked}.{above}"
             )
         self.summary.setText(text)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from budget_helpers import builtin_count
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -164,6 +165,10 @@ def test_the_cli_ranks_a_prompt_and_fails_under_a_rate(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "slides: listed with its description" in run.stdout and "<- this skill" in run.stdout
     assert "not a model's choice" in run.stdout
+    # Claude Code's bundled skills are listed too, and said to be its own
+    assert (
+        f"skill(s) listed ({builtin_count('claude-code')} of them the runtime's own)" in run.stdout
+    )
     evals = tmp_path / "evals.json"
     evals.write_text(
         json.dumps(

@@ -170,11 +170,14 @@ def _text(
     overlaps: list[Any],
     names: dict[str, str],
 ) -> str:
+    from skillprism.core.disclose import is_builtin_key
     from skillprism.core.trigger import ESTIMATE_NOTE
 
     name = skill.qualified_name or skill.name
+    builtin = sum(is_builtin_key(c.key) for c in index.listed)
+    own = f" ({builtin} of them the runtime's own)" if builtin else ""
     lines = [
-        f"{name}: {_outcome_words(outcome)}; {len(index.listed)} skill(s) listed",
+        f"{name}: {_outcome_words(outcome)}; {len(index.listed)} skill(s) listed{own}",
         f"({ESTIMATE_NOTE})",
     ]
     for o, e in zip(report.outcomes, estimates, strict=True):
@@ -184,7 +187,13 @@ def _text(
         lines.append(f"{mark} {want:14} {rank:>9}  {o.query}")
         if o.should_trigger and len(report.outcomes) == 1:
             for r in e.ranking[:TOP]:
-                here = "  <- this skill" if r.key == skill.key else ""
+                here = (
+                    "  <- this skill"
+                    if r.key == skill.key
+                    else "  (built-in)"
+                    if is_builtin_key(r.key)
+                    else ""
+                )
                 lines.append(f"       {r.rank:>3}. {r.name}  {r.score:.2f}{here}")
         elif o.instead:
             lines.append(f"       picks {o.instead} instead")

@@ -43,6 +43,7 @@ class Scenario:
     record_v1: bool = False  # the version-1 file (one install per id, not a list)
     market: str | None = None  # "github" or "directory": known_marketplaces.json names mk
     enabled: dict[str, bool] = field(default_factory=dict)  # settings file -> enabledPlugins[id]
+    broken: tuple[str, ...] = ()  # files written as text that is not JSON: see BROKEN
 
 
 SCENARIOS = (
@@ -57,7 +58,12 @@ SCENARIOS = (
     Scenario("local-disables", "enabled by the user, disabled locally", "1.0.0", market="github", enabled={"user": True, "local": False}),
     Scenario("not-recorded", "enabled, marketplace known, no record", None, market="github", enabled={"user": True}),
     Scenario("directory-market", "a directory marketplace: loaded from there, not the cache", "1.0.0", market="directory", enabled={"user": True}),
+    Scenario("records-broken", "installed_plugins.json is not JSON", "1.0.0", market="github", enabled={"user": True}, broken=("records",)),
+    Scenario("markets-broken", "known_marketplaces.json is not JSON", "1.0.0", market="github", enabled={"user": True}, broken=("markets",)),
+    Scenario("settings-broken", "enabled in the project's settings; the user's settings.json is not JSON", "1.0.0", market="github", enabled={"user": True, "project": True}, broken=("user",)),
+    Scenario("manifest-broken", "a directory marketplace whose marketplace.json is not JSON", "1.0.0", market="directory", enabled={"user": True}, broken=("manifest",)),
 )  # fmt: skip
+BROKEN_TEXT = '{"plugins": '  # cut short, as a write that was interrupted leaves it
 
 
 def _skill(folder: Path, name: str) -> None:
@@ -134,6 +140,11 @@ def lay_out(s: Scenario, base: Path) -> tuple[Path, Path]:
     for where, value in s.enabled.items():
         files[where].parent.mkdir(parents=True, exist_ok=True)
         files[where].write_text(json.dumps({"enabledPlugins": {PID: value}}))
+    files["records"] = plugins / "installed_plugins.json"
+    files["markets"] = plugins / "known_marketplaces.json"
+    files["manifest"] = base / "market" / ".claude-plugin" / "marketplace.json"
+    for which in s.broken:
+        files[which].write_text(BROKEN_TEXT)
     return home, project
 
 

@@ -132,6 +132,38 @@ def test_unreadable_records_load_nothing_and_say_why(tmp_path: Path) -> None:
     assert status == "not-discovered" and "could not be read" in reason
 
 
+def test_a_settings_file_that_cannot_be_read_is_skipped_the_others_still_enable(
+    tmp_path: Path,
+) -> None:
+    home, project = _home(tmp_path)
+    _record(home, "1.0.0")
+    _market(home)
+    _write(home / ".claude/settings.json", '{"enabledPlugins": ')
+    status, reason = _plugins(home, project)["kit:kit-new"]
+    assert status == "not-discovered" and f"settings enable {PID}" in reason
+    assert "settings.json could not be read" in reason and "the runtime skips" in reason
+    _enable(project / ".claude/settings.json", True)
+    assert loaded(home, project) == ["kit:kit-new"]
+
+
+def test_a_directory_marketplace_whose_manifest_cannot_be_read_serves_nothing_and_says_why(
+    tmp_path: Path,
+) -> None:
+    home, project = _home(tmp_path)
+    market = tmp_path / "market"
+    _write(market / ".claude-plugin/marketplace.json", '{"plugins": ')
+    _skill(market / "kit/skills/kit-market", "kit-market")
+    _record(home, "1.0.0")
+    _market(home, "directory", market)
+    _enable(home / ".claude/settings.json", True)
+    assert loaded(home, project) == []
+    catalog = build_catalog(
+        load_profile("claude-code"), None, project=str(project), home=str(home), env={}
+    )
+    (root,) = [r for r in catalog.roots if r.path == str(market)]
+    assert "manifest can be read" in root.enabled_by and "marketplace.json" in root.enabled_by
+
+
 def test_a_registry_needs_a_settings_file() -> None:
     base = {
         "schema": 1,

@@ -14,6 +14,10 @@ hold (its lab experiments, conformance/plugin_lab.py):
 - `installed_plugins.json` records this folder as the id's install (`plugins[id]`: a list of
   installs, or one install in the version-1 file, each with its `installPath`).
 
+A records or marketplaces file that is not JSON makes the runtime load no plugin of its cache; a
+settings file that is not JSON is skipped, the others still enable plugins; a directory
+marketplace whose manifest is not JSON serves no plugin (the plugin lab's `*-broken` scenarios).
+
 `plugin_roots` says, for each root folder of the cache, what keeps the runtime from loading it
 ("" when it loads), in words that fit "the runtime reads this root only when ...".
 """
@@ -50,7 +54,8 @@ class RegistryState:
     enabled: dict[str, bool]
     marketplaces: dict[str, str]  # name -> source kind ("github", "directory", ...)
     directories: dict[str, str]  # directory marketplace name -> its folder
-    problems: tuple[str, ...]
+    problems: tuple[str, ...]  # records or marketplaces that cannot be read: nothing loads
+    skipped: tuple[str, ...] = ()  # settings files that cannot be read, which the runtime skips
 
 
 def _read(path: str, problems: list[str]) -> Any:
@@ -72,8 +77,9 @@ def read_state(
 ) -> RegistryState:
     """The records, marketplaces and enabled ids as the runtime reads them; `expand` turns a
     template into a path. A file that is missing counts as empty; one that cannot be read too,
-    named in `problems`."""
+    named in `problems` (records, marketplaces) or `skipped` (settings)."""
     problems = [] if problems is None else problems
+    skipped: list[str] = []
     installs: dict[str, str] = {}
     doc = _read(expand(registry.records), problems)
     plugins = doc.get("plugins") if isinstance(doc, dict) else None
@@ -84,7 +90,7 @@ def read_state(
                 installs[_real(path)] = pid
     enabled: dict[str, bool] = {}
     for template in registry.enabled_in:
-        settings = _read(expand(template), problems)
+        settings = _read(expand(template), skipped)
         table = settings.get(registry.enabled_key) if isinstance(settings, dict) else None
         if isinstance(table, dict):
             enabled.update({k: v is True for k, v in table.items()})
@@ -98,26 +104,30 @@ def read_state(
         where = source.get("path") if isinstance(source, dict) else None
         if kind == "directory" and isinstance(where, str) and os.path.isabs(where):
             directories[name] = where
-    return RegistryState(installs, enabled, known, directories, tuple(problems))
+    return RegistryState(installs, enabled, known, directories, tuple(problems), tuple(skipped))
 
 
-def directory_roots(registry: PluginRegistry, state: RegistryState) -> list[str]:
+def directory_roots(registry: PluginRegistry, state: RegistryState) -> dict[str, str]:
     """The skill folders of enabled plugins of directory marketplaces, which the runtime reads
-    where the marketplace's manifest puts them (`<folder>/<source>/skills`)."""
-    out = []
+    where the marketplace's manifest puts them (`<folder>/<source>/skills`), each with "" (the
+    runtime reads it); a marketplace whose manifest cannot be read, with what must hold."""
+    out: dict[str, str] = {}
     for pid, on in sorted(state.enabled.items()):
         plugin, _at, market = pid.rpartition("@")
         folder = state.directories.get(market)
         if not on or not folder:
             continue
-        manifest = _read(os.path.join(folder, registry.manifest), [])
+        unread: list[str] = []
+        manifest = _read(os.path.join(folder, registry.manifest), unread)
+        if unread:
+            out[folder] = f"its marketplace's manifest can be read ({unread[0]})"
         entries = manifest.get("plugins") if isinstance(manifest, dict) else None
         for entry in entries if isinstance(entries, list) else ():
             source = entry.get("source") if isinstance(entry, dict) else None
             if entry.get("name") == plugin and isinstance(source, str):
                 path = os.path.normpath(os.path.join(folder, source, registry.install_below))
                 if path.startswith(os.path.normpath(folder) + os.sep):  # never outside it
-                    out.append(path)
+                    out[path] = ""
     return out
 
 
@@ -136,7 +146,8 @@ def folder_condition(registry: PluginRegistry, root: str, state: RegistryState) 
         )
     market = pid.rpartition("@")[2]
     if not state.enabled.get(pid, False):
-        return f"settings enable {pid} ({registry.enabled_key}; it is not enabled)"
+        unread = f"; {'; '.join(state.skipped)}, which the runtime skips" if state.skipped else ""
+        return f"settings enable {pid} ({registry.enabled_key}; it is not enabled{unread})"
     if market not in state.marketplaces:
         return f"its marketplace {market} is known ({registry.marketplaces}; it is not)"
     if state.marketplaces[market] == "directory":
@@ -150,8 +161,10 @@ def folder_condition(registry: PluginRegistry, root: str, state: RegistryState) 
 def plugin_roots(
     registry: PluginRegistry, found: list[str], expand: Callable[[str], str]
 ) -> tuple[dict[str, str], list[str]]:
-    """Reading the registry's files once: `folder_condition` for each cache folder `found`, and
-    the folders of directory marketplaces the runtime reads besides (`directory_roots`)."""
+    """Reading the registry's files once: `folder_condition` for each cache folder `found` and
+    each folder of a directory marketplace the runtime reads besides (`directory_roots`), and
+    those folders."""
     state = read_state(registry, expand)
     conditions = {root: folder_condition(registry, root, state) for root in found}
-    return conditions, directory_roots(registry, state)
+    served = directory_roots(registry, state)
+    return {**conditions, **served}, list(served)

@@ -37,7 +37,9 @@ def _cli_or_skip(runtime: str) -> None:
 @pytest.mark.parametrize("runtime", ["claude-code", "codex", "opencode", "gemini-cli"])
 def test_outcome_read_from_the_real_cli(runtime: str, answer: str, tmp_path: Path) -> None:
     _cli_or_skip(runtime)
-    timeout = 15.0 if answer == "timeout" else 90.0
+    # The scripted server never answers a "timeout" run; the wait is long enough for a CLI that
+    # starts slowly on a busy machine to have sent its request (checked below).
+    timeout = 45.0 if answer == "timeout" else 90.0
     outcome, stream = live_lab.lab_run(runtime, answer, tmp_path, timeout=timeout)
     assert outcome.outcome == answer, (outcome, stream[-3:])
     if answer == "other":

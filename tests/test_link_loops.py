@@ -162,3 +162,15 @@ def test_following_loops_never_enters_system_folders(tmp_path: Path) -> None:
     result = search(str(root), max_depth=256, follow_loops=True)
     assert all("/proc" not in f.path.split("/b/")[-1] for f in result.files)
     assert any("system folder" in f.message for _w, f in result.notes)
+
+
+def test_a_link_to_a_folder_above_the_root_is_still_not_followed(tmp_path: Path) -> None:
+    """Going round a loop never takes the walk out of the searched folder: a link to the folder
+    above the root (or to /) would lead anywhere, /proc included."""
+    root = looped_tree(tmp_path)
+    os.symlink(str(tmp_path), root / "b" / "x" / "up")
+    os.symlink("/", root / "b" / "x" / "slash")
+    result = search(str(root), max_depth=256, follow_loops=True)
+    assert sorted(f.path for f in result.files) == sorted(ways_round(root))
+    refused = sorted(w for w, f in result.notes if "not followed" in f.message)
+    assert refused == [str(root / "b" / "x" / "slash"), str(root / "b" / "x" / "up")]

@@ -163,6 +163,7 @@ def search(
     # (or above one) is not followed; two aliases of one folder both show. Plain folders cost no
     # syscall beyond their listing.
     real_start = os.path.realpath(start)
+    start_below = real_start.rstrip(os.sep) + os.sep
     system = system_folder(real_start)
     if system:
         result.notes.append(
@@ -210,7 +211,8 @@ def search(
                 # (the walk order) and the results are sorted instead.
                 entries = list(it)
         except OSError as err:
-            result.notes.append((folder, unreadable_folder(err)))
+            if not looped:  # round a loop: said on the way in already, or the loop's end
+                result.notes.append((folder, unreadable_folder(err)))
             continue
         subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...], bool]] = []
         archives: list[str] = []
@@ -246,12 +248,19 @@ def search(
                 loops = False
                 if is_link:
                     real_child = os.path.realpath(entry.path)
-                    loops = follow_loops and points_back(real_child, chain)
+                    # only a loop inside the searched folder: one to a folder above it would
+                    # take the walk out of the tree (to /, and so to /proc), which it never leaves
+                    loops = (
+                        follow_loops
+                        and (real_child == real_start or real_child.startswith(start_below))
+                        and points_back(real_child, chain)
+                    )
                     refusal = link_refusal(real_child, () if loops else chain)
                 else:
                     real_child, refusal = real_prefix + name, ""
                 if refusal:
-                    result.notes.append((entry.path, _refused_link(name, refusal)))
+                    if not looped:  # each way round a loop would say it again
+                        result.notes.append((entry.path, _refused_link(name, refusal)))
                     continue
                 if loops and real_prefix + name not in loops_noted:
                     loops_noted.add(real_prefix + name)
@@ -269,7 +278,8 @@ def search(
                 if is_link:
                     refusal = link_refusal(os.path.realpath(entry.path))
                     if refusal:
-                        result.notes.append((entry.path, _refused_link(name, refusal)))
+                        if not looped:
+                            result.notes.append((entry.path, _refused_link(name, refusal)))
                         continue
                 in_skill = True
                 real = "" if is_link else real_prefix + name
@@ -286,7 +296,7 @@ def search(
             elif shallow and name.lower().endswith(ARCHIVE_SUFFIXES):
                 archives.append(entry.path)
         # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
-        if archives and not in_skill:
+        if archives and not in_skill and not looped:
             for path in archives:
                 result.notes.append(
                     (

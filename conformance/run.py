@@ -202,6 +202,24 @@ def compare_case(
     divs: list[Divergence] = []
     outside: list[str] = []
     base = os.path.realpath(base)
+    # A path round a symlink loop (a profile with `link_loops = "follow"`) is a file of its own
+    # when Skill Prism loads it or the runtime lists it and Skill Prism's catalog holds it: the
+    # fixture placed neither, and its real path is shared by every other way round the loop.
+    placed = {c.path for c in candidates}
+    looped = {p for p, f in sp.files.items() if f.loaded and p not in placed}
+    looped |= {
+        str(s.get("path"))
+        for s in result.get("skills", [])
+        if str(s.get("path")) in sp.files and str(s.get("path")) not in placed
+    }
+    candidates = [
+        *candidates,
+        *(
+            fixtures.Candidate(case_id, p, os.path.relpath(p, base))
+            for p in sorted(looped)
+            if p.startswith(base + os.sep)
+        ),
+    ]
     label = {c.path: c.rel for c in candidates}
     real_of = {c.path: os.path.realpath(c.path) for c in candidates}
 

@@ -6,6 +6,7 @@ run a pinned runtime through its driver and skip cleanly when the lab's cache do
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -204,6 +205,44 @@ def test_compare_paths_outside_the_tree_and_unknown_files(tmp_path):
     assert cr.outside == ["/opt/runtime/builtin/x/SKILL.md"]
     assert [(d.file, d.field) for d in cr.divergences] == [("r/readme.md", "loaded")]
     assert cr.tally.tier1_missing == 1 and cr.tally.total["tier1"] == 0
+
+
+def test_compare_paths_round_a_symlink_loop(tmp_path):
+    """A profile that follows link loops lists a skill under a path no fixture placed (and whose
+    real path every way round shares): the same path on both sides agrees, another one does not,
+    and where the profile says the pick varies any one way round agrees."""
+    plain = str(tmp_path / "r/b/x/SKILL.md")
+    deep = str(tmp_path / "r/b/loop/loop/x/SKILL.md")
+    deeper = str(tmp_path / "r/b/loop/loop/loop/x/SKILL.md")
+    listed = {"skills": [{"path": deep, "name": "b", "description": "d"}], "tier1": None}
+    sp = run.SpView(
+        {
+            deep: _spf(deep, "b"),
+            plain: _spf(plain, "b", status="shadowed", shadowed_by=deep),
+        },
+        "",
+    )
+    same = run.compare_case("rt", "c", str(tmp_path), _cands(plain), listed, sp)
+    assert not same.divergences
+    assert (same.tally.agree["loaded"], same.tally.total["loaded"]) == (2, 2)
+    sp_deeper = run.SpView(
+        {
+            deeper: _spf(deeper, "b"),
+            deep: _spf(deep, "b", status="shadowed", shadowed_by=deeper),
+            plain: _spf(plain, "b", status="shadowed", shadowed_by=deeper),
+        },
+        "",
+    )
+    other = run.compare_case("rt", "c", str(tmp_path), _cands(plain), listed, sp_deeper)
+    assert sorted(d.file for d in other.divergences if d.field == "loaded") == [
+        "r/b/loop/loop/loop/x/SKILL.md",
+        "r/b/loop/loop/x/SKILL.md",
+    ]
+    varies = run.SpView(
+        {p: dataclasses.replace(f, varies=True) for p, f in sp_deeper.files.items()}, ""
+    )
+    settled = run.compare_case("rt", "c", str(tmp_path), _cands(plain), listed, varies)
+    assert not [d for d in settled.divergences if d.field in ("loaded", "clash")]
 
 
 def test_compare_tier1_shows_the_first_differing_line():

@@ -453,7 +453,10 @@ _TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "warning",
         "Broken or looping symlink",
         "A symlink points nowhere, back into its own ancestors, or into /proc, /sys or /dev (the "
-        "machine's and other processes' files); it is not followed.",
+        "machine's and other processes' files); it is not followed. A runtime whose profile says "
+        'it follows a loop (`link_loops = "follow"`) goes round it until the system refuses '
+        "the path and lists the skills below it under those longer paths; Skill Prism does the "
+        "same and says so here.",
     ),
     (
         "SP305",

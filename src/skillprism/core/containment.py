@@ -175,7 +175,13 @@ def link_refusal(real_target: str, walked: Sequence[str] = ()) -> str:
             f"leads into {system}, a system folder (other processes' and the machine's files); "
             "not followed"
         )
-    below = real_target.rstrip(os.sep) + os.sep
-    if any(folder == real_target or folder.startswith(below) for folder in walked):
+    if points_back(real_target, walked):
         return "points back into its own parent folders; not followed"
     return ""
+
+
+def points_back(real_target: str, walked: Sequence[str]) -> bool:
+    """Whether a link to `real_target` closes a loop: the target is one of the folders `walked`
+    (real paths, the start first) or above one."""
+    below = real_target.rstrip(os.sep) + os.sep
+    return any(folder == real_target or folder.startswith(below) for folder in walked)

@@ -72,6 +72,10 @@ LINKS_WITHIN = ("", "project", "root")
 YAML_READERS = ("libyaml", "pyyaml-pure")
 VALUE_FIELDS = ("name", "description")
 IN_ROOT_ORDERS = ("path", "path-string", "path-locale", "path-desc", "name", "file-system")
+# What the runtime does with a symlinked folder that points back at a folder its walk is in
+# (`[discovery] link_loops`, docs/profiles.md): "stop" does not follow it; "follow" goes round
+# the loop like any folder until the system refuses the path (ELOOP) or max_depth ends the walk.
+LINK_LOOPS = ("stop", "follow")
 WINNERS = ("by-rule", "varies")
 NAME_KEYS = ("exact", "lowercase", "slug")
 DESCRIPTION_REWRITES = ("spaces", "angle-entities")
@@ -295,6 +299,7 @@ class Profile:
     # discovery, continued (docs/profiles.md)
     in_root_order: str = "path"
     stop_at_skill: bool = False
+    link_loops: str = "stop"
     # How a `[[roots]] md_files` skill without a frontmatter name is named ("folder": its folder,
     # like a skill file; "path": its path inside the root without '.md', OpenHands), and whether
     # the name checks apply to it (OpenHands validates the names of SKILL.md files only).
@@ -459,6 +464,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
     )
     in_root_order = disc.get("in_root_order", str, "path", IN_ROOT_ORDERS)
     stop_at_skill = disc.get("stop_at_skill", bool, False)
+    link_loops = disc.get("link_loops", str, "stop", LINK_LOOPS)
     md_name = disc.get("md_name", str, "folder", ("folder", "path"))
     md_strict = disc.get("md_strict", bool, True)
     if md_name == "path" and md_strict:
@@ -656,6 +662,7 @@ def parse_profile(data: Mapping[str, Any], where: str) -> Profile:
         rules=rules,
         in_root_order=in_root_order,
         stop_at_skill=stop_at_skill,
+        link_loops=link_loops,
         md_name=md_name,
         md_strict=md_strict,
         ignore_files=ignore_files,

@@ -233,6 +233,7 @@ def _build(
                     max_depth=max_depth,
                     ignore_dirs=profile.ignore_dirs,
                     follow_symlinks=profile.follow_symlinks,
+                    follow_loops=profile.link_loops == "follow",
                     **evaluator.search_callbacks(),
                 )
                 prefix = (os.path.basename(absolute),)
@@ -247,6 +248,7 @@ def _build(
                     max_depth=max_depth,
                     ignore_dirs=profile.ignore_dirs,
                     follow_symlinks=profile.follow_symlinks,
+                    follow_loops=profile.link_loops == "follow",
                     **evaluator.search_callbacks(),
                 )
                 files = result.files
@@ -293,6 +295,7 @@ def _build(
                 max_dirs=max(profile.max_dirs, 1),
                 ignore_dirs=profile.ignore_dirs,
                 follow_symlinks=profile.follow_symlinks,
+                follow_loops=profile.link_loops == "follow",
                 **evaluator.search_callbacks(),
             )
             for where, finding in result.notes:

@@ -5,7 +5,10 @@ It finds every file whose name is `SKILL.md` in any letter case (so a runtime th
 ignored names, follows symlinked folders without looping, and never stats or opens files it does
 not need: a skill folder holding 20,000 resources costs one directory listing. Which links it
 follows is core/containment.py's rule (`link_refusal`): never into /proc, /sys or /dev, never back
-up to a folder it is in.
+up to a folder it is in, unless the profile says the runtime goes round such a loop
+(`follow_loops`, `[discovery] link_loops = "follow"`): then the search goes round it too, and the
+system itself ends each loop where it refuses the path (ELOOP, too many links) just as it does for
+the runtime, or the depth bound does.
 
 Bounds (depth, folders) keep a hostile tree cheap; a search they cut short says so
 (`scan-truncated`), and `stopped_empty` tells a search the folder bound stopped before it found
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from skillprism.core.cancel import checkpoint
-from skillprism.core.containment import link_refusal, system_folder
+from skillprism.core.containment import link_refusal, points_back, system_folder
 from skillprism.core.document import Finding
 
 SKILL_FILE_LOWER = "skill.md"
@@ -110,6 +113,17 @@ def _refused_link(name: str, refusal: str) -> Finding:
     )
 
 
+def _looping_link(name: str) -> Finding:
+    """The finding for a symlink back into its own parent folders that the runtime follows."""
+    return Finding(
+        "symlink-problem",
+        f"symlink '{name}' points back into its own parent folders; the runtime follows it round "
+        "the loop until the system refuses the path (too many links) and reads the skills below "
+        "it again under each longer path",
+        hint="remove the link, or point it at a folder that is not above it",
+    )
+
+
 def _dir_id(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -125,6 +139,7 @@ def search(
     max_dirs: int = DEFAULT_MAX_DIRS,
     ignore_dirs: Iterable[str] = (".git", "node_modules"),
     follow_symlinks: bool = True,
+    follow_loops: bool = False,
     on_file: Callable[[FoundFile], None] | None = None,
     on_tree: Callable[[FoundFile, TreeListing], None] | None = None,
 ) -> ScanResult:
@@ -132,7 +147,10 @@ def search(
     called with each file as soon as it is found (so parsing can start while the search goes on).
     `on_tree` is called with each file once the search has left its folder, with the listings of
     that folder and of the folders below it that the search listed (see `TreeListing`), so that
-    whoever reads the skill's files next need not list them again."""
+    whoever reads the skill's files next need not list them again. With `follow_loops` a symlink
+    back into the folders the search is in is followed like any folder (and reported once): each
+    path round the loop is searched until the system refuses it (ELOOP) or the depth bound cuts
+    it, silently, as the runtime's own walk ends there."""
     result = ScanResult()
     # Skill folders whose subtree the search is in, innermost last: (folder + sep, file, listings).
     open_trees: list[tuple[str, FoundFile, TreeListing]] = []
@@ -145,6 +163,7 @@ def search(
     # (or above one) is not followed; two aliases of one folder both show. Plain folders cost no
     # syscall beyond their listing.
     real_start = os.path.realpath(start)
+    start_below = real_start.rstrip(os.sep) + os.sep
     system = system_folder(real_start)
     if system:
         result.notes.append(
@@ -159,12 +178,13 @@ def search(
             )
         )
         return result
-    stack: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = [
-        (start, (), real_start, (real_start,))
+    stack: list[tuple[str, tuple[str, ...], str, tuple[str, ...], bool]] = [
+        (start, (), real_start, (real_start,), False)
     ]
     depth_cut: list[str] = []
+    loops_noted: set[str] = set()  # real paths of the looping links already reported
     while stack:
-        folder, parts, real_folder, chain = stack.pop()
+        folder, parts, real_folder, chain, looped = stack.pop()
         while open_trees and not folder.startswith(open_trees[-1][0]):
             _, found_file, listings = open_trees.pop()
             on_tree(found_file, listings)  # type: ignore[misc]
@@ -191,9 +211,10 @@ def search(
                 # (the walk order) and the results are sorted instead.
                 entries = list(it)
         except OSError as err:
-            result.notes.append((folder, unreadable_folder(err)))
+            if not looped:  # round a loop: said on the way in already, or the loop's end
+                result.notes.append((folder, unreadable_folder(err)))
             continue
-        subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
+        subdirs: list[tuple[str, tuple[str, ...], str, tuple[str, ...], bool]] = []
         archives: list[str] = []
         in_skill = False
         # Kinds are kept only where a skill's tree is being listed for `on_tree`.
@@ -221,22 +242,44 @@ def search(
                 if name in ignored:
                     continue
                 if too_deep:
-                    depth_cut.append(entry.path)
+                    if not looped:  # a path round a loop ends at the bound, as the runtime's does
+                        depth_cut.append(entry.path)
                     continue
+                loops = False
                 if is_link:
                     real_child = os.path.realpath(entry.path)
-                    refusal = link_refusal(real_child, chain)
+                    # only a loop inside the searched folder: one to a folder above it would
+                    # take the walk out of the tree (to /, and so to /proc), which it never leaves
+                    loops = (
+                        follow_loops
+                        and (real_child == real_start or real_child.startswith(start_below))
+                        and points_back(real_child, chain)
+                    )
+                    refusal = link_refusal(real_child, () if loops else chain)
                 else:
                     real_child, refusal = real_prefix + name, ""
                 if refusal:
-                    result.notes.append((entry.path, _refused_link(name, refusal)))
+                    if not looped:  # each way round a loop would say it again
+                        result.notes.append((entry.path, _refused_link(name, refusal)))
                     continue
-                subdirs.append((entry.path, (*parts, name), real_child, (*chain, real_child)))
+                if loops and real_prefix + name not in loops_noted:
+                    loops_noted.add(real_prefix + name)
+                    result.notes.append((entry.path, _looping_link(name)))
+                subdirs.append(
+                    (
+                        entry.path,
+                        (*parts, name),
+                        real_child,
+                        (*chain, real_child),
+                        looped or loops,
+                    )
+                )
             elif len(name) == 8 and name.lower() == SKILL_FILE_LOWER:
                 if is_link:
                     refusal = link_refusal(os.path.realpath(entry.path))
                     if refusal:
-                        result.notes.append((entry.path, _refused_link(name, refusal)))
+                        if not looped:
+                            result.notes.append((entry.path, _refused_link(name, refusal)))
                         continue
                 in_skill = True
                 real = "" if is_link else real_prefix + name
@@ -253,7 +296,7 @@ def search(
             elif shallow and name.lower().endswith(ARCHIVE_SUFFIXES):
                 archives.append(entry.path)
         # An archive beside a SKILL.md is one of that skill's resources, not a skill left packed.
-        if archives and not in_skill:
+        if archives and not in_skill and not looped:
             for path in archives:
                 result.notes.append(
                     (

@@ -172,6 +172,25 @@ def symlink_loop_folders(base: Path) -> Path:
     return tree
 
 
+def symlink_loops_followed(base: Path) -> Path:
+    """Three links back to the folder above, side by side, for a runtime that goes round a loop
+    (OpenCode: `link_loops = "follow"`): the ways round grow threefold with each level, so only
+    the folder bound ends the search, and every way round finds the skills again."""
+    tree = _skill(base, "demo", skill_text("demo"))
+    (tree / "d").mkdir()
+    for name in ("a", "b", "c"):
+        os.symlink("..", tree / "d" / name)
+    return tree
+
+
+def same_name_copies(base: Path) -> Path:
+    """2,000 skills with one name in one root: one clash with 2,000 contenders."""
+    tree = _skill(base, "demo", skill_text("demo"))
+    for i in range(1, 2000):
+        _skill(base, f"copy-{i:04}", skill_text("demo"))
+    return tree
+
+
 def symlink_self_file(base: Path) -> Path:
     tree = base / "tree"
     (tree / "demo").mkdir(parents=True)
@@ -417,6 +436,13 @@ CASES: tuple[Case, ...] = (
     Case("link-to-dev-zero", _device_link("/dev/zero"), ("SP304",), needs="dev"),
     Case("link-to-dev-urandom", _device_link("/dev/urandom"), ("SP304",), needs="dev"),
     Case("symlink-loop-folders", symlink_loop_folders, ("SP304",)),
+    Case(
+        "symlink-loops-followed",
+        symlink_loops_followed,
+        ("SP304", "SP303"),
+        args=("--profile", "opencode", "--max-depth", "256"),  # as deep as OpenCode goes
+    ),
+    Case("same-name-copies", same_name_copies, ("SP315",), args=("--profile", "opencode")),
     Case("symlink-self-loop-file", symlink_self_file, ("SP100",)),
     Case("broken-symlink", broken_symlink, ("SP100",)),
     Case("newline-in-folder-name", newline_folder, ("SP208",)),

@@ -393,6 +393,25 @@ def test_file_system_order_reports_a_varying_winner(proj: Path) -> None:
     assert get(cat, b).reason.startswith("probably shadowed")
 
 
+def test_a_varying_winner_among_many_copies_names_a_few_and_counts_the_rest(proj: Path) -> None:
+    paths = [
+        write(proj, f"skills/c{i}/SKILL.md", fm(f"name: same\ndescription: C{i}."))
+        for i in range(6)
+    ]
+    cat = build(profile('[discovery]\nin_root_order = "file-system"'), proj)
+    for path in paths:
+        from skillprism.core.codes import CODES
+
+        (message,) = [
+            d.message
+            for d in get(cat, path).diagnostics
+            if CODES[d.code].rule == "clash-winner-varies"
+        ]
+        # three of the five others by path, the other two counted: never all of thousands
+        named = [p for p in paths if p != path and str(p) in message]
+        assert len(named) == 3 and message.endswith("and 2 more)")
+
+
 def test_winner_varies_across_roots(proj: Path) -> None:
     roots = (
         '[[roots]]\nscope = "p"\npath = "{project}/one"\n'

@@ -161,6 +161,9 @@ def _varying_contenders(profile: Profile, group: list[dict], same_root: list[dic
     return []
 
 
+OTHERS_NAMED = 3  # copies a clash-winner-varies message names besides its own
+
+
 def _note_varying_winner(
     profile: Profile, policy: Policy, name: str, winner: dict, contenders: list[dict]
 ) -> None:
@@ -169,8 +172,13 @@ def _note_varying_winner(
         if profile.winner == "varies"
         else "in file-system order inside one root, which varies between file systems"
     )
+    head = contenders[: OTHERS_NAMED + 1]
     for d in contenders:
-        others = ", ".join(o["path"] for o in contenders if o is not d)
+        # a few of the others by name: a message naming thousands of copies (a hostile tree, or
+        # a link loop the runtime goes round) would cost memory for each copy times all of them
+        named = [o["path"] for o in head if o is not d][:OTHERS_NAMED]
+        more = len(contenders) - 1 - len(named)
+        others = ", ".join(named) + (f" and {more:,} more" if more > 0 else "")
         guess = "this copy" if d is winner else winner["path"]
         _add(
             d,

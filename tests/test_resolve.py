@@ -327,3 +327,35 @@ def test_the_workers_side_of_the_pool_in_process(tmp_path: Path, monkeypatch) ->
     assert found == scan_skill(str(root / "good"), path)
     assert {f.rule for f in found or []} >= {"download-execute"}
     assert missing is None or {f.rule for f in missing} == {"security-scan-limited"}
+
+
+def test_workers_from_a_fork_server_start_only_for_a_larger_set(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A fork server's workers must wait for it to start and load its modules: evaluations
+    alone go to them only from PARALLEL_MIN_SKILLS_FORKSERVER skills on, forked ones sooner."""
+    from skillprism.core import evaluator, workers
+
+    root = tmp_path / "skills"
+    for i in range(12):
+        skill(root, f"s{i}", name=f"s{i}")
+    started: list[str] = []
+    real_pool = workers.WorkerPool
+
+    def pool(context, *args):  # type: ignore[no-untyped-def]
+        started.append(context.get_start_method())
+        return real_pool(context, *args)
+
+    monkeypatch.setattr(workers, "WorkerPool", pool)
+    monkeypatch.setattr(evaluator, "PARALLEL_MIN_SKILLS", 4)
+    monkeypatch.setattr(evaluator, "PARALLEL_MIN_SKILLS_FORKSERVER", 40)
+    monkeypatch.setattr(evaluator.Evaluator, "BATCH", 2)
+    profile = load_profile("agentskills")
+    serial = build_catalog(profile, [str(root)])
+    by_server = build_catalog(profile, [str(root)], workers=2, start_method="forkserver")
+    assert started == [] and by_server.skills == serial.skills
+    forked = build_catalog(profile, [str(root)], workers=2, start_method="fork")
+    assert started == ["fork"] and forked.skills == serial.skills
+    monkeypatch.setattr(evaluator, "PARALLEL_MIN_SKILLS_FORKSERVER", 4)
+    again = build_catalog(profile, [str(root)], workers=2, start_method="forkserver")
+    assert started == ["fork", "forkserver"] and again.skills == serial.skills

@@ -655,6 +655,13 @@ def test_listing_orders(proj: Path) -> None:
     assert locale_key("a") < locale_key("A") < locale_key("b")
 
 
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_the_ascii_locale_key_is_the_per_character_one(text: str) -> None:
+    from skillprism.core.ordering import _locale_key
+
+    assert locale_key(text) == _locale_key(text)
+
+
 def test_load_order_keeps_the_overridden_slot(proj: Path) -> None:
     roots = (
         '[[roots]]\nscope = "low"\npath = "{project}/low"\n'

@@ -36,6 +36,10 @@ EvalItem = tuple[str, str, bool]
 
 # Below this many skills a process pool costs more (fork, pickling) than it saves.
 PARALLEL_MIN_SKILLS = 400
+# The same with workers started by a fork server (a process with threads: the window's engine):
+# a worker must wait for the server to start and load its modules, and a job handed over before
+# then blocks this process, so evaluating here wins for longer.
+PARALLEL_MIN_SKILLS_FORKSERVER = 1500
 # With the security pass a skill costs many times more (every file of it is read and scanned):
 # from this many on the workers scan, in jobs of SCAN_BATCH skills (small, so that the skills
 # with many files spread over the workers).
@@ -334,13 +338,19 @@ class Evaluator:
             self.scans_wanted = True
         self.seen += 1
         # Scans are worth workers from a few skills on; evaluations alone only from many.
-        wanted = PARALLEL_MIN_SKILLS_SECURITY if self.scans_wanted else PARALLEL_MIN_SKILLS
+        wanted = PARALLEL_MIN_SKILLS_SECURITY if self.scans_wanted else self._parallel_min()
         if self.seen < wanted:
             return
         if len(self.scan_pending) >= SCAN_BATCH or self.scan_files >= SCAN_JOB_FILES:
             self._submit_scans()
         if len(self.pending) >= self.BATCH:
             self._submit()
+
+    def _parallel_min(self) -> int:
+        """From how many skills evaluations alone are worth the pool."""
+        if self.start_method == "forkserver":
+            return PARALLEL_MIN_SKILLS_FORKSERVER
+        return PARALLEL_MIN_SKILLS
 
     def _known_here(self, found: FoundFile, tree: TreeListing | None) -> bool:
         """Whether the security pass's cache knows the skill's folder as it is now: then its

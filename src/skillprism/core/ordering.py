@@ -19,6 +19,16 @@ _PUNCT_RANK = {c: i for i, c in enumerate(_PUNCT)}
 
 @lru_cache(maxsize=4096)
 def locale_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    if text.isascii():  # most names and paths: one table look-up per character
+        return (
+            tuple(_ASCII_PRIMARY[ord(ch)] for ch in text),
+            (0,) * len(text),
+            tuple(_ASCII_TERTIARY[ord(ch)] for ch in text),
+        )
+    return _locale_key(text)
+
+
+def _locale_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     primary: list[int] = []
     secondary: list[int] = []
     tertiary: list[int] = []
@@ -44,3 +54,7 @@ def locale_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, 
 def casefold_key(name: str, path: str) -> tuple[str, str, str]:
     """Lower-cased name, then the name, then the whole path as a string (oh-my-pi)."""
     return name.lower(), name, path
+
+
+# The keys of the 128 ASCII characters, as `_locale_key` gives them (no accents to decompose).
+_ASCII_PRIMARY, _, _ASCII_TERTIARY = _locale_key("".join(chr(i) for i in range(128)))

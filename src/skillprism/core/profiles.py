@@ -7,6 +7,8 @@ as a `ProfileError` naming the file and the key.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -823,6 +825,21 @@ def with_lab_level(profile: Profile) -> Profile:
 
 
 def load_profile_file(path: Path) -> Profile:
+    """The profile in the file `path`, read once per process while the file stays as it is (the
+    window's engine lists every runtime, and validation asks every profile what it accepts)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return _read_profile_file(path)  # says why it cannot be read
+    return _cached_profile_file(str(path), (st.st_mtime_ns, st.st_size, st.st_ino))
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_profile_file(path: str, _stamp: tuple[int, int, int]) -> Profile:
+    return _read_profile_file(Path(path))
+
+
+def _read_profile_file(path: Path) -> Profile:
     try:
         data = read_structured(str(path), "toml")
     except StructuredError as err:

@@ -204,14 +204,17 @@ def compare_case(
     base = os.path.realpath(base)
     # A path round a symlink loop (a profile with `link_loops = "follow"`) is a file of its own
     # when Skill Prism loads it or the runtime lists it and Skill Prism's catalog holds it: the
-    # fixture placed neither, and its real path is shared by every other way round the loop.
+    # fixture placed neither, and its real path is that of a file it placed (every way round the
+    # loop shares it). Other files neither placed (a runtime's bundled skills) are not these.
     placed = {c.path for c in candidates}
+    placed_real = {os.path.realpath(c.path) for c in candidates}
     looped = {p for p, f in sp.files.items() if f.loaded and p not in placed}
     looped |= {
         str(s.get("path"))
         for s in result.get("skills", [])
         if str(s.get("path")) in sp.files and str(s.get("path")) not in placed
     }
+    looped = {p for p in looped if os.path.realpath(p) in placed_real}
     candidates = [
         *candidates,
         *(

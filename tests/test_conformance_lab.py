@@ -211,6 +211,9 @@ def test_compare_paths_round_a_symlink_loop(tmp_path):
     """A profile that follows link loops lists a skill under a path no fixture placed (and whose
     real path every way round shares): the same path on both sides agrees, another one does not,
     and where the profile says the pick varies any one way round agrees."""
+    (tmp_path / "r/b/x").mkdir(parents=True)
+    (tmp_path / "r/b/x/SKILL.md").write_text("---\nname: b\ndescription: d\n---\n")
+    (tmp_path / "r/b/loop").symlink_to(".")  # every way round is the one real file
     plain = str(tmp_path / "r/b/x/SKILL.md")
     deep = str(tmp_path / "r/b/loop/loop/x/SKILL.md")
     deeper = str(tmp_path / "r/b/loop/loop/loop/x/SKILL.md")
@@ -225,6 +228,14 @@ def test_compare_paths_round_a_symlink_loop(tmp_path):
     same = run.compare_case("rt", "c", str(tmp_path), _cands(plain), listed, sp)
     assert not same.divergences
     assert (same.tally.agree["loaded"], same.tally.total["loaded"]) == (2, 2)
+    # a file neither side placed whose real path is its own (a runtime's bundled skill) is not
+    # a way round the loop: not counted
+    bundled = str(tmp_path / "r/.system/y/SKILL.md")
+    (tmp_path / "r/.system/y").mkdir(parents=True)
+    (tmp_path / "r/.system/y/SKILL.md").write_text("---\nname: y\ndescription: d\n---\n")
+    with_bundled = run.SpView({**sp.files, bundled: _spf(bundled, "y")}, "")
+    more = run.compare_case("rt", "c", str(tmp_path), _cands(plain), listed, with_bundled)
+    assert more.tally.total["loaded"] == 2
     sp_deeper = run.SpView(
         {
             deeper: _spf(deeper, "b"),

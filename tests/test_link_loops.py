@@ -10,12 +10,12 @@ the kernel decides how deep a loop goes (the expected paths are asked of the ker
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 import pytest
+from profile_helpers import profile as base_profile
 
-from skillprism.core.profiles import ProfileError, load_profile, parse_profile
+from skillprism.core.profiles import Profile, ProfileError, load_profile
 from skillprism.core.resolve import build_catalog
 from skillprism.core.scan import search
 from skillprism.paths import shipped_profiles_dir
@@ -23,31 +23,17 @@ from skillprism.paths import shipped_profiles_dir
 SKILL = "---\nname: {name}\ndescription: Does {name}. Use when testing.\n---\n\n# {name}\n"
 FOLLOWING = {"pi", "opencode", "kilo-code", "amp"}
 
-BASE = """
-schema = 1
-name = "t"
-[rules]
-unknown-field = "ignore"
-name-directory-mismatch = "ignore"
+# Recursive, and as deep as a Bun glob goes: the loops end at ELOOP, not at a bound.
+DISCOVERY = """
 [discovery]
 layout = "recursive"
 max_depth = 256
 max_dirs = 50000
-[[roots]]
-scope = "project"
-path = "{project}/skills"
-layout = "recursive"
 """
 
 
-def profile(extra: str = ""):
-    data = tomllib.loads(BASE)
-    for key, value in tomllib.loads(extra).items():
-        if isinstance(value, dict):
-            data.setdefault(key, {}).update(value)
-        else:
-            data[key] = value
-    return parse_profile(data, "t.toml")
+def profile(extra: str = "") -> Profile:
+    return base_profile(DISCOVERY, extra)
 
 
 def skill(folder: Path, name: str) -> None:

@@ -5,49 +5,21 @@ without the lab: framing, value reading, discovery, precedence and tier-1 keys
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from profile_helpers import profile
 
 from skillprism.core.catalog import Catalog, SkillEntry
 from skillprism.core.codes import RULES
 from skillprism.core.disclose import BudgetSettings, Tier1Model, tidy_lines
 from skillprism.core.ordering import locale_key
-from skillprism.core.profiles import Profile, ProfileError, load_profile, parse_profile
+from skillprism.core.profiles import Profile, ProfileError, load_profile
 from skillprism.core.reading import quote_special_values
 from skillprism.core.resolve import build_catalog
 from skillprism.core.yamlread import read_yaml
-
-BASE = """
-schema = 1
-name = "t"
-[rules]
-unknown-field = "ignore"
-name-directory-mismatch = "ignore"
-[[roots]]
-scope = "project"
-path = "{project}/skills"
-layout = "recursive"
-"""
-
-
-def _merge(into: dict, extra: dict) -> None:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
-
-
-def profile(*sections: str, roots: str = "") -> Profile:
-    """BASE merged with each TOML section; `roots` replaces the single root."""
-    data = tomllib.loads(BASE if not roots else BASE.split("[[roots]]")[0] + roots)
-    for section in sections:
-        _merge(data, tomllib.loads(section))
-    return parse_profile(data, "t.toml")
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:

@@ -174,7 +174,7 @@ def _text(
     from skillprism.core.trigger import ESTIMATE_NOTE
 
     name = skill.qualified_name or skill.name
-    builtin = sum(is_builtin_key(c.key) for c in index.listed)
+    builtin = index.builtin_listed
     own = f" ({builtin} of them the runtime's own)" if builtin else ""
     lines = [
         f"{name}: {_outcome_words(outcome)}; {len(index.listed)} skill(s) listed{own}",

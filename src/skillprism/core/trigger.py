@@ -114,8 +114,12 @@ class TriggerIndex:
     def __init__(self, candidates: Sequence[Candidate]) -> None:
         import bm25s
 
+        from skillprism.core.disclose import is_builtin_key
+
         self.candidates = tuple(candidates)
         self.listed = tuple(c for c in self.candidates if c.outcome in LISTED)
+        # how many of them are the runtime's own skills ([[tier1.builtin]]), not the user's
+        self.builtin_listed = sum(is_builtin_key(c.key) for c in self.listed)
         self._by_key = {c.key: c for c in self.candidates}
         self._docs = tokens([c.shown for c in self.listed]) if self.listed else []
         self._bm25: Any = None

@@ -283,7 +283,7 @@ def trigger_view(
         ESTIMATE_NOTE,
         len(index.listed),
         len(index.candidates),
-        sum(is_builtin_key(c.key) for c in index.listed),
+        index.builtin_listed,
         candidate.outcome if candidate is not None else "",
         rank,
         tuple(r.name for r in estimate.above(key)[:ABOVE_SHOWN]) if estimate is not None else (),

@@ -17,7 +17,6 @@ any skill file: then nothing was checked at all.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -228,16 +227,26 @@ def search(
         shallow = len(parts) <= 1
         for entry in entries:
             name = entry.name
+            typed = False
             try:
                 is_link = entry.is_symlink()
                 is_dir = (
                     entry.is_dir(follow_symlinks=follow_symlinks) if is_link else entry.is_dir()
                 )
+                typed = True
             except OSError:  # e.g. a symlink loop (ELOOP): not a folder; a SKILL.md is reported
                 is_link, is_dir = True, False
             if kinds is not None:
-                with contextlib.suppress(OSError):
-                    kinds.append(entry_kind(entry) + name)
+                # the kind `entry_kind` gives, from what was asked above where it was answered
+                try:
+                    if not typed:
+                        kinds.append(entry_kind(entry) + name)
+                    elif is_link or is_dir:
+                        kinds.append(("l" if is_link else "d") + name)
+                    else:
+                        kinds.append(("f" if entry.is_file(follow_symlinks=False) else "o") + name)
+                except OSError:
+                    pass
             if is_dir:
                 if name in ignored:
                     continue

@@ -106,6 +106,31 @@ class _Rule:
     # The first clause of every alternative together (-1 when an alternative has none): a text
     # holding none of these atoms satisfies no alternative.
     first: int = -1
+    gate: _Gate | None = None  # `need` as checked (set by _build)
+
+
+@dataclass(frozen=True, slots=True)
+class _Gate:
+    """Alternatives of clauses (see `_Rule.need`) as checked: the alternatives of one clause are
+    merged into one mask, any of whose atoms satisfies them (a gate of many such alternatives
+    costs one test)."""
+
+    any_of: int
+    rest: tuple[tuple[int, ...], ...]  # the other alternatives (one without clauses: always)
+
+    def open(self, present: int) -> bool:
+        return bool(self.any_of & present) or _satisfied(self.rest, present)
+
+
+def _gate(need: tuple[tuple[int, ...], ...]) -> _Gate:
+    any_of = 0
+    rest = []
+    for alternative in need:
+        if len(alternative) == 1:
+            any_of |= alternative[0]
+        else:
+            rest.append(alternative)
+    return _Gate(any_of, tuple(rest))
 
 
 # Detectors other than the phrase and command rules, each gated by its own regex's atoms.
@@ -135,7 +160,7 @@ def all_patterns() -> list[str]:
     return [p.regex for p in patterns.TEXT_RULES] + list(_DETECTORS.values())
 
 
-def _build() -> tuple[re2.Set, list[_Rule], dict[str, tuple[tuple[int, ...], ...]]]:
+def _build() -> tuple[re2.Set, list[_Rule], dict[str, _Gate]]:
     atoms: dict[str, int] = {}
 
     def ids(found: Iterable[frozenset[str]]) -> tuple[int, ...]:
@@ -160,12 +185,13 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, tuple[tuple[int, ...], ...
     rules = []
     for p in patterns.TEXT_RULES:
         need = tuple(ids(alt) for alt in alternatives(p.regex))
-        rules.append(_Rule(p, patterns.compile_bytes(p.regex), need, first(need)))
-    gates = {name: tuple(ids(alt) for alt in alternatives(rx)) for name, rx in _DETECTORS.items()}
+        rules.append(_Rule(p, patterns.compile_bytes(p.regex), need, first(need), _gate(need)))
+    needs = {name: tuple(ids(alt) for alt in alternatives(rx)) for name, rx in _DETECTORS.items()}
     # (word lists, looked for in squeezed text like every atom)
-    gates["ipv4"] = (ids([frozenset(map(squeeze_atom, _IP_WORDS))]),)
-    gates["secret"] = (ids([frozenset(map(squeeze_atom, secrets.ATOMS))]),)
-    gates["obfuscated"] = ((),)  # letters split by spaces or markup: nothing to look for first
+    needs["ipv4"] = (ids([frozenset(map(squeeze_atom, _IP_WORDS))]),)
+    needs["secret"] = (ids([frozenset(map(squeeze_atom, secrets.ATOMS))]),)
+    needs["obfuscated"] = ((),)  # letters split by spaces or markup: nothing to look for first
+    gates = {name: _gate(need) for name, need in needs.items()}
     s = re2.Set.SearchSet(patterns._options(max_mem=8 << 20))  # one pass over every byte
     for atom in sorted(atoms, key=atoms.__getitem__):
         s.Add(b"(?i)" + re2.escape(atom.encode("utf-8")))
@@ -412,13 +438,10 @@ class FileScan:
             # (inline: this loop runs for every rule of every block)
             if not rule.first & present:
                 continue
-            for alternative in rule.need:
-                for clause in alternative:
-                    if not clause & present:
-                        break
-                else:
-                    self._candidate(view, rule, i, a, b, seen)
-                    break
+            gate = rule.gate
+            assert gate is not None
+            if gate.any_of & present or _satisfied(gate.rest, present):
+                self._candidate(view, rule, i, a, b, seen)
 
     def _candidate(
         self,
@@ -560,7 +583,7 @@ class FileScan:
     # -- detectors beside the phrase and command rules ------------------------------------------------
     def _extras(self, view: View, present: int) -> None:
         def on(name: str) -> bool:
-            return _satisfied(_GATES[name], present)
+            return _GATES[name].open(present)
 
         data = view.data
         for n in range(3):
@@ -872,16 +895,16 @@ def scan_text_file(
         _unicode(fs, data, loc, line_offset, note)
     if not whole:
         return
-    if _satisfied(_GATES["obfuscated"], present) and kind != "licence":
+    if _GATES["obfuscated"].open(present) and kind != "licence":
         _squeezed(fs, data, loc)
         if b"&" in data:
             _entities(fs, data, loc)
     if kind in ("skill", "prose") and (b"<" in data or b"]:" in data):
         _markup(fs, data, loc)
     if kind == "skill" and (
-        _satisfied(_GATES["activation"], present) or data.find(b"allowed", 0, 65536) >= 0
+        _GATES["activation"].open(present) or data.find(b"allowed", 0, 65536) >= 0
     ):
-        _skill_file(fs, data, loc, _satisfied(_GATES["activation"], present))
+        _skill_file(fs, data, loc, _GATES["activation"].open(present))
     if (
         kind == "script"
         and lang == "shell"  # (its disguises are shell syntax: in other languages they are code)
@@ -891,7 +914,7 @@ def scan_text_file(
     if lang == "python" and kind == "script":
         if pyscan.worth_parsing(data):
             _python(fs, data, limits)
-    elif kind in ("skill", "prose") and _satisfied(_GATES["python-shown"], present):
+    elif kind in ("skill", "prose") and _GATES["python-shown"].open(present):
         _python_shown(fs, data, loc)
 
 
@@ -1078,7 +1101,7 @@ def _skill_file(fs: FileScan, data: bytes, loc: Locator, has_activation: bool) -
                 sev, what = verdict
                 fs.add("broad-tool-grant", line, col, what, evidence(tool), sev)
     if has_activation:
-        for n, m in enumerate(re2.finditer(patterns.ACTIVATION, data[body_from:])):
+        for n, m in enumerate(_DETECTOR_RX["activation"].finditer(data[body_from:])):
             if n >= fs.limits.max_findings_per_rule:
                 break
             cmd = m.group(1).decode("utf-8", "replace")

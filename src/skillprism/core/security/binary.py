@@ -95,6 +95,8 @@ def executable_kind(head: bytes) -> str:
 
 def archive_kind(head: bytes) -> str:
     """The kind of archive or container `head` starts, or ''."""
+    if not may_be_binary(head):
+        return ""  # (every magic below starts with a byte may_be_binary looks for)
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
         return "ZIP archive (also jar, wheel, apk, Office files)"
     if head.startswith(b"\x1f\x8b"):

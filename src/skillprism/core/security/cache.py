@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import logging
 import marshal
 import os
@@ -46,6 +47,7 @@ DEFAULT_MAX_MB = 128
 # the same clock tick without its stat showing it: it is re-read next time.
 RACY_NS = 2_000_000_000
 _FLUSH_ROWS = 256
+_MISSED_MAX = 100_000
 
 _enabled: bool | None = None
 _store: Store | None = None
@@ -108,8 +110,17 @@ def file_key(
 
 def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
     h = blake2b(rules_version(), digest_size=20)
-    h.update(f"{os.path.abspath(skill_dir)}\0{skill_rel}\0{limits!r}".encode("utf-8", "replace"))
+    h.update(
+        f"{os.path.abspath(skill_dir)}\0{skill_rel}\0{_limits_text(limits)}".encode(
+            "utf-8", "replace"
+        )
+    )
     return h.digest()
+
+
+@functools.lru_cache(maxsize=16)
+def _limits_text(limits: object) -> str:
+    return repr(limits)  # (the limits are frozen: one text per value, asked for every skill)
 
 
 def _checksum(value: bytes) -> bytes:
@@ -145,6 +156,8 @@ class Store:
         self._touched: dict[str, set[bytes]] = {"files": set(), "skills": set()}
         self._today = int(time.time() // 86400)
         self._lock = threading.Lock()
+        # Skills `get_skills` did not find, until `get_skill` asks for them once more.
+        self._missed_skills: set[bytes] = set()
         self._db = self._open()
 
     def _open(self) -> Any:
@@ -222,11 +235,21 @@ class Store:
 
     def get_skill(self, key: bytes) -> Any:
         with self._lock:
+            if key in self._missed_skills:
+                # asked for with others a moment ago (a check asks for a job's skills at once,
+                # then scans the ones not found): not asked again
+                self._missed_skills.discard(key)
+                if key not in self._pending["skills"]:
+                    return None
             return self._select("skills", [key]).get(key)
 
     def get_skills(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
         with self._lock:
-            return self._select("skills", list(dict.fromkeys(keys)))
+            found = self._select("skills", list(dict.fromkeys(keys)))
+            if len(self._missed_skills) > _MISSED_MAX:
+                self._missed_skills.clear()
+            self._missed_skills.update(k for k in keys if k not in found)
+            return found
 
     def get_files(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
         with self._lock:

@@ -59,6 +59,8 @@ def text_encoding(head: bytes) -> tuple[str, str] | None:
         if head.startswith(bom):
             return codec, name
     probe = head[:512]
+    if b"\x00" not in probe:
+        return None  # UTF-16 text without a mark has a NUL in every other byte
     if len(probe) >= 16 and len(probe) % 2 == 0:
         even, odd = probe[0::2], probe[1::2]
         for text, zeros, codec, name in (
@@ -81,10 +83,16 @@ def decoded_text(data: bytes, codec: str) -> bytes:
 # --- one file ----------------------------------------------------------------------------------------
 
 
-def _analysis() -> Any:
-    from skillprism.core.security import analysis
+_loaded: Any = None
 
-    return analysis
+
+def _analysis() -> Any:
+    global _loaded
+    if _loaded is None:
+        from skillprism.core.security import analysis
+
+        _loaded = analysis
+    return _loaded
 
 
 def _serialise(findings: list[RiskFinding], rel: str) -> list[list[Any]]:

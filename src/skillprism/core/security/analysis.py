@@ -21,6 +21,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
@@ -220,13 +221,20 @@ def _escape_marker(run: bytes) -> bytes:
     return run[:2] if run[:1] == b"&" else run[:1]
 
 
-def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
+def _blob_runs(
+    data: bytes, limits: SecurityLimits, scarce: int | None = None
+) -> list[tuple[int, bytes]]:
     """(offset, text) of each run that may encode something: base64 or hex (32 letters or more;
     with '-' or '_', base64url, 80 or more), escapes and character codes (8 or more, 12 percent
-    escapes). What a run decodes to decides whether it is a finding."""
+    escapes). What a run decodes to decides whether it is a finding. `scarce`: what
+    `scarce_in(data)` said, when it was asked already."""
     out: list[tuple[int, bytes]] = []
     cap = limits.max_findings_per_rule * 4
-    for m in _BASE64_RUN.finditer(data):
+    if scarce is None:
+        scarce = scarce_in(data)
+    if not scarce & (_HAS_BASE64 | _HAS_ESCAPE | _HAS_CHAR_WORD):
+        return out
+    for m in _BASE64_RUN.finditer(data) if scarce & _HAS_BASE64 else ():
         run = m.group()
         body = run.rstrip(b"=")
         url_safe = b"-" in body or b"_" in body
@@ -236,7 +244,7 @@ def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
         out.append((m.start(), run))
         if len(out) >= cap:
             return out
-    if b"\\" in data or b"%" in data or b"&#" in data:
+    if scarce & _HAS_ESCAPE:
         for m in _ESCAPE_ANY.finditer(data):
             run = m.group()
             marker = _escape_marker(run)
@@ -245,7 +253,7 @@ def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
                 out.append((m.start(), run))
                 if len(out) >= cap:
                     return out
-    if _CHAR_WORD.search(data) is not None:
+    if scarce & _HAS_CHAR_WORD:
         for rx in _CHAR_RUNS:
             for m in rx.finditer(data):
                 run = m.group()
@@ -258,6 +266,26 @@ def _blob_runs(data: bytes, limits: SecurityLimits) -> list[tuple[int, bytes]]:
 
 _IPV4 = patterns.compile_bytes(patterns.IPV4)
 _NET_CONTEXT = re.compile(patterns.NET_CONTEXT)
+
+# Patterns that most texts hold nowhere, each run over every text: one pass of a set of them
+# says which a text holds at all, and only those run over it one by one.
+_HAS_BASE64, _HAS_ESCAPE, _HAS_CHAR_WORD, _HAS_IPV4, _HAS_SQUEEZED = 1, 2, 4, 8, 16
+_scarce_match: Any = None
+
+
+def scarce_in(data: bytes) -> int:
+    """Which of the scarce patterns `data` holds somewhere (a mask of the _HAS_ bits)."""
+    global _scarce_match
+    if _scarce_match is None:
+        found = re2.Set.SearchSet(patterns._options(max_mem=4 << 20))
+        for rx in (_BASE64_RUN, _ESCAPE_ANY, _CHAR_WORD, _IPV4, _SQUEEZE_FIND):
+            found.Add(rx.pattern)  # (in the order of the bits)
+        found.Compile()
+        _scarce_match = found._set.Match
+    mask = 0
+    for i in _scarce_match(data) or ():
+        mask |= 1 << i
+    return mask
 
 
 _BLOCK = 8192  # bytes per block of a large text (see FileScan.run_view)
@@ -405,14 +433,18 @@ class FileScan:
         return self.kind in ("skill", "prose", "licence", "data")
 
     # -- one view -------------------------------------------------------------------------------------
-    def run_view(self, view: View, present: int | None = None) -> int:
-        """Every rule over one view; returns the atoms the view holds (a bit mask)."""
+    def run_view(self, view: View, present: int | None = None, scarce: int | None = None) -> int:
+        """Every rule over one view; returns the atoms the view holds (a bit mask). `present`
+        and `scarce`: what `present_atoms` and `scarce_in` said of the view, when asked
+        already."""
         data = view.data
+        if scarce is None:
+            scarce = scarce_in(data)
         if len(data) <= _BLOCK * 2:
             if present is None:
                 present = present_atoms(data)
             self._rules_over(view, present, 0, len(data), None)
-            self._extras(view, present)
+            self._extras(view, present, scarce)
             return present
         # A large text is read in blocks of whole lines (overlapping, so a phrase across a
         # block's end is whole in the next): a rule runs on a block only where every one of its
@@ -423,7 +455,7 @@ class FileScan:
             block = present_atoms(data[a:b])
             union |= block
             self._rules_over(view, block, a, b, seen)
-        self._extras(view, union)
+        self._extras(view, union, scarce)
         return union
 
     def _rules_over(
@@ -581,7 +613,7 @@ class FileScan:
         return evidence(view.data.decode("utf-8", "replace")[:400], focus)
 
     # -- detectors beside the phrase and command rules ------------------------------------------------
-    def _extras(self, view: View, present: int) -> None:
+    def _extras(self, view: View, present: int, scarce: int) -> None:
         def on(name: str) -> bool:
             return _GATES[name].open(present)
 
@@ -622,7 +654,7 @@ class FileScan:
                     self._evidence(view, m.start(), url),
                     INFO,
                 )
-        if on("ipv4"):
+        if scarce & _HAS_IPV4 and on("ipv4"):
             self._ips(view)
         if on("outside") and self.kind in ("skill", "prose", "script"):
             for m in _limit(_DETECTOR_RX["outside"].finditer(data), self.limits):
@@ -647,7 +679,7 @@ class FileScan:
                     W if self.kind == "script" and writes else INFO,
                 )
         if self.kind != "licence":
-            self._blobs(view)
+            self._blobs(view, scarce)
         if on("secret") and self.kind != "licence" and not view.note:
             self._secrets(view)
 
@@ -731,9 +763,9 @@ class FileScan:
                 W if self.kind == "script" or view.note else INFO,
             )
 
-    def _blobs(self, view: View) -> None:
+    def _blobs(self, view: View, scarce: int) -> None:
         data = view.data
-        for start, blob in _blob_runs(data, self.limits):
+        for start, blob in _blob_runs(data, self.limits, scarce):
             end = start + len(blob)
             if view.keep is not None and not view.keep(start, end):
                 continue
@@ -890,13 +922,15 @@ def scan_text_file(
     fs = FileScan(sink, rel, kind, lang, limits)
     present = present_atoms(data) if len(data) <= _BLOCK * 2 else None
     loc = Locator(data, line_offset)
-    present = fs.run_view(View(data, loc.position, note, loc.line_text), present)
+    scarce = scarce_in(data)
+    present = fs.run_view(View(data, loc.position, note, loc.line_text), present, scarce)
     if not data.isascii():
         _unicode(fs, data, loc, line_offset, note)
     if not whole:
         return
     if _GATES["obfuscated"].open(present) and kind != "licence":
-        _squeezed(fs, data, loc)
+        if scarce & _HAS_SQUEEZED:
+            _squeezed(fs, data, loc)
         if b"&" in data:
             _entities(fs, data, loc)
     if kind in ("skill", "prose") and (b"<" in data or b"]:" in data):

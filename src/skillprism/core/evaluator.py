@@ -141,9 +141,10 @@ def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -
     _pool_profile = profile
     if security:
         # Loaded here, while the process that started this one walks the folders: that process
-        # leaves every scan to its workers, so it never loads the security pass at all. The
-        # rules load when a file the cache does not know first needs them: a repeated check
-        # never does. A worker from a fork server learns the cache switch here.
+        # leaves every scan to its workers (it loads the rules only to fork them loaded, when
+        # there are files to scan). Otherwise the rules load when a file the cache does not know
+        # first needs them: a repeated check never does. A worker from a fork server learns the
+        # cache switch here.
         from skillprism.core.security import cache as security_cache
 
         security_cache.set_enabled(cache_on)
@@ -265,7 +266,8 @@ class Evaluator:
     With the security pass, each batch's scans are a job of their own, handed to the pool as soon
     as the batch is complete and ahead of any evaluation: a worker runs scans back to back, not
     interleaved with parsing (each runs faster with the other's data out of the processor's
-    caches), and this process, which walks and evaluates, never loads the security pass. While
+    caches), and this process, which walks and evaluates, scans nothing (it loads the rules
+    before forking the workers, so that they start with them loaded). While
     scans are outstanding the pool is busy, so this process evaluates the waiting batches. A skill
     the pass's cache knows as it is now is looked up here as the search finds it and never handed
     out (while the set is below the size that has workers evaluate): a check of an unchanged
@@ -417,6 +419,10 @@ class Evaluator:
             if self.start_method == "forkserver":
                 # The fork server loads these once for every worker it starts.
                 ctx.set_forkserver_preload(forkserver_preload(self.security))
+            elif self.scans_wanted:
+                # Files are to be scanned: the rules load here once, before the workers are
+                # forked, instead of once in each of them.
+                import skillprism.core.security.preload  # noqa: F401
             cache_on = None
             if self.security:
                 from skillprism.core.security import cache as security_cache

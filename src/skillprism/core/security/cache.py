@@ -46,7 +46,7 @@ DEFAULT_MAX_MB = 128
 # An entry whose change time is less than this before a scan recorded it may change again within
 # the same clock tick without its stat showing it: it is re-read next time.
 RACY_NS = 2_000_000_000
-_FLUSH_ROWS = 256
+_FLUSH_ROWS = 1024
 _MISSED_MAX = 100_000
 
 _enabled: bool | None = None
@@ -130,8 +130,13 @@ def _checksum(value: bytes) -> bytes:
 def _pack(obj: Any) -> bytes:
     # marshal: plain lists, strings and numbers, many times faster to read back than JSON (a
     # repeated check reads one record per skill); read only after its checksum holds.
+    if obj == []:
+        return _PACKED_EMPTY  # (most files hold no finding)
     value = marshal.dumps(obj)
     return _checksum(value) + value
+
+
+_PACKED_EMPTY = _checksum(marshal.dumps([])) + marshal.dumps([])
 
 
 def _unpack(blob: bytes) -> Any:

@@ -221,17 +221,13 @@ def _escape_marker(run: bytes) -> bytes:
     return run[:2] if run[:1] == b"&" else run[:1]
 
 
-def _blob_runs(
-    data: bytes, limits: SecurityLimits, scarce: int | None = None
-) -> list[tuple[int, bytes]]:
+def _blob_runs(data: bytes, limits: SecurityLimits, scarce: int) -> list[tuple[int, bytes]]:
     """(offset, text) of each run that may encode something: base64 or hex (32 letters or more;
     with '-' or '_', base64url, 80 or more), escapes and character codes (8 or more, 12 percent
     escapes). What a run decodes to decides whether it is a finding. `scarce`: what
-    `scarce_in(data)` said, when it was asked already."""
+    `scarce_in(data)` says."""
     out: list[tuple[int, bytes]] = []
     cap = limits.max_findings_per_rule * 4
-    if scarce is None:
-        scarce = scarce_in(data)
     if not scarce & (_HAS_BASE64 | _HAS_ESCAPE | _HAS_CHAR_WORD):
         return out
     for m in _BASE64_RUN.finditer(data) if scarce & _HAS_BASE64 else ():

@@ -149,3 +149,40 @@ def test_the_test_runs_settrace_waits_out_another_threads_installation() -> None
 
 def _raise_other(func: object) -> None:
     raise RuntimeError("some other failure")
+
+
+_idle_mark = ""
+
+
+def _set_idle_mark(path: str) -> None:
+    global _idle_mark
+    _idle_mark = path
+
+
+def _mark_idle() -> None:
+    with open(_idle_mark, "a") as fh:
+        fh.write(f"{os.getpid()}\n")
+
+
+def _wait(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_worker_out_of_jobs_calls_idle_before_its_last_result(tmp_path, method) -> None:  # type: ignore[no-untyped-def]
+    """What a worker keeps to write later is written when it runs out of jobs, and before the
+    result that leaves it idle: a caller holding every result may stop it at once."""
+    mark = tmp_path / "idle"
+    context = multiprocessing.get_context(method)
+    made = WorkerPool(context, 1, _set_idle_mark, (str(mark),), _mark_idle)
+    try:
+        # three jobs handed over at once: idle only after the last
+        jobs = [made.submit(_wait, 0.2) for _ in range(3)]
+        assert made.result(jobs[0]) == 0.2
+        assert not mark.exists()  # two more were waiting
+        for job in jobs[1:]:
+            made.result(job)
+        assert len(mark.read_text().split()) == 1  # written before the last result came
+    finally:
+        made.close()

@@ -151,6 +151,14 @@ def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -
         import skillprism.core.security.engine  # noqa: F401
 
 
+def _pool_idle() -> None:
+    """A worker with no job left writes what its security cache holds: the process that started
+    it stops it without running its exit handlers."""
+    from skillprism.core.security import cache as security_cache
+
+    security_cache.flush()
+
+
 def _pool_evaluate(batch: list[EvalItem]) -> list[tuple[Evaluation, str, FileStamp | None]]:
     """Evaluate a batch in a worker (its security scans are jobs of their own). The risks of an
     item marked to be looked up come from the security pass's cache when it knows the skill as
@@ -198,7 +206,6 @@ def _pool_scan(
     folders, its real path), in a worker: the cache is asked once for all of them (a skill it
     knows as it is now costs no read), the rest are scanned; None where the scan failed (the
     process that asked scans that skill again itself and reports the failure)."""
-    from skillprism.core.security import cache as security_cache
     from skillprism.core.security import scan_skill
     from skillprism.core.security.engine import cached_findings_many
 
@@ -221,8 +228,7 @@ def _pool_scan(
             out.append(scan_skill(os.path.dirname(path), path, listing=tree, real_dir=real_dir))
         except Exception:  # one bad skill must never take the whole set down
             out.append(None)
-    security_cache.flush()  # a worker may be stopped without running exit handlers
-    return out
+    return out  # (written to the cache when the worker is idle: `_pool_idle`)
 
 
 def _file_count(tree: TreeListing | None) -> int:
@@ -429,7 +435,11 @@ class Evaluator:
 
                 cache_on = security_cache.enabled()
             self.pool = WorkerPool(
-                ctx, self.processes, _pool_init, (self.profile, self.security, cache_on)
+                ctx,
+                self.processes,
+                _pool_init,
+                (self.profile, self.security, cache_on),
+                _pool_idle if self.security else None,
             )
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead

@@ -10,10 +10,13 @@ lock that anyone else waits for.
 
 Inside a worker one thread reads jobs as they come, so a caller never waits on a worker busy with
 its last job, and another sends results, so a worker goes on with its next job while the caller
-has not read the last one yet."""
+has not read the last one yet. A worker that runs out of jobs calls `idle` (if given) before it
+sends the result of its last one: what a worker keeps to write later (the security cache's rows)
+is written while nothing waits for it, and before the caller, holding every result, may stop it."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import queue
@@ -65,6 +68,7 @@ class WorkerPool:
         processes: int,
         initializer: Callable[..., None],
         initargs: tuple[Any, ...],
+        idle: Callable[[], None] | None = None,
     ) -> None:
         self._ids = itertools.count()
         self._workers: list[_Worker] = []
@@ -75,7 +79,7 @@ class WorkerPool:
                 try:
                     process = context.Process(
                         target=_serve,
-                        args=(job_reader, result_writer, initializer, initargs),
+                        args=(job_reader, result_writer, initializer, initargs, idle),
                         daemon=True,
                     )
                     process.start()
@@ -186,9 +190,11 @@ def _serve(
     result_writer: Any,
     initializer: Callable[..., None],
     initargs: tuple[Any, ...],
+    idle: Callable[[], None] | None = None,
 ) -> None:
     """A worker's life: jobs in order, each result sent back, until the job pipe closes or the
-    process that started this one ends."""
+    process that started this one ends; `idle` before the result of a job that leaves no other
+    waiting."""
     initializer(*initargs)
     jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
     results: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -205,6 +211,10 @@ def _serve(
             payload = ForkingPickler.dumps(out)
         except Exception as err:
             payload = ForkingPickler.dumps((job_id, False, f"result not sendable: {err}"))
+        if idle is not None and jobs.empty():
+            # (what it keeps is only worth keeping: the result goes whatever happens)
+            with contextlib.suppress(Exception):
+                idle()
         results.put(payload)
     results.put(None)
     sender.join()

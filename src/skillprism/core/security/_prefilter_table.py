@@ -48,29 +48,26 @@ CLAUSES: dict[str, tuple[str, ...]] = {
     "30260255de3852bec5b65df4": (
         "mkfs",
         "dd\x01of=/dev/disk\x00of=/dev/hd\x00of=/dev/mmcblk\x00of=/dev/nvme\x00of=/dev/rdisk\x00of=/dev/sd\x00of=/dev/vd\x00of=/dev/xvd",
-        "disk\x00mmcblk\x00nvme\x00sd\x01>/dev/",
+        ">/dev/disk\x00>/dev/mmcblk\x00>/dev/nvme\x00>/dev/rdisk\x00>/dev/sda\x00>/dev/sdb\x00>/dev/sdc\x00>/dev/sdd\x00>/dev/sde\x00>/dev/sdf\x00>/dev/sdg\x00>/dev/sdh\x00>/dev/sdi\x00>/dev/sdj\x00>/dev/sdk\x00>/dev/sdl\x00>/dev/sdm\x00>/dev/sdn\x00>/dev/sdo\x00>/dev/sdp\x00>/dev/sdq\x00>/dev/sdr\x00>/dev/sds\x00>/dev/sdt\x00>/dev/sdu\x00>/dev/sdv\x00>/dev/sdw\x00>/dev/sdx\x00>/dev/sdy\x00>/dev/sdz",
         "wipefs",
         "shred\x01$home\x00/dev/\x00~",
         ":(){:|:&};:",
         "diskutilerase\x00diskutilpartitiondisk\x00diskutilsecureerase\x00diskutilzero",
-        "format\x01:",
-        "remove-item\x01-recurse\x01$env:userprofile\x00$home\x00:\\\x00~",
-        "del/f\x00del/q\x00del/s\x01:\\",
+        "format.coma:\x00format.comb:\x00format.comc:\x00format.comd:\x00format.come:\x00format.comf:\x00format.comg:\x00format.comh:\x00format.comi:\x00format.comj:\x00format.comk:\x00format.coml:\x00format.comm:\x00format.comn:\x00format.como:\x00format.comp:\x00format.comq:\x00format.comr:\x00format.coms:\x00format.comt:\x00format.comu:\x00format.comv:\x00format.comw:\x00format.comx:\x00format.comy:\x00format.comz:\x00formata:\x00formatb:\x00formatc:\x00formatd:\x00formate:\x00formatf:\x00formatg:\x00formath:\x00formati:\x00formatj:\x00formatk:\x00formatl:\x00formatm:\x00formatn:\x00formato:\x00formatp:\x00formatq:\x00formatr:\x00formats:\x00formatt:\x00formatu:\x00formatv:\x00formatw:\x00formatx:\x00formaty:\x00formatz:",
+        "remove-item\x01-recurse\x01$env:userprofile\x00$home\x00a:\\\x00b:\\\x00c:\\\x00d:\\\x00e:\\\x00f:\\\x00g:\\\x00h:\\\x00i:\\\x00j:\\\x00k:\\\x00l:\\\x00m:\\\x00n:\\\x00o:\\\x00p:\\\x00q:\\\x00r:\\\x00s:\\\x00t:\\\x00u:\\\x00v:\\\x00w:\\\x00x:\\\x00y:\\\x00z:\\\x00~",
+        "del/f\x00del/q\x00del/s\x01a:\\\x00b:\\\x00c:\\\x00d:\\\x00e:\\\x00f:\\\x00g:\\\x00h:\\\x00i:\\\x00j:\\\x00k:\\\x00l:\\\x00m:\\\x00n:\\\x00o:\\\x00p:\\\x00q:\\\x00r:\\\x00s:\\\x00t:\\\x00u:\\\x00v:\\\x00w:\\\x00x:\\\x00y:\\\x00z:\\",
         "find$home\x00find/\x00find~\x01-delete",
         "chmod-r0\x01/\x00~",
     ),
     "32524d379c6235393cdb684b": (
         "bypass\x00circumvent\x00deactivate\x00disable\x00disabling\x00evade\x00evading\x00getaround\x00ignore\x00ignoring\x00override\x00overriding\x00skip\x00suppress\x00switchoff\x00turningoff\x00turnoff\x00workaround\x01protection\x00safeguard\x00securitycheck\x00securitycontrols\x00securityfilter\x00securityguardrail\x00securitymeasures\x00securitypolicies\x00securitypolicy\x00securityprompt\x00securityrestriction\x00securitywarning\x00verificationstep",
     ),
-    "34185ab0adb844ced991c0da": ("rm-\x01r\x01$\x01/",),
+    "34185ab0adb844ced991c0da": ("rm-\x01$\x01/",),
     "3d114536fe5a27979efedcf6": (
         "thehumanmayn't\x00thehumanmaynever\x00thehumanmaynot\x00thehumanmustn't\x00thehumanmustnever\x00thehumanmustnot\x00thehumanneedston't\x00thehumanneedstonever\x00thehumanneedstonot\x00thehumanneedton't\x00thehumanneedtonever\x00thehumanneedtonot\x00thehumanshouldn't\x00thehumanshouldnever\x00thehumanshouldnot\x00thehumanwilln't\x00thehumanwillnever\x00thehumanwillnot\x00theoperatormayn't\x00theoperatormaynever\x00theoperatormaynot\x00theoperatormustn't\x00theoperatormustnever\x00theoperatormustnot\x00theoperatorneedston't\x00theoperatorneedstonever\x00theoperatorneedstonot\x00theoperatorneedton't\x00theoperatorneedtonever\x00theoperatorneedtonot\x00theoperatorshouldn't\x00theoperatorshouldnever\x00theoperatorshouldnot\x00theoperatorwilln't\x00theoperatorwillnever\x00theoperatorwillnot\x00theusermayn't\x00theusermaynever\x00theusermaynot\x00theusermustn't\x00theusermustnever\x00theusermustnot\x00theuserneedston't\x00theuserneedstonever\x00theuserneedstonot\x00theuserneedton't\x00theuserneedtonever\x00theuserneedtonot\x00theusershouldn't\x00theusershouldnever\x00theusershouldnot\x00theuserwilln't\x00theuserwillnever\x00theuserwillnot\x00withoutanyoneknowing\x00withoutanyonenoticing\x00withouthuman\x00withoutoperator\x00withoutthehuman\x00withoutthemknowing\x00withoutthemnoticing\x00withouttheoperator\x00withouttheuser\x00withoutuser",
     ),
-    "44052038cef6e2aa741dc67b": (
-        "atob\x00b64decode\x00base32--decode\x00base32-d\x00base64\x00certutil-decode\x00gunzip\x00gzip-d\x00openssl-a-d\x00openssla-d\x00opensslenc-a-d\x00opensslenca-d\x00rev\x00tr\"a-z\x00tr\"n-za-m\x00tr'a-z\x00tr'n-za-m\x00tra-z\x00trn-za-m\x00uudecode\x00xxd-p-r\x00xxd-r\x00zcat\x01iex\x00invoke-expression\x00node\x00perl\x00php\x00python\x00ruby\x00sh\x00source/dev/stdin\x01|",
-    ),
     "45729af5ad6631285f4eab8a": (
-        "activityfrom\x00activityin\x00commandfrom\x00commandin\x00commandsfrom\x00commandsin\x00don'tacknowledgethatthis\x00don'tacknowledgethatyou\x00don'tacknowledgethese\x00don'tacknowledgethis\x00don'tacknowledgeyou\x00don'tdisclosethatthisski\x00don'tdisclosethatyou\x00don'tdisclosethese\x00don'tdisclosethis\x00don'tdiscloseyou\x00don'tdiscussthese\x00don'tdiscussthis\x00don'tmentionthatthisskil\x00don'tmentionthatyou\x00don'tmentionthese\x00don'tmentionthis\x00don'tmentionyou\x00don'trevealthatthisskill\x00don'trevealthatyou\x00don'trevealthese\x00don'trevealthis\x00don'trevealyou\x00donotacknowledgethatthis\x00donotacknowledgethatyou\x00donotacknowledgethese\x00donotacknowledgethis\x00donotacknowledgeyou\x00donotdisclosethatthisski\x00donotdisclosethatyou\x00donotdisclosethese\x00donotdisclosethis\x00donotdiscloseyou\x00donotdiscussthese\x00donotdiscussthis\x00donotmentionthatthisskil\x00donotmentionthatyou\x00donotmentionthese\x00donotmentionthis\x00donotmentionyou\x00donotrevealthatthisskill\x00donotrevealthatyou\x00donotrevealthese\x00donotrevealthis\x00donotrevealyou\x00dontacknowledgethatthiss\x00dontacknowledgethatyou\x00dontacknowledgethese\x00dontacknowledgethis\x00dontacknowledgeyou\x00dontdisclosethatthisskil\x00dontdisclosethatyou\x00dontdisclosethese\x00dontdisclosethis\x00dontdiscloseyou\x00dontdiscussthese\x00dontdiscussthis\x00dontmentionthatthisskill\x00dontmentionthatyou\x00dontmentionthese\x00dontmentionthis\x00dontmentionyou\x00dontrevealthatthisskill\x00dontrevealthatyou\x00dontrevealthese\x00dontrevealthis\x00dontrevealyou\x00evidencefrom\x00evidencein\x00logfrom\x00login\x00logsfrom\x00logsin\x00neveracknowledgethatthis\x00neveracknowledgethatyou\x00neveracknowledgethese\x00neveracknowledgethis\x00neveracknowledgeyou\x00neverdisclosethatthisski\x00neverdisclosethatyou\x00neverdisclosethese\x00neverdisclosethis\x00neverdiscloseyou\x00neverdiscussthese\x00neverdiscussthis\x00nevermentionthatthisskil\x00nevermentionthatyou\x00nevermentionthese\x00nevermentionthis\x00nevermentionyou\x00neverrevealthatthisskill\x00neverrevealthatyou\x00neverrevealthese\x00neverrevealthis\x00neverrevealyou\x00outputfrom\x00outputin\x00requestfrom\x00requestin\x00requestsfrom\x00requestsin\x00tracefrom\x00tracein\x00tracesfrom\x00tracesin",
+        "activityfrom\x00activityin\x00commandfrom\x00commandin\x00commandsfrom\x00commandsin\x00don'tacknowledgethatthis\x00don'tacknowledgethatyou\x00don'tacknowledgethese\x00don'tacknowledgethis\x00don'tacknowledgeyou\x00don'tdisclosethatthisski\x00don'tdisclosethatyou\x00don'tdisclosethese\x00don'tdisclosethis\x00don'tdiscloseyou\x00don'tdiscussthese\x00don'tdiscussthis\x00don'tmentionthatthisskil\x00don'tmentionthatyou\x00don'tmentionthese\x00don'tmentionthis\x00don'tmentionyou\x00don'trevealthatthisskill\x00don'trevealthatyou\x00don'trevealthese\x00don'trevealthis\x00don'trevealyou\x00donotacknowledgethatthis\x00donotacknowledgethatyou\x00donotacknowledgethese\x00donotacknowledgethis\x00donotacknowledgeyou\x00donotdisclosethatthisski\x00donotdisclosethatyou\x00donotdisclosethese\x00donotdisclosethis\x00donotdiscloseyou\x00donotdiscussthese\x00donotdiscussthis\x00donotmentionthatthisskil\x00donotmentionthatyou\x00donotmentionthese\x00donotmentionthis\x00donotmentionyou\x00donotrevealthatthisskill\x00donotrevealthatyou\x00donotrevealthese\x00donotrevealthis\x00donotrevealyou\x00dontacknowledgethatthiss\x00dontacknowledgethatyou\x00dontacknowledgethese\x00dontacknowledgethis\x00dontacknowledgeyou\x00dontdisclosethatthisskil\x00dontdisclosethatyou\x00dontdisclosethese\x00dontdisclosethis\x00dontdiscloseyou\x00dontdiscussthese\x00dontdiscussthis\x00dontmentionthatthisskill\x00dontmentionthatyou\x00dontmentionthese\x00dontmentionthis\x00dontmentionyou\x00dontrevealthatthisskill\x00dontrevealthatyou\x00dontrevealthese\x00dontrevealthis\x00dontrevealyou\x00evidencefrom\x00evidencein\x00logfrom\x00login\x00logsfrom\x00logsin\x00neveracknowledgethatthis\x00neveracknowledgethatyou\x00neveracknowledgethese\x00neveracknowledgethis\x00neveracknowledgeyou\x00neverdisclosethatthisski\x00neverdisclosethatyou\x00neverdisclosethese\x00neverdisclosethis\x00neverdiscloseyou\x00neverdiscussthese\x00neverdiscussthis\x00nevermentionthatthisskil\x00nevermentionthatyou\x00nevermentionthese\x00nevermentionthis\x00nevermentionyou\x00neverrevealthatthisskill\x00neverrevealthatyou\x00neverrevealthese\x00neverrevealthis\x00neverrevealyou\x00outputfrom\x00outputin\x00requestfrom\x00requestin\x00requestsfrom\x00requestsin\x00tracefrom\x00tracein\x00tracesfrom\x00tracesin\x01conceal\x00don'tack\x00don'tdis\x00don'tmen\x00don'trev\x00donotack\x00donotdis\x00donotmen\x00donotrev\x00dontackn\x00dontdisc\x00dontment\x00dontreve\x00hide\x00neverack\x00neverdis\x00nevermen\x00neverrev\x00suppress",
     ),
     "46afece2a3929c4242006899": ("shell=true",),
     "49483e55a8f5bf027f277d0f": (
@@ -94,16 +91,18 @@ CLAUSES: dict[str, tuple[str, ...]] = {
     "73a09d3bd022fd764f6af1b6": (
         "anthropichas\x00anthropichave\x00openaihas\x00openaihave\x00systemadministratorhas\x00systemadministratorhave\x00systemadministratorshas\x00systemadministratorshave\x00theadministratorhas\x00theadministratorhave\x00thedeveloperhas\x00thedeveloperhave\x00thedevelopershas\x00thedevelopershave\x00thesystemhas\x00thesystemhave\x00yourdeveloperhas\x00yourdeveloperhave\x00yourdevelopershas\x00yourdevelopershave\x01allowedclaude\x00allowedtheagent\x00allowedtheassistant\x00allowedthis\x00allowedyou\x00approvedclaude\x00approvedtheagent\x00approvedtheassistant\x00approvedthis\x00approvedyou\x00askedclaude\x00askedtheagent\x00askedtheassistant\x00askedthis\x00askedyou\x00authorisedclaude\x00authorisedtheagent\x00authorisedtheassistant\x00authorisedthis\x00authorisedyou\x00authorizedclaude\x00authorizedtheagent\x00authorizedtheassistant\x00authorizedthis\x00authorizedyou\x00clearedclaude\x00clearedtheagent\x00clearedtheassistant\x00clearedthis\x00clearedyou\x00instructedclaude\x00instructedtheagent\x00instructedtheassistant\x00instructedthis\x00instructedyou\x00permittedclaude\x00permittedtheagent\x00permittedtheassistant\x00permittedthis\x00permittedyou\x00requestedclaude\x00requestedtheagent\x00requestedtheassistant\x00requestedthis\x00requestedyou",
     ),
-    "7549dc4cc0ef2d3ff3a92a7d": ("rm-\x01r\x01$home\x00${home}\x00*\x00/\x00:\x00~",),
-    "7cfb80f29cebecaeed83ab9c": ("!`\x01`",),
-    "80d0b77042c90c56b1f2d6a9": (
-        "--post-file\x00curl\x00invoke-restmethod\x00invoke-webrequest\x00rsync\x00scp",
+    "7549dc4cc0ef2d3ff3a92a7d": (
+        "rm-\x01$home\x00${home}\x00*\x00/\x00a:\x00b:\x00c:\x00d:\x00e:\x00f:\x00g:\x00h:\x00i:\x00j:\x00k:\x00l:\x00m:\x00n:\x00o:\x00p:\x00q:\x00r:\x00s:\x00t:\x00u:\x00v:\x00w:\x00x:\x00y:\x00z:\x00~",
     ),
-    "8a88c2e92b737b45014d9aa2": (
-        "-c\"importurllib\x00-c'importurllib\x00-cimporturllib\x00aria2c\x00bitsadmin\x00certutil-urlcache\x00curl\x00fetch\x00http\x00invoke-restmethod\x00invoke-webrequest\x00irm\x00iwr\x00lwp-download\x00lynx-source\x00wget\x01iex\x00invoke-expression\x00node\x00perl\x00php\x00python\x00ruby\x00sh\x00source/dev/stdin\x01|",
+    "765bb95f75745a030d4a1288": (
+        "-c\"importurllib\x00-c'importurllib\x00-cimporturllib\x00aria2c\x00bitsadmin\x00certutil-urlcache\x00curl\x00fetch\x00http\x00invoke-restmethod\x00invoke-webrequest\x00irm\x00iwr\x00lwp-download\x00lynx-source\x00wget\x01aria2c\x00bitsadmin\x00certutil-urlcache\x00curl\x00fetch\x00http\x00invoke-restmethod\x00invoke-webrequest\x00irm\x00iwr\x00lwp-download\x00lynx-source\x00python\x00wget\x01env\x00iex\x00invoke-expression\x00node\x00perl\x00php\x00python\x00ruby\x00sh\x00source/dev/stdin\x00sudo\x01|$shell\x00|${shell}\x00|/bin/ash\x00|/bin/bas\x00|/bin/csh\x00|/bin/das\x00|/bin/fis\x00|/bin/ksh\x00|/bin/sh\x00|/bin/tcs\x00|/bin/zsh\x00|/usr/bin\x00|/usrash\x00|/usrbash\x00|/usrcsh\x00|/usrdash\x00|/usrfish\x00|/usrksh\x00|/usrsh\x00|/usrtcsh\x00|/usrzsh\x00|ash\x00|bash\x00|csh\x00|dash\x00|env\x00|fish\x00|iex\x00|invoke-e\x00|ksh\x00|node\x00|perl\x00|php\x00|powershe\x00|pwsh\x00|python\x00|ruby\x00|sh\x00|source/d\x00|sudo\x00|tcsh\x00|zsh",
+    ),
+    "7cfb80f29cebecaeed83ab9c": ("!`",),
+    "80d0b77042c90c56b1f2d6a9": (
+        "--post-file\x00curl\x00invoke-restmethod\x00invoke-webrequest\x00rsync\x00scp\x01curl\x00invoke-restmethod\x00invoke-webrequest\x00rsync\x00scp\x00wget",
     ),
     "97e91b95333b68a4849a34e6": (
-        "dig\x00drill\x00host\x00nslookup\x00ping\x00resolve-dnsname\x01$(\x01)\x01.",
+        "dig\x00drill\x00host\x00nslookup\x00ping\x00resolve-dnsname\x01$(\x01)\x01.a\x00.b\x00.c\x00.d\x00.e\x00.f\x00.g\x00.h\x00.i\x00.j\x00.k\x00.l\x00.m\x00.n\x00.o\x00.p\x00.q\x00.r\x00.s\x00.t\x00.u\x00.v\x00.w\x00.x\x00.y\x00.z",
     ),
     "9ac63bfb45d6d5aabca0a7ad": (
         ">\x00add-content\x00appendfile\x00cp\x00ln-s\x00mv\x00open(\x00out-file\x00sed-i\x00set-content\x00tee\x00write_text\x00writefile\x01$env:userprofile\x00$home\x00${home}\x00expanduser(\x00home()\x00~\x01.bash_login\x00.bash_profile\x00.bashrc\x00.config/fish/config.fish\x00.cshrc\x00.profile\x00.ssh/authorized_keys\x00.ssh/rc\x00.tcshrc\x00.zlogin\x00.zprofile\x00.zshenv\x00.zshrc",
@@ -117,13 +116,16 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "don'tacknowledge\x00don'tdisclose\x00don'tdisplay\x00don'tlist\x00don'tmention\x00don'tprint\x00don'treport\x00don'treveal\x00don'tshow\x00don'tsurface\x00donotacknowledge\x00donotdisclose\x00donotdisplay\x00donotlist\x00donotmention\x00donotprint\x00donotreport\x00donotreveal\x00donotshow\x00donotsurface\x00dontacknowledge\x00dontdisclose\x00dontdisplay\x00dontlist\x00dontmention\x00dontprint\x00dontreport\x00dontreveal\x00dontshow\x00dontsurface\x00neveracknowledge\x00neverdisclose\x00neverdisplay\x00neverlist\x00nevermention\x00neverprint\x00neverreport\x00neverreveal\x00nevershow\x00neversurface",
     ),
     "a900240b7e525af9f78b0281": (
-        "everything\x00it\x00that\x00the\x00this\x00your\x01conceal\x00hide\x00keep\x01from\x01human\x00operator\x00owner\x00reviewer\x00user",
+        "concealallofthis\x00concealeverything\x00concealit\x00concealthat\x00concealthe\x00concealthis\x00concealyour\x00hideallofthis\x00hideeverything\x00hideit\x00hidethat\x00hidethe\x00hidethis\x00hideyour\x00keepallofthis\x00keepeverything\x00keepit\x00keepthat\x00keepthe\x00keepthis\x00keepyour\x01from\x01human\x00operator\x00owner\x00reviewer\x00user",
     ),
     "a9ec6c459354acd38d0edcd0": (
         "env|\x00history|\x00set|\x01base64\x00curl\x00nc\x00netcat\x00ssh\x00wget",
         "tar\x00zip\x01$home\x00.aws\x00.gnupg\x00.ssh\x00~\x01|curl\x00|nc\x00|ssh",
         "|nc\x00|netcat",
         "nc\x00netcat\x01<",
+    ),
+    "ad2907c1be4bc9204f01664d": (
+        "atob\x00b64decode\x00base32--decode\x00base32-d\x00base64\x00certutil-decode\x00gunzip\x00gzip-d\x00openssl-a-d\x00openssla-d\x00opensslenc-a-d\x00opensslenca-d\x00rev\x00tr\"a-z\x00tr\"n-za-m\x00tr'a-z\x00tr'n-za-m\x00tra-z\x00trn-za-m\x00uudecode\x00xxd-p-r\x00xxd-r\x00zcat\x01env\x00iex\x00invoke-expression\x00node\x00perl\x00php\x00python\x00ruby\x00sh\x00source/dev/stdin\x00sudo\x01|$shell\x00|${shell}\x00|/bin/ash\x00|/bin/bas\x00|/bin/csh\x00|/bin/das\x00|/bin/fis\x00|/bin/ksh\x00|/bin/sh\x00|/bin/tcs\x00|/bin/zsh\x00|/usr/bin\x00|/usrash\x00|/usrbash\x00|/usrcsh\x00|/usrdash\x00|/usrfish\x00|/usrksh\x00|/usrsh\x00|/usrtcsh\x00|/usrzsh\x00|ash\x00|bash\x00|csh\x00|dash\x00|env\x00|fish\x00|iex\x00|invoke-e\x00|ksh\x00|node\x00|perl\x00|php\x00|powershe\x00|pwsh\x00|python\x00|ruby\x00|sh\x00|source/d\x00|sudo\x00|tcsh\x00|zsh",
     ),
     "aeb8591f8f1f5a99c31f7ec9": (
         "iex\x00invoke-expression\x01(new-objectnet.webclient\x00invoke-restmethod\x00invoke-webrequest\x00irm\x00iwr\x00new-objectnet.webclient)\x00new-objectnet.webclient.\x00system.net",
@@ -152,7 +154,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
         "{{system}}",
     ),
     "bc366a19566c8bcd013fe490": (
-        "/dev/tcp/\x00/dev/udp/\x01/",
+        "/dev/tcp/\x00/dev/udp/",
         "nc\x00netcat\x01-c\"/bin/bash\x00-c\"/bin/sh\x00-c\"/bin/zsh\x00-c\"bash\x00-c\"sh\x00-c\"zsh\x00-c'/bin/bash\x00-c'/bin/sh\x00-c'/bin/zsh\x00-c'bash\x00-c'sh\x00-c'zsh\x00-c/bin/bash\x00-c/bin/sh\x00-c/bin/zsh\x00-cbash\x00-csh\x00-czsh\x00-e\"/bin/bash\x00-e\"/bin/sh\x00-e\"/bin/zsh\x00-e\"bash\x00-e\"sh\x00-e\"zsh\x00-e'/bin/bash\x00-e'/bin/sh\x00-e'/bin/zsh\x00-e'bash\x00-e'sh\x00-e'zsh\x00-e/bin/bash\x00-e/bin/sh\x00-e/bin/zsh\x00-ebash\x00-esh\x00-ezsh",
         "ncat\x01--exec\x00--sh-exec",
         "socat\x01exec:",
@@ -244,7 +246,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
     "dfc20da1a4c568834f5cda50": (".env",),
     "e5114fcaabb4673ea43c16fa": (
         "../",
-        ">\x00chmod\x00chown\x00cp\x00install\x00ln-s\x00mv\x00open(\x00sed-i\x00tee\x01/bin/\x00/boot/\x00/etc/apt\x00/etc/environment\x00/etc/hosts\x00/etc/ld.so.preload\x00/etc/pam.d\x00/etc/resolv.conf\x00/etc/yum\x00/lib/\x00/lib64/\x00/library/\x00/sbin/\x00/system/\x00:\\windows\\",
+        ">\x00chmod\x00chown\x00cp\x00install\x00ln-s\x00mv\x00open(\x00sed-i\x00tee\x01/bin/\x00/boot/\x00/etc/apt\x00/etc/environment\x00/etc/hosts\x00/etc/ld.so.preload\x00/etc/pam.d\x00/etc/resolv.conf\x00/etc/yum\x00/lib/\x00/lib64/\x00/library/\x00/sbin/\x00/system/\x00a:\\windows\\\x00b:\\windows\\\x00c:\\windows\\\x00d:\\windows\\\x00e:\\windows\\\x00f:\\windows\\\x00g:\\windows\\\x00h:\\windows\\\x00i:\\windows\\\x00j:\\windows\\\x00k:\\windows\\\x00l:\\windows\\\x00m:\\windows\\\x00n:\\windows\\\x00o:\\windows\\\x00p:\\windows\\\x00q:\\windows\\\x00r:\\windows\\\x00s:\\windows\\\x00t:\\windows\\\x00u:\\windows\\\x00v:\\windows\\\x00w:\\windows\\\x00x:\\windows\\\x00y:\\windows\\\x00z:\\windows\\",
     ),
     "e6dfe16f3be135e3413c189a": (
         "eval\"$(cat\x00eval\"$(echo\x00eval\"$(printf\x00eval$(cat\x00eval$(echo\x00eval$(printf\x00eval'$(cat\x00eval'$(echo\x00eval'$(printf\x01|base32\x00|base64\x00|gunzip\x00|openssl\x00|rev\x00|tr\x00|xxd\x00|zcat",

@@ -37,7 +37,12 @@ from skillprism.core.security import (
     secrets,
 )
 from skillprism.core.security.model import SecurityLimits
-from skillprism.core.security.prefilter import alternatives, squeeze, squeeze_atom
+from skillprism.core.security.prefilter import (
+    alternatives,
+    split_alternatives,
+    squeeze,
+    squeeze_atom,
+)
 from skillprism.core.security.shellnorm import needs_normalising, normalise
 from skillprism.core.security.sink import Sink
 from skillprism.core.security.text import (
@@ -106,8 +111,11 @@ class _Rule:
     need: tuple[tuple[int, ...], ...]
     # The first clause of every alternative together (-1 when an alternative has none): a text
     # holding none of these atoms satisfies no alternative.
-    first: int = -1
-    gate: _Gate | None = None  # `need` as checked (set by _build)
+    first: int
+    gate: _Gate  # `need` as checked
+    # The bit of `scarce_in` that stands for the alternatives no atom can gate (each looked for
+    # itself in that one set pass; they are not in `need`); 0 when there are none.
+    probe: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +194,16 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, _Gate]]:
     rules = []
     for p in patterns.TEXT_RULES:
         need = tuple(ids(alt) for alt in alternatives(p.regex))
-        rules.append(_Rule(p, patterns.compile_bytes(p.regex), need, first(need), _gate(need)))
+        probe = 0
+        texts = split_alternatives(p.regex)
+        if () in need and texts is not None and len(texts) == len(need):
+            # An alternative with no atom to look for would open the rule on every text: the
+            # set pass of the scarce patterns looks for that alternative itself.
+            _PROBES.append("|".join(t for t, n in zip(texts, need, strict=True) if not n))
+            probe = 1 << (_SCARCE_COUNT + len(_PROBES) - 1)
+            need = tuple(n for n in need if n)
+        regex = patterns.compile_bytes(p.regex)
+        rules.append(_Rule(p, regex, need, first(need), _gate(need), probe))
     needs = {name: tuple(ids(alt) for alt in alternatives(rx)) for name, rx in _DETECTORS.items()}
     # (word lists, looked for in squeezed text like every atom)
     needs["ipv4"] = (ids([frozenset(map(squeeze_atom, _IP_WORDS))]),)
@@ -200,7 +217,12 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, _Gate]]:
     return s, rules, gates
 
 
+# What the one set pass of `scarce_in` looks for: the five scarce patterns (the _HAS_ bits), then
+# the alternatives of rules that no atom can gate (`_Rule.probe`), then the end of the text.
+_SCARCE_COUNT = 5
+_PROBES: list[str] = []
 _ATOM_SET, _RULES, _GATES = _build()
+_PROBED = tuple((i, rule) for i, rule in enumerate(_RULES) if rule.probe)
 _ATOM_MATCH = _ATOM_SET._set.Match  # the binding's C++ call, without its Python wrapper
 _DETECTOR_RX = {name: patterns.compile_bytes(rx) for name, rx in _DETECTORS.items()}
 _BASE64_RUN = patterns.compile_bytes(patterns.BASE64_RUN)
@@ -270,17 +292,24 @@ _scarce_match: Any = None
 
 
 def scarce_in(data: bytes) -> int:
-    """Which of the scarce patterns `data` holds somewhere (a mask of the _HAS_ bits)."""
+    """Which of the scarce patterns `data` holds somewhere (a mask of the _HAS_ bits), and which
+    alternatives that rules are probed for (their `_Rule.probe` bits). Every bit, when the one
+    pass could not run to the end (out of memory): then everything runs."""
     global _scarce_match
     if _scarce_match is None:
         found = re2.Set.SearchSet(patterns._options(max_mem=4 << 20))
         for rx in (_BASE64_RUN, _ESCAPE_ANY, _CHAR_WORD, _IPV4, _SQUEEZE_FIND):
             found.Add(rx.pattern)  # (in the order of the bits)
+        for probe in _PROBES:
+            found.Add(probe.encode())
+        found.Add(rb"\z")
         found.Compile()
         _scarce_match = found._set.Match
     mask = 0
     for i in _scarce_match(data) or ():
         mask |= 1 << i
+    if not mask >> (_SCARCE_COUNT + len(_PROBES)):
+        return -1  # (the end of the text is always found, unless the pass gave up)
     return mask
 
 
@@ -439,7 +468,7 @@ class FileScan:
         if len(data) <= _BLOCK * 2:
             if present is None:
                 present = present_atoms(data)
-            self._rules_over(view, present, 0, len(data), None)
+            self._rules_over(view, present, 0, len(data), None, scarce)
             self._extras(view, present, scarce)
             return present
         # A large text is read in blocks of whole lines (overlapping, so a phrase across a
@@ -450,7 +479,7 @@ class FileScan:
         for a, b in _blocks(data):
             block = present_atoms(data[a:b])
             union |= block
-            self._rules_over(view, block, a, b, seen)
+            self._rules_over(view, block, a, b, seen, scarce)
         self._extras(view, union, scarce)
         return union
 
@@ -461,14 +490,17 @@ class FileScan:
         a: int,
         b: int,
         seen: set[tuple[int, int]] | None,
+        scarce: int,
     ) -> None:
         for i, rule in enumerate(_RULES):
             # (inline: this loop runs for every rule of every block)
             if not rule.first & present:
                 continue
             gate = rule.gate
-            assert gate is not None
             if gate.any_of & present or _satisfied(gate.rest, present):
+                self._candidate(view, rule, i, a, b, seen)
+        for i, rule in _PROBED:
+            if rule.probe & scarce and not (rule.first & present and rule.gate.open(present)):
                 self._candidate(view, rule, i, a, b, seen)
 
     def _candidate(

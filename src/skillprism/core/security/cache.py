@@ -109,7 +109,15 @@ def file_key(
 
 
 def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
-    h = blake2b(rules_version(), digest_size=20)
+    """The key of a skill folder's record: its place, its skill file and the limits."""
+    if not os.path.isabs(skill_dir):
+        skill_dir = os.path.abspath(skill_dir)  # (here: the working folder may change)
+    return _skill_key(rules_version(), skill_dir, skill_rel, limits)
+
+
+@functools.lru_cache(maxsize=256)  # (asked for again by the scan of a skill the cache missed)
+def _skill_key(version: bytes, skill_dir: str, skill_rel: str, limits: object) -> bytes:
+    h = blake2b(version, digest_size=20)
     h.update(
         f"{os.path.abspath(skill_dir)}\0{skill_rel}\0{_limits_text(limits)}".encode(
             "utf-8", "replace"
@@ -263,7 +271,7 @@ class Store:
     def put(self, table: str, key: bytes, value: Any) -> None:
         with self._lock:
             self._pending[table][key] = _pack(value)
-            n = sum(len(p) for p in self._pending.values())
+            n = len(self._pending["files"]) + len(self._pending["skills"])
         if n >= _FLUSH_ROWS:
             self.flush()
 

@@ -410,8 +410,13 @@ _FETCH = (
     r"iwr|irm|invoke-webrequest|invoke-restmethod|certutil\s+-urlcache|bitsadmin|"
     r"python[0-9.]*\s+-c\s+[\"']?import\s+urllib)"
 )
+# A shell, maybe behind sudo and env. `(?:X)?Y` is written `(?:XY|Y)`, which matches the same in
+# the same order of preference, so that every alternative starts with a word the prefilter can
+# join to what comes before it (`| sh` is "|sh" in squeezed text, rarer than "sh" alone).
+_SHELL = r"(?:/usr)?(?:/bin/)?(?:ba|z|k|da|c|tc|fi|a)?sh"
+_ENV_SHELL = rf"(?:env\s+(?:\S+=\S*\s+)*{_SHELL}|{_SHELL})"
 _SHELLS = (
-    r"(?:(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|k|da|c|tc|fi|a)?sh"
+    rf"(?:sudo\s+(?:-\S+\s+)*{_ENV_SHELL}|{_ENV_SHELL}"
     r"|(?:sudo\s+)?(?:/usr/bin/)?(?:python[0-9.]*|perl|ruby|node|php|pwsh|powershell|"
     r"iex|invoke-expression|source\s+/dev/stdin|\$SHELL|\$\{SHELL\}))"
 )

@@ -44,6 +44,9 @@ class _Info:
     # `exact` holds only how a match starts (`x+`: one x, then maybe more): what follows it in
     # a sequence cannot be joined to it.
     open_end: bool = False
+    # How every match starts, when `exact` is None and that is known (`sd[a-z]`: "sd"): what
+    # comes before the node in a sequence can still be joined to it.
+    prefix: frozenset[str] | None = None
 
 
 _ANY = _Info(None, ())
@@ -129,7 +132,22 @@ def _simplify(found: list[frozenset[str]]) -> tuple[frozenset[str], ...]:
         atoms = frozenset(a for a in clause if not any(b != a and b in a for b in clause))
         if atoms not in keep:
             keep.append(atoms)
-    return tuple(keep)
+    # A clause is implied by another whose every atom holds one of its atoms: keep the other.
+    return tuple(
+        c
+        for i, c in enumerate(keep)
+        if not any(
+            j != i
+            and all(any(a in b for a in c) for b in d)
+            and (d != c and (j < i or not _implies(c, d)))
+            for j, d in enumerate(keep)
+        )
+    )
+
+
+def _implies(c: frozenset[str], d: frozenset[str]) -> bool:
+    """Every text holding an atom of `c` holds an atom of `d`."""
+    return all(any(a in b for a in d) for b in c)
 
 
 def _flush(exact: frozenset[str], out: list[frozenset[str]]) -> None:
@@ -141,13 +159,20 @@ def _sequence(items: list[tuple[object, object]]) -> _Info:
     current: frozenset[str] | None = frozenset({""})
     found: list[frozenset[str]] = []
     exact_all = True
+    prefix: frozenset[str] | None = None  # how every match starts, once the leading run ends
+    leading = True
     for op, av in items:
         info = _node(op, av)
         found.extend(info.clauses)
         if info.exact is None:
             exact_all = False
-            if current is not None:
-                _flush(current, found)
+            assert current is not None
+            if leading:
+                leading = False
+                prefix = _joined(current, info.prefix)
+                if prefix is not current:
+                    _flush(prefix, found)  # the run before the node joined to how it starts
+            _flush(current, found)
             current = frozenset({""})
             continue
         assert current is not None
@@ -155,6 +180,8 @@ def _sequence(items: list[tuple[object, object]]) -> _Info:
             current = frozenset(a + b for a in current for b in info.exact)
             if info.open_end:
                 exact_all = False
+                if leading:
+                    leading, prefix = False, current
                 _flush(current, found)
                 current = frozenset({""})
                 continue
@@ -162,13 +189,33 @@ def _sequence(items: list[tuple[object, object]]) -> _Info:
                 continue
         # too many combinations: what was joined so far is one clause, the rest starts anew
         exact_all = False
+        if leading:
+            leading, prefix = False, current
         _flush(current, found)
         current = info.exact
+        if info.open_end:  # only how the node starts: nothing after it may be joined to it
+            _flush(current, found)
+            current = frozenset({""})
     if exact_all:
         return _Info(current, tuple(found))
     if current is not None:
         _flush(current, found)
-    return _Info(None, tuple(found))
+    if prefix is not None and (not prefix or "" in prefix):
+        prefix = None
+    return _Info(None, tuple(found), prefix=prefix)
+
+
+def _joined(current: frozenset[str], start: frozenset[str] | None) -> frozenset[str]:
+    """The strings `current` then one of `start` (how the next node starts), when few and
+    `start` is known; else `current` itself."""
+    if not start or "" in start or len(current) * len(start) > _MAX_SET:
+        return current
+    return frozenset(a + b for a in current for b in start)
+
+
+def _starts(info: _Info) -> frozenset[str] | None:
+    """How every match of a node starts, when known."""
+    return info.exact if info.exact is not None else info.prefix
 
 
 def _best(info: _Info) -> frozenset[str] | None:
@@ -204,9 +251,19 @@ def _node(op: object, av: object) -> _Info:
             if len(union) <= _MAX_SET:
                 return _Info(union, ())
         bests = [_best(a) for a in alternatives]
+        clauses: tuple[frozenset[str], ...] = ()
         if all(b is not None for b in bests):
-            return _Info(None, (frozenset().union(*bests),))  # type: ignore[arg-type]
-        return _ANY
+            clauses = (frozenset().union(*bests),)  # type: ignore[arg-type]
+        starts = [_starts(a) for a in alternatives]
+        if all(s and "" not in s for s in starts):
+            # how each alternative starts: what comes before can still be joined to it
+            union: frozenset[str] = frozenset().union(*starts)  # type: ignore[arg-type]
+            for cut in (0, _MAX_ATOM, 8, 6, 4, 3):
+                # (too many: each start's start, which is as necessary)
+                cut_short = frozenset(s[:cut] for s in union) if cut else union
+                if len(cut_short) <= _MAX_SET:
+                    return _Info(cut_short, clauses, open_end=True)
+        return _Info(None, clauses) if clauses else _ANY
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         low, high, sub = av  # type: ignore[misc]
         info = _sequence(list(sub))
@@ -214,15 +271,16 @@ def _node(op: object, av: object) -> _Info:
             return _EMPTY  # `\s*`, `\s+`: white space only, which squeezed text does not hold
         if low == 0:
             if high == 1 and info.exact is not None:
-                return _Info(info.exact | {""}, ())  # `x?`: x or nothing
+                # `x?`: x or nothing (or only how x starts, or nothing)
+                return _Info(info.exact | {""}, (), open_end=info.open_end)
             return _ANY
         got = list(info.clauses)
         if info.exact is not None:
             if low == high == 1:
-                return _Info(info.exact, info.clauses)
+                return _Info(info.exact, info.clauses, open_end=info.open_end)
             # one repetition for certain, then more: a prefix the sequence may still join to
             return _Info(info.exact, info.clauses, open_end=True)
-        return _Info(None, tuple(got))
+        return _Info(None, tuple(got), prefix=info.prefix)
     return _ANY
 
 
@@ -237,16 +295,56 @@ def _class_chars(items: list[tuple[object, object]]) -> frozenset[str] | None:
             out.update(_SPACES)
         elif op is _c.LITERAL:
             out.add(chr(av).lower())  # type: ignore[arg-type]
-        elif op is _c.RANGE and av[1] - av[0] < 8:  # type: ignore[index, operator]
+        elif op is _c.RANGE and av[1] - av[0] < 26:  # type: ignore[index, operator]
             out.update(chr(c).lower() for c in range(av[0], av[1] + 1))  # type: ignore[index]
         else:
             return None  # a negation, a category or a wide range
     spaced = bool(out & _SPACES)
     out -= _SPACES  # a white space character is nothing in the squeezed text
-    if len(out) > 8 or not (out or spaced):
+    if len(out) > 26 or not (out or spaced):
         return None
     return frozenset(out) | ({""} if spaced else set())
 
 
 def _category(av: object) -> frozenset[str] | None:
     return _EMPTY.exact if av is _c.CATEGORY_SPACE else None
+
+
+def split_alternatives(pattern: str) -> list[str] | None:
+    """The text of each top-level alternative of `pattern` (`(?i)a|b` gives `(?i)a`, `(?i)b`:
+    flags that open the pattern go with every alternative), or None when the pattern does not
+    read as such (a group around everything, an unbalanced bracket)."""
+    flags = ""
+    opening = re.match(r"\(\?[a-zA-Z]+\)", pattern)
+    if opening:
+        flags, pattern = opening.group(), pattern[opening.end() :]
+    out: list[str] = []
+    depth, start, i, in_class = 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1  # a literal ']' first in a class
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "|" and depth == 0:
+            out.append(flags + pattern[start:i])
+            start = i + 1
+        i += 1
+    if depth or in_class:
+        return None
+    out.append(flags + pattern[start:])
+    return out

@@ -195,8 +195,8 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, _Gate]]:
     for p in patterns.TEXT_RULES:
         need = tuple(ids(alt) for alt in alternatives(p.regex))
         probe = 0
-        texts = split_alternatives(p.regex)
-        if () in need and texts is not None and len(texts) == len(need):
+        texts = split_alternatives(p.regex) if () in need else None
+        if texts is not None and len(texts) == len(need):
             # An alternative with no atom to look for would open the rule on every text: the
             # set pass of the scarce patterns looks for that alternative itself.
             _PROBES.append("|".join(t for t, n in zip(texts, need, strict=True) if not n))

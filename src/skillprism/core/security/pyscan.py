@@ -295,7 +295,7 @@ class _Folder:
     def sources(self, node: ast.AST, budget: list[int]) -> set[str]:
         """What kinds of text flow into `node`: 'download' (a network read), 'decode'."""
         kinds: set[str] = set()
-        for sub in ast.walk(node):
+        for sub in _everything_in(node):
             budget[0] -= 1
             if budget[0] <= 0:
                 break
@@ -379,8 +379,33 @@ def _walk(tree: ast.AST, budget: list[int]):  # type: ignore[no-untyped-def]
         if budget[0] <= 0:
             return
         yield node
-        children = list(ast.iter_child_nodes(node))
-        stack.extend(reversed(children))
+        children = _children(node)
+        children.reverse()
+        stack += children
+
+
+def _everything_in(node: ast.AST) -> list[ast.AST]:
+    """`node` and every node below it, in the order of `ast.walk` (breadth first)."""
+    out = [node]
+    i = 0
+    while i < len(out):
+        out += _children(out[i])
+        i += 1
+    return out
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """`ast.iter_child_nodes(node)` as a list: a generator per node costs more than the walk."""
+    out = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    out.append(item)
+    return out
 
 
 def _is_plain_literal(node: ast.AST) -> bool:
@@ -475,7 +500,7 @@ def _sends_environment(node: ast.Call) -> bool:
     """A call one of whose arguments holds the whole environment (`os.environ`, `dict(os.environ)`,
     `os.environ.copy()`)."""
     for arg in list(node.args) + [kw.value for kw in node.keywords]:
-        for sub in ast.walk(arg):
+        for sub in _everything_in(arg):
             if isinstance(sub, ast.Attribute) and sub.attr == "environ":
                 return True
             if isinstance(sub, ast.Name) and sub.id == "environ":
@@ -490,7 +515,7 @@ def _spliced(node: ast.expr) -> bool:
     if isinstance(node, ast.JoinedStr):
         return any(isinstance(v, ast.FormattedValue) for v in node.values)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-        return any(isinstance(n, (ast.Constant, ast.JoinedStr)) for n in ast.walk(node))
+        return any(isinstance(n, (ast.Constant, ast.JoinedStr)) for n in _everything_in(node))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return node.func.attr == "format" and isinstance(node.func.value, ast.Constant)
     return False

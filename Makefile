@@ -26,7 +26,7 @@ run: check-display $(STAMP)
 
 # The suite runs on every core (pytest-xdist) under coverage; core/ and app/ keep per-module floors.
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n auto --cov --cov-report=
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n auto --durations=25 --cov --cov-report=
 	$(PY) tools/coverage_floor.py
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy

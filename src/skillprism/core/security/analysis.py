@@ -223,6 +223,34 @@ _SCARCE_COUNT = 5
 _PROBES: list[str] = []
 _ATOM_SET, _RULES, _GATES = _build()
 _PROBED = tuple((i, rule) for i, rule in enumerate(_RULES) if rule.probe)
+
+
+def _rules_by_atom() -> tuple[dict[int, tuple[int, ...]], tuple[int, ...]]:
+    """For each atom, the rules (by index) whose first clauses hold it; and the rules that wait
+    for no atom (their `first` is -1)."""
+    by_atom: dict[int, list[int]] = {}
+    always = []
+    for i, rule in enumerate(_RULES):
+        if rule.first == -1:
+            always.append(i)
+            continue
+        bits = rule.first
+        while bits:
+            low = bits & -bits
+            by_atom.setdefault(low.bit_length() - 1, []).append(i)
+            bits ^= low
+    return {k: tuple(v) for k, v in by_atom.items()}, tuple(always)
+
+
+_RULES_BY_ATOM, _RULES_ALWAYS = _rules_by_atom()
+# A text holding at most this many atoms looks its rules up by them; one holding more goes
+# through every rule (a text holds few of the atoms: a generated skill's file five or so, a
+# real collection's twenty or so).
+_FEW_ATOMS = 16
+_DETECTOR_GATES = tuple(
+    _GATES[name]
+    for name in ("cred0", "cred1", "cred2", "exfil", "url", "ipv4", "outside", "secret")
+)
 _ATOM_MATCH = _ATOM_SET._set.Match  # the binding's C++ call, without its Python wrapper
 _DETECTOR_RX = {name: patterns.compile_bytes(rx) for name, rx in _DETECTORS.items()}
 _BASE64_RUN = patterns.compile_bytes(patterns.BASE64_RUN)
@@ -492,8 +520,19 @@ class FileScan:
         seen: set[tuple[int, int]] | None,
         scarce: int,
     ) -> None:
-        for i, rule in enumerate(_RULES):
+        if present.bit_count() <= _FEW_ATOMS:
+            wanted = set(_RULES_ALWAYS)
+            bits = present
+            while bits:
+                low = bits & -bits
+                wanted.update(_RULES_BY_ATOM.get(low.bit_length() - 1, ()))
+                bits ^= low
+            order: Iterable[int] = sorted(wanted)
+        else:
+            order = range(len(_RULES))
+        for i in order:
             # (inline: this loop runs for every rule of every block)
+            rule = _RULES[i]
             if not rule.first & present:
                 continue
             gate = rule.gate
@@ -642,14 +681,14 @@ class FileScan:
 
     # -- detectors beside the phrase and command rules ------------------------------------------------
     def _extras(self, view: View, present: int, scarce: int) -> None:
-        def on(name: str) -> bool:
-            return _GATES[name].open(present)
-
+        cred0, cred1, cred2, exfil_on, url_on, ipv4_on, outside_on, secret_on = (
+            gate.open(present) for gate in _DETECTOR_GATES
+        )
         data = view.data
-        for n in range(3):
-            if on(f"cred{n}"):
+        for n, on in enumerate((cred0, cred1, cred2)):
+            if on:
                 self._credentials(view, _DETECTOR_RX[f"cred{n}"], patterns.CREDENTIALS[n][1])
-        if on("exfil"):
+        if exfil_on:
             for m in _limit(_DETECTOR_RX["exfil"].finditer(data), self.limits):
                 if view.keep is not None and not view.keep(m.start(), m.end()):
                     continue
@@ -667,7 +706,7 @@ class FileScan:
                     self._evidence(view, m.start(), host),
                     sev,
                 )
-        if (self.kind == "script" or view.note) and on("url"):
+        if (self.kind == "script" or view.note) and url_on:
             for m in _limit(_DETECTOR_RX["url"].finditer(data), self.limits):
                 if view.keep is not None and not view.keep(m.start(), m.end()):
                     continue
@@ -682,9 +721,9 @@ class FileScan:
                     self._evidence(view, m.start(), url),
                     INFO,
                 )
-        if scarce & _HAS_IPV4 and on("ipv4"):
+        if scarce & _HAS_IPV4 and ipv4_on:
             self._ips(view)
-        if on("outside") and self.kind in ("skill", "prose", "script"):
+        if outside_on and self.kind in ("skill", "prose", "script"):
             for m in _limit(_DETECTOR_RX["outside"].finditer(data), self.limits):
                 if view.keep is not None and not view.keep(m.start(), m.end()):
                     continue
@@ -708,7 +747,7 @@ class FileScan:
                 )
         if self.kind != "licence":
             self._blobs(view, scarce)
-        if on("secret") and self.kind != "licence" and not view.note:
+        if secret_on and self.kind != "licence" and not view.note:
             self._secrets(view)
 
     def _credentials(self, view: View, r: re2._Regexp, sev: Severity) -> None:

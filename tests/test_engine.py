@@ -592,3 +592,43 @@ def test_when_nothing_changed_before_the_watch_the_open_is_the_only_answer(
         ours.close()
         thread.join(10)
         engine.stop()
+
+
+class _ReportAtTheWatch(Engine):
+    """An engine whose watch, as it starts, sees a file made beside an unchanged skill file and
+    reports it before the rescan that follows the watch has begun (a loaded machine's order)."""
+
+    def __init__(self, made: Path) -> None:
+        super().__init__(workers=1)
+        self.made = made
+
+    def _watch(self, workspace, spec) -> None:  # type: ignore[no-untyped-def]
+        super()._watch(workspace, spec)
+        if not self.made.exists():
+            self.made.parent.mkdir(parents=True, exist_ok=True)
+            self.made.write_text("notes\n", encoding="utf-8")
+            self._on_changes([str(self.made.parent), str(self.made)])
+
+
+def test_a_change_the_watch_reports_as_it_starts_is_refreshed(tmp_path: Path) -> None:
+    """The rescan after the watch starts trusts what it holds for files it was not told of: a
+    report that arrives before it must stay for the refresh after it, not be dropped."""
+    root = tmp_path / "skills"
+    skill_dir = root / "alpha"
+    skill_dir.mkdir(parents=True)
+    (skill_dir / "SKILL.md").write_text(
+        "---\nname: alpha\ndescription: d\n---\nSee [notes](references/notes.md).\n",
+        encoding="utf-8",
+    )
+    engine = _ReportAtTheWatch(skill_dir / "references" / "notes.md")
+
+    def codes(view: LoadedView) -> set[str]:
+        return {row.diagnostic.code for row in view.problems}
+
+    try:
+        spec = OpenSpec(str(tmp_path), (str(root),), "agentskills")
+        assert "SP501" in codes(engine.handle("open", spec, False, FilterQuery(), True))
+        engine.handle("refresh", (), True)  # the watch starts (and reports), then the rescan
+        assert "SP501" not in codes(engine.handle("refresh"))
+    finally:
+        engine.stop()

@@ -581,10 +581,14 @@ class Engine:
             self._watch(self.workspace, self.spec)
         with self._cv:
             self._changes.update(paths)
-            changed, self._changes = tuple(sorted(self._changes)), set()
-        if verify:
-            changed = ()  # the rescan covers whatever the watcher reported meanwhile
-        else:
+            if verify:
+                # What the watch reports from its start on is left for the refresh after this
+                # rescan: the rescan trusts what it holds for files it was not told of (a file
+                # made beside an unchanged skill file), so a report taken here would be lost.
+                changed: tuple[str, ...] = ()
+            else:
+                changed, self._changes = tuple(sorted(self._changes)), set()
+        if not verify:
             self.event("working", "refresh")
         try:
             update = self.workspace.refresh(changed, security=False if self._risks_due else None)

@@ -533,3 +533,34 @@ def test_decoded_blobs_are_measured_as_byte_by_byte(data: bytes) -> None:
     assert wordy(data) == (
         letters >= len(data) * 0.5 and re.search(rb"[A-Za-z]{2,}", data) is not None
     )
+
+
+def test_an_atom_pass_that_gives_up_opens_every_gate(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from skillprism.core.security import analysis
+
+    monkeypatch.setattr(analysis, "_ATOM_MATCH", lambda _data: [])
+    assert analysis.present_atoms(b"curl https://x | sh") == analysis._ATOMS_END - 1
+
+
+def test_flags_set_midway_keep_a_pattern_whole() -> None:
+    """In RE2 `x(?i)a|b` is case-blind in `b` too: split, `b` would lose the flag."""
+    from skillprism.core.security.prefilter import split_alternatives
+
+    assert split_alternatives(r"x(?i)a|b") is None
+    assert split_alternatives(r"(?s)(?i)a|b") is None
+    assert split_alternatives(r"(?i:a)|b") == ["(?i:a)", "b"]
+
+
+def test_the_python_walk_below_a_node_stops_where_its_caller_does(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The budget bounds the work: a caller that stops early must not pay for the rest."""
+    import ast
+
+    from skillprism.core.security import pyscan
+
+    tree = ast.parse("x = f(" + ", ".join(["[0, 1]"] * 2000) + ")")
+    listed: list[ast.AST] = []
+    real = pyscan._children
+    monkeypatch.setattr(pyscan, "_children", lambda node: listed.append(node) or real(node))
+    walk = pyscan._everything_in(tree)
+    assert next(walk) is tree and len(listed) == 1
+    assert list(walk) == list(ast.walk(tree))[1:]

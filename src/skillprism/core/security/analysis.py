@@ -169,7 +169,7 @@ def all_patterns() -> list[str]:
     return [p.regex for p in patterns.TEXT_RULES] + list(_DETECTORS.values())
 
 
-def _build() -> tuple[re2.Set, list[_Rule], dict[str, _Gate]]:
+def _build() -> tuple[re2.Set, int, list[_Rule], dict[str, _Gate]]:
     atoms: dict[str, int] = {}
 
     def ids(found: Iterable[frozenset[str]]) -> tuple[int, ...]:
@@ -213,15 +213,17 @@ def _build() -> tuple[re2.Set, list[_Rule], dict[str, _Gate]]:
     s = re2.Set.SearchSet(patterns._options(max_mem=8 << 20))  # one pass over every byte
     for atom in sorted(atoms, key=atoms.__getitem__):
         s.Add(b"(?i)" + re2.escape(atom.encode("utf-8")))
+    s.Add(rb"\z")  # (the end of the text: found unless the pass gave up, see present_atoms)
     s.Compile()
-    return s, rules, gates
+    return s, len(atoms), rules, gates
 
 
 # What the one set pass of `scarce_in` looks for: the five scarce patterns (the _HAS_ bits), then
 # the alternatives of rules that no atom can gate (`_Rule.probe`), then the end of the text.
 _SCARCE_COUNT = 5
 _PROBES: list[str] = []
-_ATOM_SET, _RULES, _GATES = _build()
+_ATOM_SET, _ATOM_COUNT, _RULES, _GATES = _build()
+_ATOMS_END = 1 << _ATOM_COUNT  # the bit of the end of the text (see present_atoms)
 _PROBED = tuple((i, rule) for i, rule in enumerate(_RULES) if rule.probe)
 
 
@@ -372,11 +374,15 @@ def _satisfied(need: tuple[tuple[int, ...], ...], present: int) -> bool:
 
 
 def present_atoms(data: bytes) -> int:
-    """The atoms `data` holds (with its white space taken out), as a bit mask of their indices."""
+    """The atoms `data` holds (with its white space taken out), as a bit mask of their indices;
+    every atom when the set's pass could not run to the end (out of memory): then every gate
+    opens, instead of none."""
     mask = 0
     for i in _ATOM_MATCH(squeeze(data)) or ():
         mask |= 1 << i
-    return mask
+    if not mask & _ATOMS_END:
+        return _ATOMS_END - 1
+    return mask ^ _ATOMS_END
 
 
 # --- severity by kind and context ------------------------------------------------------------------

@@ -335,6 +335,8 @@ def split_alternatives(pattern: str) -> list[str] | None:
             if pattern[i + 1 : i + 2] == "]":
                 i += 1  # a literal ']' first in a class
         elif ch == "(":
+            if _INLINE_FLAGS.match(pattern, i):
+                return None  # flags set midway hold across a '|' in RE2: not split
             depth += 1
         elif ch == ")":
             depth -= 1

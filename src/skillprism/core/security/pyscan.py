@@ -18,6 +18,8 @@ import binascii
 import codecs
 import warnings
 import zlib
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from skillprism.core.diagnostics import Severity
@@ -384,14 +386,14 @@ def _walk(tree: ast.AST, budget: list[int]):  # type: ignore[no-untyped-def]
         stack += children
 
 
-def _everything_in(node: ast.AST) -> list[ast.AST]:
-    """`node` and every node below it, in the order of `ast.walk` (breadth first)."""
-    out = [node]
-    i = 0
-    while i < len(out):
-        out += _children(out[i])
-        i += 1
-    return out
+def _everything_in(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and every node below it, as `ast.walk` gives them (breadth first, one at a time:
+    a caller that stops early, at its budget or its answer, pays only for what it saw)."""
+    todo = deque([node])
+    while todo:
+        current = todo.popleft()
+        todo.extend(_children(current))
+        yield current
 
 
 def _children(node: ast.AST) -> list[ast.AST]:

@@ -133,14 +133,12 @@ def _simplify(found: list[frozenset[str]]) -> tuple[frozenset[str], ...]:
         if atoms not in keep:
             keep.append(atoms)
     # A clause is implied by another whose every atom holds one of its atoms: keep the other.
+    # (Of two that imply each other, the first is kept.)
     return tuple(
         c
         for i, c in enumerate(keep)
         if not any(
-            j != i
-            and all(any(a in b for a in c) for b in d)
-            and (d != c and (j < i or not _implies(c, d)))
-            for j, d in enumerate(keep)
+            j != i and _implies(d, c) and (j < i or not _implies(c, d)) for j, d in enumerate(keep)
         )
     )
 

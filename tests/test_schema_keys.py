@@ -384,6 +384,19 @@ def test_a_varying_winner_among_many_copies_names_a_few_and_counts_the_rest(proj
         assert len(named) == 3 and message.endswith("and 2 more)")
 
 
+def test_a_kept_both_clash_among_many_copies_names_a_few_and_counts_the_rest(proj: Path) -> None:
+    paths = [
+        write(proj, f"skills/k{i}/SKILL.md", fm(f"name: same\ndescription: K{i}."))
+        for i in range(6)
+    ]
+    cat = build(profile('[precedence]\nrule = "keep-both"'), proj)
+    for path in paths:
+        (message,) = [d.message for d in get(cat, path).diagnostics if "keeps every" in d.message]
+        named = [p for p in paths if p != path and str(p) in message]
+        assert str(path) not in message.split("also at", 1)[1]
+        assert len(named) == 3 and message.endswith("and 2 more")
+
+
 def test_winner_varies_across_roots(proj: Path) -> None:
     roots = (
         '[[roots]]\nscope = "p"\npath = "{project}/one"\n'

@@ -60,8 +60,12 @@ def apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> No
             continue
         name = group[0]["qualified_name"]
         if profile.tie_rule == "keep-both":
+            head = group[: OTHERS_NAMED + 1]
             for d in group:
-                others = ", ".join(o["path"] for o in group if o is not d)
+                # as in _note_varying_winner: a few of the others by name, then how many more
+                named = [o["path"] for o in head if o is not d][:OTHERS_NAMED]
+                more = len(group) - 1 - len(named)
+                others = ", ".join(named) + (f" and {more:,} more" if more > 0 else "")
                 _add(
                     d,
                     policy.report(
@@ -79,6 +83,7 @@ def apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> No
             # Inside the winning root, too, the copy discovered last is the one kept.
             winner = same_root[-1]
         contenders = _varying_contenders(profile, group, same_root)
+        contending = {id(c) for c in contenders}
         if contenders:
             _note_varying_winner(profile, policy, name, winner, contenders)
         for d in group:
@@ -92,7 +97,7 @@ def apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> No
             text = template.format(name=name, winner=winner["path"], loser=d["path"])
             d["shadowed_by"] = winner["path"]
             d["reason"] = f"shadowed by {winner['path']}"
-            if any(c is d for c in contenders):
+            if id(d) in contending:
                 d["reason"] = (
                     f"probably shadowed by {winner['path']}; which copy wins varies (see "
                     f"{RULES['clash-winner-varies'].code})"

@@ -86,14 +86,16 @@ def _locate_explicit(
         return Located(found, start_root, parts)
     last_names = {s[-1] for s in profile.root_suffixes}
     for k in range(len(parts) - 2, 0, -1):
+        # Every template's suffix ends with one of `last_names`: any other folder matches none
+        # (and a deep path is not sliced at each level).
+        if parts[k - 1] not in last_names:
+            continue
         prefix = parts[:k]
         matches = [
             t_index
             for t_index, template in enumerate(profile.roots)
             if template.suffix and prefix[-len(template.suffix) :] == template.suffix
         ]
-        if not matches and prefix[-1] not in last_names:
-            continue
         root_path = os.path.join(found.start, *prefix)
         has_marker = bool(profile.plugin_marker) and os.path.exists(
             os.path.join(os.path.dirname(root_path), profile.plugin_marker)

@@ -256,7 +256,10 @@ def search(
                     continue
                 loops = False
                 if is_link:
-                    real_child = os.path.realpath(entry.path)
+                    # resolved from the folder's real path: the same answer as resolving
+                    # entry.path, without resolving every link above it again (a path round a
+                    # loop holds hundreds)
+                    real_child = os.path.realpath(real_prefix + name)
                     # only a loop inside the searched folder: one to a folder above it would
                     # take the walk out of the tree (to /, and so to /proc), which it never leaves
                     loops = (
@@ -285,7 +288,7 @@ def search(
                 )
             elif len(name) == 8 and name.lower() == SKILL_FILE_LOWER:
                 if is_link:
-                    refusal = link_refusal(os.path.realpath(entry.path))
+                    refusal = link_refusal(os.path.realpath(real_prefix + name))
                     if refusal:
                         if not looped:
                             result.notes.append((entry.path, _refused_link(name, refusal)))

@@ -110,19 +110,14 @@ def file_key(
 
 def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
     """The key of a skill folder's record: its place, its skill file and the limits."""
-    if not os.path.isabs(skill_dir):
-        skill_dir = os.path.abspath(skill_dir)  # (here: the working folder may change)
-    return _skill_key(rules_version(), skill_dir, skill_rel, limits)
+    # (made absolute here, where the working folder is the caller's; once, not per step)
+    return _skill_key(rules_version(), os.path.abspath(skill_dir), skill_rel, limits)
 
 
 @functools.lru_cache(maxsize=256)  # (asked for again by the scan of a skill the cache missed)
 def _skill_key(version: bytes, skill_dir: str, skill_rel: str, limits: object) -> bytes:
     h = blake2b(version, digest_size=20)
-    h.update(
-        f"{os.path.abspath(skill_dir)}\0{skill_rel}\0{_limits_text(limits)}".encode(
-            "utf-8", "replace"
-        )
-    )
+    h.update(f"{skill_dir}\0{skill_rel}\0{_limits_text(limits)}".encode("utf-8", "replace"))
     return h.digest()
 
 

@@ -549,6 +549,10 @@ def test_flags_set_midway_keep_a_pattern_whole() -> None:
     assert split_alternatives(r"x(?i)a|b") is None
     assert split_alternatives(r"(?s)(?i)a|b") is None
     assert split_alternatives(r"(?i:a)|b") == ["(?i:a)", "b"]
+    # every flag RE2 knows, and turned off, not only i, m, s and x
+    assert split_alternatives(r"x(?U)a|b") is None
+    assert split_alternatives(r"x(?i-s)a|b") is None
+    assert split_alternatives(r"(?-s)a|b") == ["(?-s)a", "(?-s)b"]
 
 
 def test_the_python_walk_below_a_node_stops_where_its_caller_does(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -169,8 +169,11 @@ def all_patterns() -> list[str]:
     return [p.regex for p in patterns.TEXT_RULES] + list(_DETECTORS.values())
 
 
-def _build() -> tuple[re2.Set, int, list[_Rule], dict[str, _Gate]]:
+def _build() -> tuple[re2.Set, int, list[_Rule], dict[str, _Gate], list[str]]:
+    """The atom set, its size, the rules, the detectors' gates, and the probes (the atomless
+    alternatives the scarce set pass looks for itself, in the order of their bits)."""
     atoms: dict[str, int] = {}
+    probes: list[str] = []
 
     def ids(found: Iterable[frozenset[str]]) -> tuple[int, ...]:
         # A clause with an atom under 3 characters is left out: so short an atom occurs in
@@ -199,8 +202,8 @@ def _build() -> tuple[re2.Set, int, list[_Rule], dict[str, _Gate]]:
         if texts is not None and len(texts) == len(need):
             # An alternative with no atom to look for would open the rule on every text: the
             # set pass of the scarce patterns looks for that alternative itself.
-            _PROBES.append("|".join(t for t, n in zip(texts, need, strict=True) if not n))
-            probe = 1 << (_SCARCE_COUNT + len(_PROBES) - 1)
+            probes.append("|".join(t for t, n in zip(texts, need, strict=True) if not n))
+            probe = 1 << (_SCARCE_COUNT + len(probes) - 1)
             need = tuple(n for n in need if n)
         regex = patterns.compile_bytes(p.regex)
         rules.append(_Rule(p, regex, need, first(need), _gate(need), probe))
@@ -215,14 +218,13 @@ def _build() -> tuple[re2.Set, int, list[_Rule], dict[str, _Gate]]:
         s.Add(b"(?i)" + re2.escape(atom.encode("utf-8")))
     s.Add(rb"\z")  # (the end of the text: found unless the pass gave up, see present_atoms)
     s.Compile()
-    return s, len(atoms), rules, gates
+    return s, len(atoms), rules, gates, probes
 
 
 # What the one set pass of `scarce_in` looks for: the five scarce patterns (the _HAS_ bits), then
 # the alternatives of rules that no atom can gate (`_Rule.probe`), then the end of the text.
 _SCARCE_COUNT = 5
-_PROBES: list[str] = []
-_ATOM_SET, _ATOM_COUNT, _RULES, _GATES = _build()
+_ATOM_SET, _ATOM_COUNT, _RULES, _GATES, _PROBES = _build()
 _ATOMS_END = 1 << _ATOM_COUNT  # the bit of the end of the text (see present_atoms)
 _PROBED = tuple((i, rule) for i, rule in enumerate(_RULES) if rule.probe)
 

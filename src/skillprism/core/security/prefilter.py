@@ -35,6 +35,8 @@ except ImportError:  # pragma: no cover - older layouts
 _MAX_SET = 64  # exact strings tracked per node before giving up on exactness
 _MAX_ATOM = 24  # characters per atom (longer runs are cut: a prefix is still necessary)
 _INLINE_FLAGS = re.compile(r"\(\?[imsx]+\)")
+# Any group of flags alone, (?i) or (?U) or (?i-s): what splitting a pattern reads flags by.
+_FLAG_GROUP = re.compile(r"\(\?[a-zA-Z]*-?[a-zA-Z]+\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +315,7 @@ def split_alternatives(pattern: str) -> list[str] | None:
     flags that open the pattern go with every alternative), or None when the pattern does not
     read as such (a group around everything, an unbalanced bracket)."""
     flags = ""
-    opening = re.match(r"\(\?[a-zA-Z]+\)", pattern)
+    opening = _FLAG_GROUP.match(pattern)
     if opening:
         flags, pattern = opening.group(), pattern[opening.end() :]
     out: list[str] = []
@@ -333,7 +335,7 @@ def split_alternatives(pattern: str) -> list[str] | None:
             if pattern[i + 1 : i + 2] == "]":
                 i += 1  # a literal ']' first in a class
         elif ch == "(":
-            if _INLINE_FLAGS.match(pattern, i):
+            if _FLAG_GROUP.match(pattern, i):
                 return None  # flags set midway hold across a '|' in RE2: not split
             depth += 1
         elif ch == ")":

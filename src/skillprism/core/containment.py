@@ -120,6 +120,7 @@ def walk_inside(skill_dir: str, segments: tuple[str, ...]) -> tuple[str, os.stat
 # The machine's pseudo-file systems: what lies below them describes the system and its other
 # processes (/proc/<pid>/cwd leads into another project), never a skill set.
 SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+_BELOW_SYSTEM_FOLDERS = tuple(folder + os.sep for folder in SYSTEM_FOLDERS)
 
 
 @functools.cache
@@ -144,9 +145,10 @@ def _system_devices() -> frozenset[int]:
 def system_folder(real: str, st: os.stat_result | None = None) -> str:
     """The system folder (/proc, /sys, /dev) the real path `real` lies in, or on the same file
     system as (`st`: its stat, if taken); "" when it lies in none."""
-    for folder in SYSTEM_FOLDERS:
-        if inside(real, folder):
-            return folder
+    if real in SYSTEM_FOLDERS or real.startswith(_BELOW_SYSTEM_FOLDERS):  # (asked of every path)
+        for folder in SYSTEM_FOLDERS:
+            if inside(real, folder):
+                return folder
     if st is None or st.st_dev not in _system_devices():
         return ""
     for folder in SYSTEM_FOLDERS:

@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from stat import S_ISDIR
 from typing import Any
 
 from skillprism.core.diagnostics import Severity
@@ -28,6 +29,7 @@ from skillprism.core.security.files import (
     read_head,
     read_windows,
     walk_skill,
+    walk_stays_inside,
 )
 from skillprism.core.security.model import DEFAULT_LIMITS, RiskFinding, SecurityLimits
 from skillprism.core.security.sink import Sink
@@ -309,16 +311,22 @@ def scan_skill(
     out.extend(sink.finish())
     out.sort(key=lambda f: (f.rel_path, f.line, f.column, f.rule, f.message))
     if store is not None:
-        store.put(
-            "skills",
-            skey,
-            {
-                "at": now,
-                "entries": records,
-                "limited": limited,
-                "findings": [_finding_record(f) for f in out],
-            },
-        )
+        record: dict[str, Any] = {
+            "at": now,
+            "entries": records,
+            "limited": limited,
+            "findings": [_finding_record(f) for f in out],
+        }
+        if (
+            listing is not None
+            and not files.irregular
+            and not limited
+            and all(r[1] == "file" and r[7] for r in records)
+        ):
+            # what `_still_as_listed` needs to know the folder unchanged without walking it
+            record["listing"] = dict(listing)
+            record["dirs"] = files.dirs
+        store.put("skills", skey, record)
     return out
 
 
@@ -392,6 +400,9 @@ def cached_findings_many(
         manifest = manifests.get(key)
         if manifest is None:
             out.append(None)
+            continue
+        if _still_as_listed(manifest, skill_dir, listing, real_dir):
+            out.append([_finding(r, skill_dir) for r in manifest["findings"]])
             continue
         files = walk_skill(skill_dir, limits, listing, real_dir=real_dir)
         walked = [_entry_record(e) for e in files.entries]
@@ -512,6 +523,41 @@ def _entry_record(e: Entry) -> list[Any]:
         e.link_outside,
         e.error,
     ]
+
+
+def _still_as_listed(manifest: Any, skill_dir: str, listing: Listing | None, real_dir: str) -> bool:
+    """What `_unchanged` would say after a walk, known without one: the search listed the skill's
+    folders as they were listed when the record was made, so a walk would visit the same entries
+    (the record holds only regular files, every one read, with nothing left out), and every
+    folder and file of the record stats as recorded. False says only that this cannot tell."""
+    known = manifest.get("listing")
+    if known is None or listing is None or known != listing:
+        return False
+    if walk_stays_inside(skill_dir, real_dir):
+        return False
+    try:
+        root_dev = os.stat(skill_dir).st_dev
+        at = skill_dir if skill_dir.endswith(os.sep) else skill_dir + os.sep
+        for rel in manifest["dirs"]:
+            st = os.lstat(at + rel)
+            if not S_ISDIR(st.st_mode) or st.st_dev != root_dev:
+                return False
+        before = manifest["at"] - cache.RACY_NS
+        for rec in manifest["entries"]:
+            st = os.lstat(at + rec[0])
+            # (a file's recorded mode is a regular file's: an equal mode is one too)
+            if (
+                st.st_ctime_ns >= before
+                or st.st_ino != rec[2]
+                or st.st_size != rec[3]
+                or st.st_mtime_ns != rec[4]
+                or st.st_ctime_ns != rec[5]
+                or st.st_mode != rec[6]
+            ):
+                return False
+    except (OSError, KeyError, TypeError, IndexError):
+        return False
+    return True
 
 
 def _unchanged(manifest: Any, walked: list[list[Any]], limited: list[list[Any]]) -> bool:

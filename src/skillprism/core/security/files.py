@@ -69,6 +69,10 @@ class SkillFiles:
     skill_dir: str
     entries: list[Entry] = field(default_factory=list)
     limited: list[tuple[str, str]] = field(default_factory=list)  # (rel_path, what was not read)
+    dirs: list[str] = field(default_factory=list)  # the subfolders entered (rel_path)
+    # A folder was listed here (not taken from the listing given), or one listed as a folder was
+    # not one when its stat was taken: the listing alone does not say what was walked.
+    irregular: bool = False
 
 
 def walk_stays_inside(skill_dir: str, real: str = "") -> str:
@@ -225,6 +229,7 @@ def walk_skill(
         if known is not None:
             entries = sorted(known.split("\0"), key=_BY_NAME) if known else []
         else:
+            out.irregular = True
             try:
                 entries = sorted(list_folder(folder), key=_BY_NAME)
             except OSError as err:
@@ -259,6 +264,7 @@ def walk_skill(
                     out.limited.append((rel, f"folder '{rel}' cannot be read: {err.strerror}"))
                     continue
                 if S_ISLNK(st.st_mode) or not S_ISDIR(st.st_mode):
+                    out.irregular = True
                     continue  # replaced since it was listed: never followed
                 if st.st_dev != root_dev:
                     out.limited.append(
@@ -266,6 +272,7 @@ def walk_skill(
                     )
                     continue
                 subdirs.append((path, rel + "/", depth + 1))
+                out.dirs.append(rel)
                 continue
             count += 1
             if count > limits.max_files:

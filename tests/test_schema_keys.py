@@ -365,36 +365,29 @@ def test_file_system_order_reports_a_varying_winner(proj: Path) -> None:
     assert get(cat, b).reason.startswith("probably shadowed")
 
 
-def test_a_varying_winner_among_many_copies_names_a_few_and_counts_the_rest(proj: Path) -> None:
+@pytest.mark.parametrize(
+    ("settings", "rule", "end"),
+    [
+        ('[discovery]\nin_root_order = "file-system"', "clash-winner-varies", "and 2 more)"),
+        ('[precedence]\nrule = "keep-both"', "kept-both", "and 2 more"),
+    ],
+)
+def test_a_clash_among_many_copies_names_a_few_and_counts_the_rest(
+    proj: Path, settings: str, rule: str, end: str
+) -> None:
+    from skillprism.core.codes import CODES
+
     paths = [
         write(proj, f"skills/c{i}/SKILL.md", fm(f"name: same\ndescription: C{i}."))
         for i in range(6)
     ]
-    cat = build(profile('[discovery]\nin_root_order = "file-system"'), proj)
+    cat = build(profile(settings), proj)
     for path in paths:
-        from skillprism.core.codes import CODES
-
-        (message,) = [
-            d.message
-            for d in get(cat, path).diagnostics
-            if CODES[d.code].rule == "clash-winner-varies"
-        ]
+        (message,) = [d.message for d in get(cat, path).diagnostics if CODES[d.code].rule == rule]
         # three of the five others by path, the other two counted: never all of thousands
         named = [p for p in paths if p != path and str(p) in message]
-        assert len(named) == 3 and message.endswith("and 2 more)")
-
-
-def test_a_kept_both_clash_among_many_copies_names_a_few_and_counts_the_rest(proj: Path) -> None:
-    paths = [
-        write(proj, f"skills/k{i}/SKILL.md", fm(f"name: same\ndescription: K{i}."))
-        for i in range(6)
-    ]
-    cat = build(profile('[precedence]\nrule = "keep-both"'), proj)
-    for path in paths:
-        (message,) = [d.message for d in get(cat, path).diagnostics if "keeps every" in d.message]
-        named = [p for p in paths if p != path and str(p) in message]
-        assert str(path) not in message.split("also at", 1)[1]
-        assert len(named) == 3 and message.endswith("and 2 more")
+        assert str(path) not in message.rsplit("also", 1)[1]
+        assert len(named) == 3 and message.endswith(end)
 
 
 def test_winner_varies_across_roots(proj: Path) -> None:

@@ -60,12 +60,8 @@ def apply_precedence(profile: Profile, drafts: list[dict], policy: Policy) -> No
             continue
         name = group[0]["qualified_name"]
         if profile.tie_rule == "keep-both":
-            head = group[: OTHERS_NAMED + 1]
             for d in group:
-                # as in _note_varying_winner: a few of the others by name, then how many more
-                named = [o["path"] for o in head if o is not d][:OTHERS_NAMED]
-                more = len(group) - 1 - len(named)
-                others = ", ".join(named) + (f" and {more:,} more" if more > 0 else "")
+                others = _some_others(group, d)
                 _add(
                     d,
                     policy.report(
@@ -177,13 +173,8 @@ def _note_varying_winner(
         if profile.winner == "varies"
         else "in file-system order inside one root, which varies between file systems"
     )
-    head = contenders[: OTHERS_NAMED + 1]
     for d in contenders:
-        # a few of the others by name: a message naming thousands of copies (a hostile tree, or
-        # a link loop the runtime goes round) would cost memory for each copy times all of them
-        named = [o["path"] for o in head if o is not d][:OTHERS_NAMED]
-        more = len(contenders) - 1 - len(named)
-        others = ", ".join(named) + (f" and {more:,} more" if more > 0 else "")
+        others = _some_others(contenders, d)
         guess = "this copy" if d is winner else winner["path"]
         _add(
             d,
@@ -198,6 +189,15 @@ def _note_varying_winner(
                 d["path"],
             ),
         )
+
+
+def _some_others(group: list[dict], d: dict) -> str:
+    """The paths of a few of `group`'s copies other than `d`, then how many more: a message
+    naming thousands of copies (a hostile tree, or a link loop the runtime goes round) would
+    cost memory for each copy times all of them."""
+    named = [o["path"] for o in group[: OTHERS_NAMED + 1] if o is not d][:OTHERS_NAMED]
+    more = len(group) - 1 - len(named)
+    return ", ".join(named) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _add(draft: dict, diagnostic: Diagnostic | None) -> None:

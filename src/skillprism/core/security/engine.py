@@ -401,14 +401,12 @@ def cached_findings_many(
         if manifest is None:
             out.append(None)
             continue
-        if _still_as_listed(manifest, skill_dir, listing, real_dir):
-            out.append([_finding(r, skill_dir) for r in manifest["findings"]])
-            continue
-        files = walk_skill(skill_dir, limits, listing, real_dir=real_dir)
-        walked = [_entry_record(e) for e in files.entries]
-        if not _unchanged(manifest, walked, [list(x) for x in files.limited]):
-            out.append(None)
-            continue
+        if not _still_as_listed(manifest, skill_dir, listing, real_dir):
+            files = walk_skill(skill_dir, limits, listing, real_dir=real_dir)
+            walked = [_entry_record(e) for e in files.entries]
+            if not _unchanged(manifest, walked, [list(x) for x in files.limited]):
+                out.append(None)
+                continue
         out.append([_finding(r, skill_dir) for r in manifest["findings"]])
     return out
 

@@ -16,9 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillprism.cli import main
-from skillprism.core.containment import link_refusal, system_folder
+from skillprism.core.containment import absolute, link_refusal, system_folder
 from skillprism.core.discovery import root_md_files
 from skillprism.core.profiles import load_profile
 from skillprism.core.resolve import build_catalog
@@ -234,3 +236,18 @@ def test_the_settings_cannot_hide_a_truncation_unseen(
     assert "SP303 x" in out  # suppressed, and the output says so
     assert main(["check", "--project", str(project), "--no-project-settings"]) == 1
     capsys.readouterr()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["", ".", "..", "a", ".hidden", "..b", "b.", "skills", " ", "x..y"]),
+        max_size=6,
+    ),
+    st.booleans(),
+    st.sampled_from(["", "/", "//", "/."]),
+)
+def test_absolute_is_abspath(parts: list[str], rooted: bool, tail: str) -> None:
+    # the shortcut for a path already absolute and normal gives what abspath gives, always
+    path = ("/" if rooted else "") + "/".join(parts) + tail
+    assert absolute(path) == os.path.abspath(path)

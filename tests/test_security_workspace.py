@@ -187,10 +187,21 @@ def test_a_repeated_check_of_an_unchanged_set_starts_no_worker(
     assert started == []
     assert security_codes([again]) == security_codes([first])
     assert len({p for p, c in security_codes([again]) if c == "SP740"}) == 24
-    # a changed skill is scanned again
+    # a changed skill is scanned again, and only it: the others, looked up with it, are known
+    import skillprism.core.security as security
+
+    scanned: list[str] = []
+    real_scan = security.scan_skill
+
+    def spy_scan(skill_dir, *args, **kw):  # type: ignore[no-untyped-def]
+        scanned.append(os.path.basename(skill_dir))
+        return real_scan(skill_dir, *args, **kw)
+
+    monkeypatch.setattr(security, "scan_skill", spy_scan)
     (root / "s3" / "scripts" / "a.sh").write_text("echo hi\n")
     changed = check()
     assert len({p for p, c in security_codes([changed]) if c == "SP740"}) == 23
+    assert scanned == ["s3"]
 
 
 def test_a_repeated_check_of_a_large_unchanged_set_adds_no_scan_and_no_worker(

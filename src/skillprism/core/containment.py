@@ -142,6 +142,21 @@ def _system_devices() -> frozenset[int]:
     return frozenset(out)
 
 
+def absolute(path: str) -> str:
+    """`os.path.abspath(path)`, without its work when `path` is absolute and normal already, as
+    every path the discovery search gives is (asked of each skill a check looks up)."""
+    if (
+        os.sep == "/"
+        and path[:1] == "/"
+        and "//" not in path
+        and "/./" not in path
+        and "/../" not in path
+        and not path.endswith(("/", "/.", "/.."))
+    ):
+        return path
+    return os.path.abspath(path)
+
+
 def system_folder(real: str, st: os.stat_result | None = None) -> str:
     """The system folder (/proc, /sys, /dev) the real path `real` lies in, or on the same file
     system as (`st`: its stat, if taken); "" when it lies in none."""

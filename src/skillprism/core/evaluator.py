@@ -45,6 +45,10 @@ PARALLEL_MIN_SKILLS_FORKSERVER = 1500
 # with many files spread over the workers).
 PARALLEL_MIN_SKILLS_SECURITY = 10
 SCAN_BATCH = 8
+# While the set is small the cache is asked about the skills found in groups of this many: one
+# question for a few costs about what one costs alone, and a group small enough keeps the
+# workers' start close to the search's first finds.
+LOOKUP_BATCH = 16
 # A scan job also ends once its skills hold this many files: a job is its worker's until done,
 # so a few large skills in one job would keep one worker busy while the other idles.
 SCAN_JOB_FILES = 48
@@ -314,6 +318,8 @@ class Evaluator:
         self.in_flight: list[Job] = []  # handed to the pool and not done yet
         self.known_risks: dict[str, list[RiskFinding]] = {}  # from the cache, looked up here
         self.scans_wanted = False  # a skill the cache does not know was found
+        # Skills found while the set is small, to be looked up in the cache with the next few.
+        self.unsure: list[tuple[FoundFile, TreeListing | None]] = []
 
     def search_callbacks(self) -> dict[str, Callable[..., None]]:
         """What `search` should call with each skill file it finds: with the security pass, once
@@ -327,12 +333,12 @@ class Evaluator:
         if self.workers == 1 or self.cache.evaluation(found.path, self.profile_key) is not None:
             return
         # A set this small is evaluated here: a skill the pass's cache knows is looked up here
-        # too, so an unchanged set starts no worker. In a larger set the workers, which start
-        # anyway, look them up alongside the search.
+        # too (with the next few found), so an unchanged set starts no worker. In a larger set
+        # the workers, which start anyway, look them up alongside the search.
         want_risks = look_up = False
         if self.security and self.cache.risks(found.path) is None:
             if self.seen < PARALLEL_MIN_SKILLS:
-                want_risks = not self._known_here(found, tree)
+                self.unsure.append((found, tree))
             elif self.scans_wanted:
                 want_risks = True
             else:
@@ -341,10 +347,19 @@ class Evaluator:
                 look_up = True
         self.pending.append((found.path, found.real, found.regular, look_up, tree))  # type: ignore[arg-type]
         if want_risks:
-            self.scan_pending.append((found.path, tree, found.real))
-            self.scan_files += _file_count(tree)
-            self.scans_wanted = True
+            self._want_scan(found.path, tree, found.real)
         self.seen += 1
+        if len(self.unsure) >= LOOKUP_BATCH or self.seen >= PARALLEL_MIN_SKILLS:
+            self._look_up_unsure()
+        self._hand_out()
+
+    def _want_scan(self, path: str, tree: TreeListing | None, real: str) -> None:
+        self.scan_pending.append((path, tree, real))
+        self.scan_files += _file_count(tree)
+        self.scans_wanted = True
+
+    def _hand_out(self) -> None:
+        """Queue for the pool what is ready, once the set is large enough to be worth it."""
         # Scans are worth workers from a few skills on; evaluations alone only from many.
         wanted = PARALLEL_MIN_SKILLS_SECURITY if self.scans_wanted else self._parallel_min()
         if self.seen < wanted:
@@ -360,25 +375,36 @@ class Evaluator:
             return PARALLEL_MIN_SKILLS_FORKSERVER
         return PARALLEL_MIN_SKILLS
 
-    def _known_here(self, found: FoundFile, tree: TreeListing | None) -> bool:
-        """Whether the security pass's cache knows the skill's folder as it is now: then its
-        findings are taken here (a lookup and a stat per file, no rule loaded, nothing read)
-        and no worker is started for it, so a repeated check of an unchanged set starts none."""
-        from skillprism.core.security.engine import cached_findings
+    def _look_up_unsure(self) -> None:
+        """Ask the security pass's cache, once for all of them, whether it knows the folders of
+        the skills found and not yet looked up as they are now: then their findings are taken
+        here (a lookup and a stat per file, no rule loaded, nothing read) and no worker is
+        started for them, so a repeated check of an unchanged set starts none. The others are
+        to be scanned."""
+        if not self.unsure:
+            return
+        from skillprism.core.security.engine import cached_findings_many
 
+        unsure, self.unsure = self.unsure, []
         try:
-            known = cached_findings(
-                os.path.dirname(found.path),
-                found.path,
-                listing=tree,
-                real_dir=os.path.dirname(found.real) if found.real else "",
+            known = cached_findings_many(
+                [
+                    (
+                        os.path.dirname(found.path),
+                        found.path,
+                        tree,
+                        os.path.dirname(found.real) if found.real else "",
+                    )
+                    for found, tree in unsure
+                ]
             )
         except Exception:  # scanned by a worker, where a failure is reported
-            return False
-        if known is None:
-            return False
-        self.known_risks[found.path] = known
-        return True
+            known = [None] * len(unsure)
+        for (found, tree), risks in zip(unsure, known, strict=True):
+            if risks is None:
+                self._want_scan(found.path, tree, found.real)
+            else:
+                self.known_risks[found.path] = risks
 
     def _submit_scans(self, last: bool = False) -> None:
         """Queue the scans found so far for the pool, ahead of any evaluation. The `last` ones
@@ -483,6 +509,9 @@ class Evaluator:
 
     def results(self, items: list[EvalItem]) -> dict[str, tuple[Evaluation, str]]:
         done: dict[str, tuple[Evaluation, str]] = {}
+        if self.unsure:
+            self._look_up_unsure()
+            self._hand_out()
         if self.pool is not None:
             stamps: dict[str, FileStamp | None] = {}
             try:
@@ -551,7 +580,9 @@ class Evaluator:
             if stored is not None:
                 done[path] = (stored, _real_path(path, item[1]))
                 continue
-            ev, real, stamp = _evaluate_one(item, self.profile, self.cache, self.security)
+            # (the risks of a skill the cache knew are those looked up: not asked for again)
+            scan = self.security and path not in self.known_risks
+            ev, real, stamp = _evaluate_one(item, self.profile, self.cache, scan)
             done[path] = (ev, real)
             self.cache.store_evaluation(path, self.profile_key, stamp, ev)
         if self.security:

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skillprism.core.containment import absolute
 from skillprism.core.security.digest import blake2b
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ def file_key(
 def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
     """The key of a skill folder's record: its place, its skill file and the limits."""
     # (made absolute here, where the working folder is the caller's; once, not per step)
-    return _skill_key(rules_version(), os.path.abspath(skill_dir), skill_rel, limits)
+    return _skill_key(rules_version(), absolute(skill_dir), skill_rel, limits)
 
 
 @functools.lru_cache(maxsize=256)  # (asked for again by the scan of a skill the cache missed)

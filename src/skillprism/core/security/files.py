@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 
-from skillprism.core.containment import link_refusal, system_folder
+from skillprism.core.containment import absolute, link_refusal, system_folder
 from skillprism.core.ignored import GIT_DIR, GIT_READ, IGNORED_DIR_NAMES
 from skillprism.core.scan import entry_kind
 from skillprism.core.security.model import SecurityLimits
@@ -80,17 +80,17 @@ def walk_stays_inside(skill_dir: str, real: str = "") -> str:
     folder that is, or is reached through, /proc, /sys or /dev, or a link to a folder above the
     place it is found at (walking it would walk its own parent). `real`: its real path, when
     the caller knows it. The rule is core/containment.py's, as for the discovery search."""
-    absolute = os.path.abspath(skill_dir)
+    folder = absolute(skill_dir)
     try:
-        real = real or os.path.realpath(absolute)
+        real = real or os.path.realpath(folder)
     except (OSError, ValueError):
         return "its real path cannot be resolved"
-    system = system_folder(absolute)
+    system = system_folder(folder)
     if system:
         return f"it is inside {system}, a system folder (other processes' and the machine's files)"
-    if real == absolute:
+    if real == folder:
         return ""  # no link on the way: a folder cannot hold its own parent
-    refusal = link_refusal(real, [os.path.realpath(os.path.dirname(absolute))])
+    refusal = link_refusal(real, [os.path.realpath(os.path.dirname(folder))])
     return f"it is a link to {real}, which {refusal}" if refusal else ""
 
 

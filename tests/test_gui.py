@@ -176,6 +176,35 @@ def test_selecting_a_skill_shows_its_preview(window, qtbot, tmp_path) -> None:  
     assert "1 skills" in w.counts_label.text() or "1 skill" in w.counts_label.text()
 
 
+def test_the_page_in_view_is_set_first_and_a_newer_skill_wins(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Setting a long page is the costliest thing the window does: the page in view is set
+    # at once and the hidden ones each in a later turn of the event loop. A skill selected
+    # while an earlier one's pages are still being set is the one all pages end up showing.
+    root = tmp_path / "skills"
+    skill(root, "alpha", "Alpha does the first thing.")
+    skill(root, "beta", "Beta does the second thing.")
+    w = window([str(root)])
+    order: list[str] = []
+    real_html, real_source = w.files_view.setHtml, w.source.set_source
+    real_overview = w.overview.setHtml
+    w.overview.setHtml = lambda html: (order.append("overview"), real_overview(html))  # type: ignore[method-assign]
+    w.files_view.setHtml = lambda html: (order.append("files"), real_html(html))  # type: ignore[method-assign]
+    w.source.set_source = lambda *a: (order.append("source"), real_source(*a))  # type: ignore[method-assign]
+    w.tabs.setCurrentWidget(w.source)
+    show(qtbot, w, str(root / "alpha" / "SKILL.md"))
+    assert order[0] == "source" and {"overview", "files"} <= set(order)
+    w.select_skill(str(root / "alpha" / "SKILL.md"))
+    with qtbot.waitSignal(
+        w.sig_skill_shown,
+        timeout=20000,
+        check_params_cb=lambda key: key.endswith("beta/SKILL.md"),
+    ):
+        w.select_skill(str(root / "beta" / "SKILL.md"))
+    assert "Beta does the second thing." in w.overview.toPlainText()
+    assert w.source.toPlainText().startswith("---\nname: beta")
+    assert "beta" in w.files_view.toPlainText()
+
+
 def test_writing_a_skill_updates_tree_preview_and_problems(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "skills"
     skill(root, "alpha")

@@ -143,7 +143,9 @@ class MainWindow(QMainWindow):
         self._activation_dirty = True
         self._where_dirty = True
         self._shown_key = ""  # the skill whose pages are on screen
-        self._shown_preview: PreviewPages | None = None
+        # What each page (overview, source, files) shows: (skill key, content) as last set.
+        self._shown_pages: dict[str, tuple[str, Any]] = {}
+        self._preview_turn = 0  # counts previews applied: a newer one stops an older one's pages
         self._open_file = ""  # the file open in the Files tab ("" = the file list)
         self._pending_line = 0  # a line to show once the selected skill's pages arrive
         self._pending_column = 0
@@ -865,7 +867,8 @@ class MainWindow(QMainWindow):
     def _show_nothing(self) -> None:
         self.selected_key = ""
         self._shown_key = ""
-        self._shown_preview = None
+        self._shown_pages = {}
+        self._preview_turn += 1
         self._open_file = ""
         text = (
             "Select a skill on the left to see its frontmatter, rendered instructions, source "
@@ -904,29 +907,60 @@ class MainWindow(QMainWindow):
         if skill is None:
             return
         same = preview.key == self._shown_key
-        overview_at = self.overview.verticalScrollBar().value()
-        source_at = self.source.verticalScrollBar().value()
-        files_at = self.files_view.verticalScrollBar().value()
         self.overview.set_allowed_root(skill.directory)
         self.files_view.set_allowed_root(skill.directory)
-        last = self._shown_preview if same else None
         # Pages that did not change are left as they are (a save of another skill, a rescan):
-        # laying out a long page again is the costliest thing the window does.
-        if last is None or last.overview != preview.overview:
-            self.overview.setHtml(preview.overview)
-        if last is None or (last.source, last.diagnostics) != (
-            preview.source,
-            preview.diagnostics,
-        ):
-            self.source.set_source(preview.source, preview.diagnostics)
-        if last is None or (last.file_page or last.files) != (preview.file_page or preview.files):
-            self.files_view.setHtml(preview.file_page or preview.files)
+        # laying out a long page again is the costliest thing the window does. The page in
+        # view (or about to be) is set now, each other one in a turn of the event loop of its
+        # own, so that the window never does all three at once.
+        first = (
+            self.source
+            if self._pending_line
+            else self.files_view
+            if self._pending_files
+            else self.tabs.currentWidget()
+        )
+        pages = [
+            page
+            for page in (
+                ("overview", self.overview, preview.overview),
+                ("source", self.source, (preview.source, preview.diagnostics)),
+                ("files", self.files_view, preview.file_page or preview.files),
+            )
+            if self._shown_pages.get(page[0]) != (preview.key, page[2])
+        ]
+        pages.sort(key=lambda page: page[1] is not first)
         self._shown_key = preview.key
-        self._shown_preview = preview
-        if same:  # a save or a rescan of the skill shown: the reader stays where they were
-            self.overview.verticalScrollBar().setValue(overview_at)
-            self.source.verticalScrollBar().setValue(source_at)
-            self.files_view.verticalScrollBar().setValue(files_at)
+        self._preview_turn += 1
+        self._set_pages(self._preview_turn, preview, pages, same)
+
+    def _set_pages(
+        self,
+        turn: int,
+        preview: PreviewPages,
+        pages: list[tuple[str, QWidget, Any]],
+        same: bool,
+    ) -> None:
+        """Set the first of `pages`, and the rest in later turns of the event loop (unless a
+        newer preview came in the meantime); then finish showing `preview`."""
+        if turn != self._preview_turn:
+            return  # a newer preview sets what still differs
+        if pages:
+            name, widget, content = pages[0]
+            at = widget.verticalScrollBar().value()  # type: ignore[attr-defined]
+            if name == "source":
+                self.source.set_source(*content)
+            else:
+                widget.setHtml(content)  # type: ignore[attr-defined]
+            self._shown_pages[name] = (preview.key, content)
+            if same:  # a save or a rescan of the skill shown: the reader stays where they were
+                widget.verticalScrollBar().setValue(at)  # type: ignore[attr-defined]
+            if len(pages) > 1:
+                QTimer.singleShot(0, self, lambda: self._set_pages(turn, preview, pages[1:], same))
+                return
+        self._preview_shown(preview, same)
+
+    def _preview_shown(self, preview: PreviewPages, same: bool) -> None:
         self._activation_dirty = True
         self._refresh_activation_if_shown()
         if not same:

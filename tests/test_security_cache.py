@@ -350,3 +350,28 @@ def test_a_changed_folder_is_never_taken_as_recorded(tmp_path: Path, change) -> 
     fresh = scan_skill(str(folder), str(folder / "SKILL.md"), listing=listing_of(folder))
     assert answer is None or answer == fresh
     assert answer is None  # every one of these changes shows in a listing or a stat
+
+
+def test_a_worker_writes_what_it_holds_every_so_often(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A check stopped early ends its workers without their exit handlers: a worker writes its
+    # results after a job once the oldest of them has waited FLUSH_AFTER_S, not only when it
+    # runs out of jobs, so what it did before the stop is kept.
+    from skillprism.core.evaluator import _pool_scan
+
+    db = cache.cache_folder() / cache.FILE_NAME
+
+    def recorded() -> int:
+        with sqlite3.connect(db) as con:
+            return int(con.execute("SELECT COUNT(*) FROM skills").fetchone()[0])
+
+    monkeypatch.setattr(cache, "FLUSH_AFTER_S", 3600.0)
+    first = make_skill(tmp_path, "s")
+    _pool_scan([(str(first / "SKILL.md"), None, "")])
+    assert recorded() == 0  # held: not yet old enough
+    monkeypatch.setattr(cache, "FLUSH_AFTER_S", 0.05)
+    time.sleep(0.1)
+    second = make_skill(tmp_path, "t")
+    _pool_scan([(str(second / "SKILL.md"), None, "")])
+    assert recorded() == 2

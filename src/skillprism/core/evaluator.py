@@ -232,7 +232,13 @@ def _pool_scan(
             out.append(scan_skill(os.path.dirname(path), path, listing=tree, real_dir=real_dir))
         except Exception:  # one bad skill must never take the whole set down
             out.append(None)
-    return out  # (written to the cache when the worker is idle: `_pool_idle`)
+    # Written to the cache when the worker is idle (`_pool_idle`), and meanwhile every so often:
+    # a check stopped early ends its workers without a word, and what they held is lost.
+    from skillprism.core.security import cache as security_cache
+
+    with contextlib.suppress(Exception):
+        security_cache.flush(security_cache.FLUSH_AFTER_S)
+    return out
 
 
 def _file_count(tree: TreeListing | None) -> int:

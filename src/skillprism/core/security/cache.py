@@ -48,6 +48,9 @@ DEFAULT_MAX_MB = 128
 # the same clock tick without its stat showing it: it is re-read next time.
 RACY_NS = 2_000_000_000
 _FLUSH_ROWS = 1024
+# A worker writes what it holds after each job once its oldest unwritten row is this old, so a
+# check stopped early (its workers ended without a word) loses at most about this much work.
+FLUSH_AFTER_S = 0.5
 _MISSED_MAX = 100_000
 
 _enabled: bool | None = None
@@ -165,6 +168,7 @@ class Store:
         self._touched: dict[str, set[bytes]] = {"files": set(), "skills": set()}
         self._today = int(time.time() // 86400)
         self._lock = threading.Lock()
+        self._pending_since = 0.0  # when the oldest unwritten row was put (monotonic; 0: none)
         # Skills `get_skills` did not find, until `get_skill` asks for them once more.
         self._missed_skills: set[bytes] = set()
         self._db = self._open()
@@ -268,12 +272,20 @@ class Store:
         with self._lock:
             self._pending[table][key] = _pack(value)
             n = len(self._pending["files"]) + len(self._pending["skills"])
+            if not self._pending_since:
+                self._pending_since = time.monotonic()
         if n >= _FLUSH_ROWS:
             self.flush()
 
-    def flush(self) -> None:
-        """Write what is pending in one transaction (dropped if the lock cannot be had)."""
+    def flush(self, older_than: float = 0.0) -> None:
+        """Write what is pending in one transaction (dropped if the lock cannot be had); with
+        `older_than`, only once the oldest row pending has waited that many seconds."""
         with self._lock:
+            if older_than and (
+                not self._pending_since or time.monotonic() - self._pending_since < older_than
+            ):
+                return
+            self._pending_since = 0.0
             rows = {t: dict(p) for t, p in self._pending.items()}
             touched = {t: set(s) for t, s in self._touched.items()}
             for p in self._pending.values():
@@ -375,11 +387,12 @@ def store() -> Store | None:
         return _store
 
 
-def flush() -> None:
-    """Write this process's pending results (the check calls it once its scans are done)."""
+def flush(older_than: float = 0.0) -> None:
+    """Write this process's pending results (the check calls it once its scans are done; a
+    worker after each job, `older_than` FLUSH_AFTER_S)."""
     s = _store
     if s is not None and _store_pid == os.getpid():
-        s.flush()
+        s.flush(older_than)
 
 
 def close() -> None:

@@ -18,6 +18,7 @@ worst and the median of each figure: a target is met when the worst run meets it
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import subprocess
@@ -442,10 +443,18 @@ def main(argv: list[str] | None = None) -> int:
     measure("reload (F5)", window.reload, lambda: len(applied) > before)
 
     target = Path(ordinary.path)
+    original = target.read_bytes()
+
+    def restore() -> None:
+        if target.read_bytes() != original:
+            target.write_bytes(original)
+
+    # The set may be a real one (--set): the file saved is given back its bytes when the bench
+    # ends, however it ends, after the interactions (a write now would be one more refresh).
+    atexit.register(restore)
 
     def save() -> None:
-        text = target.read_text(encoding="utf-8")
-        target.write_text(text + "\nOne more line.\n", encoding="utf-8")
+        target.write_bytes(original + b"\nOne more line.\n")
 
     before = len(applied)
     if window.watch_mode[0] in ("native", "polling"):

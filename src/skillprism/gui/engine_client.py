@@ -79,6 +79,7 @@ class EngineClient(QObject):
         self._temp = ""
         self._splitter = FrameSplitter()
         self._frames: deque[bytes] = deque()
+        self._decoded: deque[tuple[Any, ...]] = deque()  # decoded, to be handed on next pass
         self._next_id = 0
         self._newest: dict[str, int] = {}
         self._pending: dict[str, int] = {}
@@ -110,6 +111,7 @@ class EngineClient(QObject):
         self._sock = mine
         self._splitter = FrameSplitter()
         self._frames.clear()
+        self._decoded.clear()
         self._parts_id, self._parts = None, {}
         self.dead = ""
         self._stopping = False
@@ -273,7 +275,7 @@ class EngineClient(QObject):
         self._schedule()
 
     def _schedule(self) -> None:
-        if self._frames and not self._drain_timer.isActive():
+        if (self._frames or self._decoded) and not self._drain_timer.isActive():
             self._drain_timer.start()
 
     def _drain(self) -> None:
@@ -283,7 +285,10 @@ class EngineClient(QObject):
         self._draining = True
         try:
             deadline = time.perf_counter() + SLICE_S
-            while self._frames and time.perf_counter() < deadline:
+            while (self._frames or self._decoded) and time.perf_counter() < deadline:
+                if self._decoded:
+                    self._dispatch(self._decoded.popleft())
+                    continue
                 frame = self._frames.popleft()
                 try:
                     message = decode(frame)
@@ -291,6 +296,12 @@ class EngineClient(QObject):
                     log.exception("a message from the engine could not be read")
                     self._on_death(f"a message from the engine could not be read ({err})")
                     return
+                if time.perf_counter() >= deadline:
+                    # Decoding took the pass (a large frame, or a collection of the garbage
+                    # it made): the message is handed on in the next pass, so that applying it
+                    # and the repaint after it are not one long pause with the decoding.
+                    self._decoded.append(message)
+                    break
                 self._dispatch(message)
         finally:
             self._draining = False
@@ -393,6 +404,7 @@ class EngineClient(QObject):
         self.dead = f"The engine process stopped ({why + '; ' if why else ''}{detail})."
         log.error("%s", self.dead)
         self._frames.clear()
+        self._decoded.clear()
         pending = dict(self._pending)
         self._set_pending({}, working=False)
         self.sig_died.emit(self.dead)

@@ -41,6 +41,19 @@ SKILL_KEY_ROLE = Qt.ItemDataRole.UserRole + 11
 LINE_ROLE = Qt.ItemDataRole.UserRole + 12
 SEVERITY_ROLE = Qt.ItemDataRole.UserRole + 13
 FILTER_ROLE = Qt.ItemDataRole.UserRole + 14  # ProblemRow.filter_text
+# The roles `ProblemsModel.data` answers.
+_ROLES = frozenset(
+    int(role)
+    for role in (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.ToolTipRole,
+        FILTER_ROLE,
+        SKILL_KEY_ROLE,
+        LINE_ROLE,
+        SEVERITY_ROLE,
+    )
+)
 
 _ICON = {"error": "error", "warning": "warning", "info": "info"}
 
@@ -110,7 +123,8 @@ class ProblemsModel(RowsTableModel):
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        # (a view asks for several roles this model has nothing for with every cell it paints)
+        if role not in _ROLES or not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         t = self._rows.plain[index.row()]
         col = index.column()

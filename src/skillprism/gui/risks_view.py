@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skillprism.engine.views import ProblemRow
+from skillprism.engine.rows import RowList
+from skillprism.engine.views import PLAIN_KEY, PLAIN_SEVERITY, ProblemRow
 from skillprism.gui.problems_model import (
     SEVERITY_CHOICES,
     SKILL_KEY_ROLE,
@@ -112,16 +113,18 @@ class RisksView(QWidget):
         self._loaded = True
         self._scanning = scanning
         self.model.set_rows(rows)
-        self._counts = Counter(r.diagnostic.severity.value for r in rows)
-        self._skills = {r.key for r in rows}
+        plain = _plain(rows)
+        self._counts = Counter(t[PLAIN_SEVERITY] for t in plain)
+        self._skills = {t[PLAIN_KEY] for t in plain}
         self._show_counts()
 
     def add_rows(self, rows: Sequence[ProblemRow], scanning: tuple[int, int]) -> None:
         """Risks scanned since: shown in their place, the progress beside the counts."""
         self._scanning = scanning
         self.model.add_rows(rows)
-        self._counts.update(r.diagnostic.severity.value for r in rows)
-        self._skills.update(r.key for r in rows)
+        plain = _plain(rows)
+        self._counts.update(t[PLAIN_SEVERITY] for t in plain)
+        self._skills.update(t[PLAIN_KEY] for t in plain)
         self._show_counts()
         self.table.viewport().update()  # the placeholder says how far the scan is
 
@@ -165,3 +168,11 @@ class RisksView(QWidget):
         self.sig_evidence_requested.emit(
             src.data(SKILL_KEY_ROLE) or "", row.file, d.line or 0, d.column or 0
         )
+
+
+def _plain(rows: Sequence[ProblemRow]) -> Sequence[tuple[Any, ...]]:
+    """The rows as plain tuples: a RowList's own, read without making a row (and its finding)
+    of each, which is most of what counting a large set's risks would cost."""
+    if isinstance(rows, RowList):
+        return rows.plain
+    return [ProblemRow.to_plain(r) for r in rows]

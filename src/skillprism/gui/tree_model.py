@@ -28,6 +28,20 @@ KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # stable key: skill path as found, or "
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2  # "root" | "skill" | "file"
 STATE_ROLE = Qt.ItemDataRole.UserRole + 3  # skill state (docs/architecture.md)
 PATH_ROLE = Qt.ItemDataRole.UserRole + 4  # file system path of the item
+# The roles `SkillTreeModel.data` answers.
+_ROLES = frozenset(
+    int(role)
+    for role in (
+        KEY_ROLE,
+        KIND_ROLE,
+        STATE_ROLE,
+        PATH_ROLE,
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.ToolTipRole,
+    )
+)
 
 FILE_LIMIT = 500
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -290,7 +304,9 @@ class SkillTreeModel(QAbstractItemModel):
         return self._skills[self._groups[r][2][s]]
 
     def data(self, index: _ANY_INDEX, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        # A view asks for several roles this model has nothing for (font, alignment, check
+        # state, background) for every cell it paints: answered before making the row.
+        if role not in _ROLES or not index.isValid():
             return None
         kind, r, s, f = _decode(index.internalId())
         col = index.column()

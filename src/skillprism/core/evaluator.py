@@ -285,9 +285,9 @@ class Evaluator:
     caches), and this process, which walks and evaluates, scans nothing (it loads the rules
     before forking the workers, so that they start with them loaded). While
     scans are outstanding the pool is busy, so this process evaluates the waiting batches. A skill
-    the pass's cache knows as it is now is looked up here as the search finds it and never handed
-    out (while the set is below the size that has workers evaluate): a check of an unchanged
-    set starts workers only if it is large enough without the pass."""
+    the pass's cache knows as it is now is looked up here as the search finds it (a few at a
+    time) and never handed out (while the set is below the size that has workers evaluate): a
+    check of an unchanged set starts workers only if it is large enough without the pass."""
 
     BATCH = 100
     AHEAD = 1  # batches handed to each worker process beyond the one it is on
@@ -355,7 +355,12 @@ class Evaluator:
         if want_risks:
             self._want_scan(found.path, tree, found.real)
         self.seen += 1
-        if len(self.unsure) >= LOOKUP_BATCH or self.seen >= PARALLEL_MIN_SKILLS:
+        # (also when the set has just become large enough for scan workers, or for workers
+        # that look skills up: either decision waits for what the cache says of these)
+        if len(self.unsure) >= LOOKUP_BATCH or self.seen in (
+            PARALLEL_MIN_SKILLS_SECURITY,
+            PARALLEL_MIN_SKILLS,
+        ):
             self._look_up_unsure()
         self._hand_out()
 
@@ -366,6 +371,8 @@ class Evaluator:
 
     def _hand_out(self) -> None:
         """Queue for the pool what is ready, once the set is large enough to be worth it."""
+        if self.workers == 1:
+            return  # (no processes could be had: evaluated here)
         # Scans are worth workers from a few skills on; evaluations alone only from many.
         wanted = PARALLEL_MIN_SKILLS_SECURITY if self.scans_wanted else self._parallel_min()
         if self.seen < wanted:
@@ -389,24 +396,9 @@ class Evaluator:
         to be scanned."""
         if not self.unsure:
             return
-        from skillprism.core.security.engine import cached_findings_many
-
         unsure, self.unsure = self.unsure, []
-        try:
-            known = cached_findings_many(
-                [
-                    (
-                        os.path.dirname(found.path),
-                        found.path,
-                        tree,
-                        os.path.dirname(found.real) if found.real else "",
-                    )
-                    for found, tree in unsure
-                ]
-            )
-        except Exception:  # scanned by a worker, where a failure is reported
-            known = [None] * len(unsure)
-        for (found, tree), risks in zip(unsure, known, strict=True):
+        items = [(found.path, found.real, found.regular, True, tree) for found, tree in unsure]
+        for (found, tree), risks in zip(unsure, looked_up_risks(items), strict=True):  # type: ignore[arg-type]
             if risks is None:
                 self._want_scan(found.path, tree, found.real)
             else:

@@ -29,6 +29,15 @@ def _codec(kind: type) -> tuple[Callable[[Any], tuple[Any, ...]], Callable[[Any]
     return to_plain, from_plain
 
 
+def plain_rows(kind: type[R], rows: Iterable[R]) -> Sequence[tuple[Any, ...]]:
+    """`rows` of `kind` as plain tuples: a RowList's own list (not copied), else each row made
+    plain; for readers of a few fields of many rows, who need no row made of each."""
+    if isinstance(rows, RowList):
+        return rows.plain
+    to_plain = _codec(kind)[0]
+    return [to_plain(row) for row in rows]
+
+
 class RowList(Sequence[R]):
     """A list of rows of the NamedTuple type `kind`, stored as plain tuples. Indexing and
     iterating give rows of `kind`; `plain` is the stored list (what the engine streams)."""

@@ -553,6 +553,7 @@ class MainWindow(QMainWindow):
             if result.key == self.selected_key:
                 self.tabs.setCurrentWidget(self.files_view)
                 self.files_view.setHtml(result.html)
+                self._shown_pages.pop("files", None)  # no longer what a preview set
         elif kind == "runtime_details":
             self._show_runtime_page(result)
         elif kind == "reference":
@@ -931,41 +932,40 @@ class MainWindow(QMainWindow):
         ]
         pages.sort(key=lambda page: page[1] is not first)
         self._shown_key = preview.key
+        if not same:
+            self._where_dirty = True
+            self._request_where_if_shown()
         self._preview_turn += 1
-        self._set_pages(self._preview_turn, preview, pages, same)
+        self._set_pages(self._preview_turn, preview, pages)
 
     def _set_pages(
-        self,
-        turn: int,
-        preview: PreviewPages,
-        pages: list[tuple[str, QWidget, Any]],
-        same: bool,
+        self, turn: int, preview: PreviewPages, pages: list[tuple[str, QWidget, Any]]
     ) -> None:
         """Set the first of `pages`, and the rest in later turns of the event loop (unless a
-        newer preview came in the meantime); then finish showing `preview`."""
-        if turn != self._preview_turn:
+        newer preview came, or another skill was chosen, in the meantime); then finish showing
+        `preview`."""
+        if turn != self._preview_turn or preview.key != self.selected_key:
             return  # a newer preview sets what still differs
         if pages:
             name, widget, content = pages[0]
+            # a save or a rescan of the skill this page shows: the reader stays where they were
+            same = self._shown_pages.get(name, ("",))[0] == preview.key
             at = widget.verticalScrollBar().value()  # type: ignore[attr-defined]
             if name == "source":
                 self.source.set_source(*content)
             else:
                 widget.setHtml(content)  # type: ignore[attr-defined]
             self._shown_pages[name] = (preview.key, content)
-            if same:  # a save or a rescan of the skill shown: the reader stays where they were
+            if same:
                 widget.verticalScrollBar().setValue(at)  # type: ignore[attr-defined]
             if len(pages) > 1:
-                QTimer.singleShot(0, self, lambda: self._set_pages(turn, preview, pages[1:], same))
+                QTimer.singleShot(0, self, lambda: self._set_pages(turn, preview, pages[1:]))
                 return
-        self._preview_shown(preview, same)
+        self._preview_shown(preview)
 
-    def _preview_shown(self, preview: PreviewPages, same: bool) -> None:
+    def _preview_shown(self, preview: PreviewPages) -> None:
         self._activation_dirty = True
         self._refresh_activation_if_shown()
-        if not same:
-            self._where_dirty = True
-            self._request_where_if_shown()
         if preview.stale:
             self.statusBar().showMessage(
                 f"{os.path.basename(preview.key)} changed on disk since it was checked: updating…",

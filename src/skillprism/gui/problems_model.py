@@ -16,7 +16,7 @@ from PySide6.QtCore import (
 
 from skillprism.core.diagnostics import Diagnostic
 from skillprism.core.vocabulary import FIXABLE_CODES as FIXABLE
-from skillprism.engine.rows import RowList
+from skillprism.engine.rows import RowList, plain_rows
 from skillprism.engine.views import (
     FILTER_SEP,
     PLAIN_CODE,
@@ -91,7 +91,7 @@ class ProblemsModel(RowsTableModel):
             return
         column, order = self._order
         added = sorted(
-            (ProblemRow.to_plain(r) for r in rows),
+            plain_rows(ProblemRow, rows),
             key=lambda t: t[PLAIN_SORT][column],
             reverse=order == Qt.SortOrder.DescendingOrder,
         )

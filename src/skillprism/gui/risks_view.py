@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from skillprism.engine.rows import RowList
+from skillprism.engine.rows import plain_rows
 from skillprism.engine.views import PLAIN_KEY, PLAIN_SEVERITY, ProblemRow
 from skillprism.gui.problems_model import (
     SEVERITY_CHOICES,
@@ -113,7 +113,7 @@ class RisksView(QWidget):
         self._loaded = True
         self._scanning = scanning
         self.model.set_rows(rows)
-        plain = _plain(rows)
+        plain = plain_rows(ProblemRow, rows)
         self._counts = Counter(t[PLAIN_SEVERITY] for t in plain)
         self._skills = {t[PLAIN_KEY] for t in plain}
         self._show_counts()
@@ -122,7 +122,7 @@ class RisksView(QWidget):
         """Risks scanned since: shown in their place, the progress beside the counts."""
         self._scanning = scanning
         self.model.add_rows(rows)
-        plain = _plain(rows)
+        plain = plain_rows(ProblemRow, rows)
         self._counts.update(t[PLAIN_SEVERITY] for t in plain)
         self._skills.update(t[PLAIN_KEY] for t in plain)
         self._show_counts()
@@ -168,11 +168,3 @@ class RisksView(QWidget):
         self.sig_evidence_requested.emit(
             src.data(SKILL_KEY_ROLE) or "", row.file, d.line or 0, d.column or 0
         )
-
-
-def _plain(rows: Sequence[ProblemRow]) -> Sequence[tuple[Any, ...]]:
-    """The rows as plain tuples: a RowList's own, read without making a row (and its finding)
-    of each, which is most of what counting a large set's risks would cost."""
-    if isinstance(rows, RowList):
-        return rows.plain
-    return [ProblemRow.to_plain(r) for r in rows]

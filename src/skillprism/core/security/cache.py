@@ -49,7 +49,8 @@ DEFAULT_MAX_MB = 128
 RACY_NS = 2_000_000_000
 _FLUSH_ROWS = 1024
 # A worker writes what it holds after each job once its oldest unwritten row is this old, so a
-# check stopped early (its workers ended without a word) loses at most about this much work.
+# check stopped early (its workers ended without a word) loses no more than about this long of
+# a worker's work and the job it was on.
 FLUSH_AFTER_S = 0.5
 _MISSED_MAX = 100_000
 
@@ -279,7 +280,8 @@ class Store:
 
     def flush(self, older_than: float = 0.0) -> None:
         """Write what is pending in one transaction (dropped if the lock cannot be had); with
-        `older_than`, only once the oldest row pending has waited that many seconds."""
+        `older_than`, only once the oldest row pending has waited that many seconds (rows only
+        marked as used wait for the next write)."""
         with self._lock:
             if older_than and (
                 not self._pending_since or time.monotonic() - self._pending_since < older_than

@@ -122,7 +122,12 @@ def test_the_plan_comes_first_then_a_run_saved_and_compared(window, qtbot, tmp_p
     assert "precision" in live.summary.text() and "2.1.330" in live.summary.text()
 
     saved = tmp_path / "before.json"
-    with qtbot.waitSignal(window.engine.sig_answer, timeout=20000):
+    # (the save's own answer: another request's may come in first)
+    with qtbot.waitSignal(
+        window.engine.sig_answer,
+        timeout=20000,
+        check_params_cb=lambda kind, _result: kind == "save_live",
+    ):
         live.sig_save.emit(str(saved), live.result.saved)
     assert json.loads(saved.read_text(encoding="utf-8"))["skill"] == "alpha"
 
@@ -144,7 +149,11 @@ def test_the_saved_runs_column_shows_only_once_compared(window, qtbot, tmp_path)
     qtbot.waitUntil(lambda: live.result is not None, timeout=60000)
     assert live.table.isColumnHidden(BEFORE_COLUMN)
     saved = tmp_path / "before.json"
-    with qtbot.waitSignal(window.engine.sig_answer, timeout=20000):
+    with qtbot.waitSignal(
+        window.engine.sig_answer,
+        timeout=20000,
+        check_params_cb=lambda kind, _result: kind == "save_live",
+    ):
         live.sig_save.emit(str(saved), live.result.saved)
     live.sig_compare.emit(str(saved))
     qtbot.waitUntil(lambda: not live.table.isColumnHidden(BEFORE_COLUMN), timeout=20000)

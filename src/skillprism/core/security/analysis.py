@@ -53,9 +53,10 @@ from skillprism.core.security.text import (
     evidence,
     fold,
     fold_lines,
+    may_disguise,
 )
 from skillprism.core.security.texts import effect_hint
-from skillprism.core.security.unicode_rules import scan_unicode
+from skillprism.core.security.unicode_rules import may_hide, scan_unicode
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _RANK = {INFO: 1, W: 2, E: 3}
@@ -928,7 +929,7 @@ class FileScan:
         """Scan text a file hides (decoded, de-obfuscated, hidden by markup), reported at
         (line, col) of the file, after undoing Unicode disguises in it."""
         data = text.encode("utf-8", "replace")[: self.limits.max_file_bytes]
-        if not data.isascii():
+        if not data.isascii() and may_disguise(data):  # (else folding leaves it as it is)
             folded, _changed = fold_lines(data.decode("utf-8", "replace"))
             data = folded.encode("utf-8", "replace")
         first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
@@ -1028,13 +1029,18 @@ def scan_text_file(
 
 
 def _unicode(fs: FileScan, data: bytes, loc: Locator, line_offset: int, note: str) -> None:
-    """Invisible characters, then the rules over the lines whose disguises folding undoes."""
+    """Invisible characters, then the rules over the lines whose disguises folding undoes (each
+    asked of the bytes first: most text is decoded for neither)."""
+    hides, disguises = may_hide(data), may_disguise(data)
+    if not (hides or disguises):
+        return
     text = data.decode("utf-8", "replace")
-    decoded: list[tuple[int, int, str]] = []
-    scan_unicode(text, fs.rel, fs.sink, decoded, line_offset)
-    for line, col, hidden in decoded:
-        fs.scan_derived(hidden, line, col, " (in hidden Unicode characters)")
-    changed = disguised_lines(text)
+    if hides:
+        decoded: list[tuple[int, int, str]] = []
+        scan_unicode(text, fs.rel, fs.sink, decoded, line_offset)
+        for line, col, hidden in decoded:
+            fs.scan_derived(hidden, line, col, " (in hidden Unicode characters)")
+    changed = disguised_lines(text) if disguises else []
     if not changed:
         return
     # Only the lines folding changed (and their neighbours, for phrases across a line end) are

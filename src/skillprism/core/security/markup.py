@@ -101,11 +101,43 @@ def classify(text: str) -> Severity:
     return Severity.INFO
 
 
+class _LazyCodeMap:
+    """`code_map(data)`, worked out when first asked."""
+
+    __slots__ = ("_data", "_map")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._map: CodeMap | None = None
+
+    def inside(self, pos: int) -> bool:
+        if self._map is None:
+            self._map = code_map(self._data)
+        return self._map.inside(pos)
+
+
+class _LazyLower:
+    """`data.lower()`, worked out when first asked."""
+
+    __slots__ = ("_data", "_lower")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._lower: bytes | None = None
+
+    def find(self, sub: bytes, start: int, end: int) -> int:
+        if self._lower is None:
+            self._lower = self._data.lower()
+        return self._lower.find(sub, start, end)
+
+
 def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
     """(rule, start, end, what, hidden text) of each hidden region of a Markdown file."""
     out: list[tuple[str, int, int, str, str]] = []
-    code = code_map(data)
-    lower = data.lower()
+    # The code blocks and the lowered text are worked out only for a text that holds a candidate
+    # (most hold none: their `<` is a placeholder or a tag that hides nothing).
+    code = _LazyCodeMap(data)
+    lower = _LazyLower(data)
     if _COMMENT_OPEN in data:
         pos = data.find(_COMMENT_OPEN)
         count = 0

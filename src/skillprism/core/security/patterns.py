@@ -7,7 +7,7 @@ once to learn which patterns occur anywhere; only those are then run to find the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import re2
@@ -778,6 +778,22 @@ class _LazyRegex:
         value = getattr(compiled, name)
         self.__dict__[name] = value
         return value
+
+
+def code_point_class(code_points: Iterable[int]) -> str:
+    """A character class of `code_points`, written as ranges: run over bytes it matches their
+    UTF-8 forms (RE2 reads a pattern's character classes as code points)."""
+    spans: list[list[int]] = []
+    for cp in sorted(set(code_points)):
+        if spans and spans[-1][1] == cp - 1:
+            spans[-1][1] = cp
+        else:
+            spans.append([cp, cp])
+    return (
+        "["
+        + "".join(f"\\x{{{a:x}}}" if a == b else f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in spans)
+        + "]"
+    )
 
 
 def compile_bytes(pattern: str | bytes) -> re2._Regexp:

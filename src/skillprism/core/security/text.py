@@ -11,8 +11,10 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from skillprism.core.security._unicode_tables import CONFUSABLE, FOLD, INVISIBLE
+from skillprism.core.security.patterns import code_point_class, compile_bytes
 
 EVIDENCE_CHARS = 160
 
@@ -172,6 +174,20 @@ def _disguise_chars() -> frozenset[str]:
     if _DISGUISE_CHARS is None:
         _DISGUISE_CHARS = frozenset(chr(cp) for cp, rep in FOLD.items() if _is_disguise(rep))
     return _DISGUISE_CHARS
+
+
+_DISGUISE_BYTES: Any = None
+
+
+def may_disguise(data: bytes) -> bool:
+    """Whether the text the UTF-8 bytes `data` decode to holds a character `fold_lines` counts as
+    a disguise (so `disguised_lines` of it is not empty), asked of the bytes in one pass: most
+    text that is not ASCII holds only dashes, arrows or emoji, and need not be decoded and
+    looked at one character at a time."""
+    global _DISGUISE_BYTES
+    if _DISGUISE_BYTES is None:
+        _DISGUISE_BYTES = compile_bytes(code_point_class(ord(c) for c in _disguise_chars()))
+    return _DISGUISE_BYTES.search(data) is not None
 
 
 def disguised_lines(text: str) -> list[int]:

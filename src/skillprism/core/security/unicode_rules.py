@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import Any
 
 from skillprism.core.diagnostics import Severity
 from skillprism.core.security._unicode_tables import INVISIBLE
+from skillprism.core.security.patterns import code_point_class, compile_bytes
 from skillprism.core.security.sink import Sink
 from skillprism.core.security.text import StrLocator, evidence, is_tag, is_variation_selector
 
@@ -68,6 +70,20 @@ def _any_suspect(text: str) -> bool:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_SUSPECT_BYTES: Any = None
+
+
+def may_hide(data: bytes) -> bool:
+    """`_any_suspect` of the text the UTF-8 bytes `data` decode to, asked of the bytes in one
+    pass (a text with nothing to report is then never decoded for it)."""
+    global _SUSPECT_BYTES
+    if _SUSPECT_BYTES is None:
+        invisible = (cp for a, b in INVISIBLE for cp in range(max(a, 0x80), b + 1))
+        controls = (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)
+        _SUSPECT_BYTES = compile_bytes(code_point_class((*controls, *invisible)))
+    return _SUSPECT_BYTES.search(data) is not None
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 

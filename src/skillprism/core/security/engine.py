@@ -441,13 +441,14 @@ def _read_file(
         return _Read(rows=_serialise(sink.finish(), e.rel_path))
     probe, stamp = got
     binary = probe.find(b"\x00", 0, _BINARY_PROBE) >= 0 and text_encoding(probe) is None
-    if len(probe) < e.size <= limits.max_file_bytes and _is_archive(probe):
+    archive = _is_archive(probe)
+    if archive and len(probe) < e.size <= limits.max_file_bytes:
         got = read_head(e.path, e.size)  # an archive is read whole: its files are scanned
         if isinstance(got, str):
             return _Read()
         probe, stamp = got
     stream_to = 0
-    if _is_archive(probe) and len(probe) >= e.size:
+    if archive and len(probe) >= e.size:
         data, extra = probe, "archive"
     elif binary or len(probe) >= e.size:
         # binary data: its first bytes and its size say all there is to say

@@ -186,7 +186,9 @@ def may_disguise(data: bytes) -> bool:
     looked at one character at a time."""
     global _DISGUISE_BYTES
     if _DISGUISE_BYTES is None:
-        _DISGUISE_BYTES = compile_bytes(code_point_class(ord(c) for c in _disguise_chars()))
+        # (only characters outside ASCII, as `fold_lines` looks at)
+        disguises = (ord(c) for c in _disguise_chars() if not c.isascii())
+        _DISGUISE_BYTES = compile_bytes(code_point_class(disguises))
     return _DISGUISE_BYTES.search(data) is not None
 
 

@@ -7,6 +7,7 @@ blocks are skipped (a renderer shows their content literally)."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 from skillprism.core.diagnostics import Severity
@@ -101,43 +102,13 @@ def classify(text: str) -> Severity:
     return Severity.INFO
 
 
-class _LazyCodeMap:
-    """`code_map(data)`, worked out when first asked."""
-
-    __slots__ = ("_data", "_map")
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._map: CodeMap | None = None
-
-    def inside(self, pos: int) -> bool:
-        if self._map is None:
-            self._map = code_map(self._data)
-        return self._map.inside(pos)
-
-
-class _LazyLower:
-    """`data.lower()`, worked out when first asked."""
-
-    __slots__ = ("_data", "_lower")
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._lower: bytes | None = None
-
-    def find(self, sub: bytes, start: int, end: int) -> int:
-        if self._lower is None:
-            self._lower = self._data.lower()
-        return self._lower.find(sub, start, end)
-
-
 def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
     """(rule, start, end, what, hidden text) of each hidden region of a Markdown file."""
     out: list[tuple[str, int, int, str, str]] = []
-    # The code blocks and the lowered text are worked out only for a text that holds a candidate
-    # (most hold none: their `<` is a placeholder or a tag that hides nothing).
-    code = _LazyCodeMap(data)
-    lower = _LazyLower(data)
+    # The code blocks (`code_map` keeps the last text's) and the lowered text are worked out only
+    # for a text that holds a candidate (most hold none: their `<` is a placeholder or a tag that
+    # hides nothing).
+    lower = functools.cache(data.lower)
     if _COMMENT_OPEN in data:
         pos = data.find(_COMMENT_OPEN)
         count = 0
@@ -145,34 +116,34 @@ def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
             count += 1
             end = data.find(b"-->", pos + 4)
             stop = len(data) if end < 0 else end + 3
-            if not code.inside(pos) and not _in_inline_code(data, pos):
+            if not code_map(data).inside(pos) and not _in_inline_code(data, pos):
                 inner = data[pos + 4 : stop - (3 if end >= 0 else 0)]
                 what = "HTML comment" if end >= 0 else "HTML comment never closed (hides the rest)"
                 out.append(("hidden-comment", pos, stop, what, inner.decode("utf-8", "replace")))
             pos = data.find(_COMMENT_OPEN, stop)
     if b"<" in data:
         for m in _HIDDEN_OPEN.finditer(data):
-            if code.inside(m.start()) or _in_inline_code(data, m.start()):
+            if code_map(data).inside(m.start()) or _in_inline_code(data, m.start()):
                 continue
             tag = m.group(1).decode("ascii", "replace").lower()
-            close = lower.find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
+            close = lower().find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
             inner = data[m.end() : close if close >= 0 else min(len(data), m.end() + 2000)]
             text = re.sub(r"<[^>]*>", " ", inner.decode("utf-8", "replace")).strip()
             if text:
                 what = f"<{tag}> hidden by its attributes"
                 out.append(("hidden-element", m.start(), m.end() + len(inner), what, text))
         for m in _RAW_ONLY.finditer(data):
-            if code.inside(m.start()) or _in_inline_code(data, m.start()):
+            if code_map(data).inside(m.start()) or _in_inline_code(data, m.start()):
                 continue
             tag = m.group(1).decode("ascii").lower()
-            close = lower.find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
+            close = lower().find(b"</" + tag.encode(), m.end(), m.end() + 200_000)
             inner = data[m.end() : close if close >= 0 else min(len(data), m.end() + 2000)]
             text = inner.decode("utf-8", "replace").strip()
             if text:
                 what = f"<{tag}> content, which renderers do not show"
                 out.append(("hidden-element", m.start(), m.end() + len(inner), what, text))
         for m in _ATTR_TEXT.finditer(data):
-            if code.inside(m.start()) or _in_inline_code(data, m.start()):
+            if code_map(data).inside(m.start()) or _in_inline_code(data, m.start()):
                 continue
             raw = m.group(1) or m.group(2) or b""
             if not 40 <= len(raw) <= 1000:
@@ -182,7 +153,7 @@ def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
                 out.append(("hidden-attribute-text", m.start(), m.end(), "attribute text", text))
     if b"]:" in data:
         for m in _LINK_DEF.finditer(data):
-            if code.inside(m.start()):
+            if code_map(data).inside(m.start()):
                 continue
             label = m.group(1)
             dest = m.group(2)

@@ -70,6 +70,7 @@ def _any_suspect(text: str) -> bool:
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SUSPECT_BYTES: Any = None
 
 
@@ -78,13 +79,10 @@ def may_hide(data: bytes) -> bool:
     pass (a text with nothing to report is then never decoded for it)."""
     global _SUSPECT_BYTES
     if _SUSPECT_BYTES is None:
+        # what `_any_suspect` looks for: the invisible characters outside ASCII, or a control
         invisible = (cp for a, b in INVISIBLE for cp in range(max(a, 0x80), b + 1))
-        controls = (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)
-        _SUSPECT_BYTES = compile_bytes(code_point_class((*controls, *invisible)))
+        _SUSPECT_BYTES = compile_bytes(f"{code_point_class(invisible)}|{_CONTROL.pattern}")
     return _SUSPECT_BYTES.search(data) is not None
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 _BIDI_CONTROLS = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))

@@ -18,6 +18,7 @@ each profile's level is derived (core/lab_results.py).
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import dataclasses
 import fnmatch
@@ -39,7 +40,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance import fixtures
-from conformance.runtimes import BINARY_RUNTIMES, LAB, Runtime, selected
+from conformance.runtimes import BINARY_RUNTIMES, LAB, RUNTIMES, Runtime, selected
 
 KNOWN_FILE = LAB / "known-divergences.toml"
 RESULTS_FILE = LAB.parent / "resources" / "lab-results.json"
@@ -662,15 +663,41 @@ def select_cases(
     return cases
 
 
+def ci_sample(cases: Sequence[fixtures.Case], every: int, offset: int) -> list[fixtures.Case]:
+    """One case in `every` of each group, in order (all of them when `every` is 1), and at least
+    one of every group: the cases at `offset` modulo `every`. The lab passes the runtime's place
+    in its table, so neighbours there (OpenCode and its fork Kilo Code) run different cases."""
+    if every <= 1:
+        return list(cases)
+    sizes = collections.Counter(c.group for c in cases)
+    seen: collections.Counter[str] = collections.Counter()
+    out = []
+    for case in cases:
+        at = seen[case.group]
+        seen[case.group] += 1
+        step = min(every, sizes[case.group])  # (a group smaller than `every` runs one case)
+        if at % step == offset % step:
+            out.append(case)
+    return out
+
+
 def run_runtime(
-    rt: Runtime, cases: Sequence[fixtures.Case], work: str, known: Sequence[Mapping[str, str]]
+    rt: Runtime,
+    cases: Sequence[fixtures.Case],
+    work: str,
+    known: Sequence[Mapping[str, str]],
+    *,
+    ci: bool = False,
 ) -> RuntimeReport:
+    """`rt` on `cases` compared with its profile; `ci`: on its CI sample (`ci_sample`)."""
     profile = fixtures.shipped_profile(rt.profile)
     report = RuntimeReport(rt.name, rt.release, rt.profile)
     started = time.monotonic()
     if rt.facts_only:
         return _run_facts(rt, work, known, report, started)
     cases = [c for c in cases if rt.clashes or not c.clash]
+    if ci:
+        cases = ci_sample(cases, rt.ci_every, list(RUNTIMES).index(rt.name))
     root = os.path.join(work, rt.name)
     tmp = os.path.join(work, "tmp")
     os.makedirs(tmp, exist_ok=True)
@@ -930,6 +957,11 @@ def main(argv: list[str] | None = None) -> int:
         "--case", action="append", metavar="GLOB", help="only cases matching (repeatable)"
     )
     parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="CI's time budget: a runtime with `ci_every` N runs one case in N of each group",
+    )
+    parser.add_argument(
         "--random", type=int, default=0, metavar="N", help="add N seeded random cases"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed for --random (default 1)")
@@ -962,8 +994,8 @@ def main(argv: list[str] | None = None) -> int:
         "--random)",
     )
     args = parser.parse_args(argv)
-    if args.record and (args.quick or args.case or args.random):
-        parser.error("--record needs a run of every case (no --quick, --case or --random)")
+    if args.record and (args.quick or args.case or args.random or args.ci):
+        parser.error("--record needs a run of every case (no --quick, --case, --random or --ci)")
 
     known = load_known(args.known)
     problems = check_known(known)
@@ -983,6 +1015,13 @@ def main(argv: list[str] | None = None) -> int:
                 "name them with --runtime to run them",
                 file=sys.stderr,
             )
+    sampled = [f"{rt.name} 1 in {rt.ci_every}" for rt in wanted if rt.ci_every > 1]
+    if args.ci and sampled:
+        print(
+            f"--ci: one case in N of each group for {', '.join(sampled)} "
+            "(the full lab: make conformance)",
+            file=sys.stderr,
+        )
     runtimes = [rt for rt in wanted if rt.installed()]
     missing = [rt.name for rt in wanted if not rt.installed()]
     if missing:
@@ -999,7 +1038,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for rt in runtimes:
             try:
-                report = run_runtime(rt, cases, work, known)
+                report = run_runtime(rt, cases, work, known, ci=args.ci)
             except DriverError as err:
                 report = RuntimeReport(rt.name, rt.release, rt.profile, error=str(err))
                 failed = True

@@ -71,6 +71,10 @@ class Runtime:
     # runtime keeps its built-in skills in this install, for the profile's built-in root.
     job_env: tuple[tuple[str, str], ...] = ()
     workers: int = 0  # parallel driver processes for a non-batch runtime (0 = by CPU count)
+    # Under `run.py --ci`, one case in this many of each group (see run.ci_sample): a runtime
+    # whose every case starts a large executable or bundle (seconds of CPU each) would otherwise
+    # hold CI far past its time budget. The full lab (`make conformance`) runs every case.
+    ci_every: int = 1
 
     @property
     def install_dir(self) -> Path:
@@ -243,6 +247,7 @@ RUNTIMES: dict[str, Runtime] = {
             # bun 1.4.2: the newest bun when 18.2.3 was published (2026-09-20); it asks bun >= 1.3.14.
             batch=False,  # pi-utils freezes the home folder when it is imported
             npm_omit_optional=True,
+            ci_every=2,  # a Bun process per case (about 1 CPU-second)
         ),
         Runtime(
             name="qwen-code",
@@ -290,6 +295,7 @@ RUNTIMES: dict[str, Runtime] = {
             npm={"@continuedev/cli": "1.5.47"},
             package="@continuedev/cli",
             batch=False,  # env.continueHome is computed once, when the bundle initialises
+            ci_every=4,  # a Node process loading the CLI's bundle per case
         ),
         Runtime(
             name="hermes-agent",
@@ -308,6 +314,7 @@ RUNTIMES: dict[str, Runtime] = {
             kind="python",
             pypi={"openhands-sdk": "1.58.2"},
             package="openhands",
+            ci_every=4,  # a Python 3.12 process importing the SDK per case
             python="3.12",
             notes=(
                 "load_project_skills(work_dir) then load_user_skills(), merged as "
@@ -365,6 +372,7 @@ RUNTIMES: dict[str, Runtime] = {
             package="@openai/codex",
             binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
             batch=False,
+            ci_every=4,  # its executable started per case
             # debug prompt-input budgets for the default model of the binary's own catalogue
             # (gpt-6.1-sol in 0.169.0: "context_window": 272000).
             context_window=272_000,
@@ -383,6 +391,7 @@ RUNTIMES: dict[str, Runtime] = {
             package="opencode-ai",
             binary="node_modules/opencode-linux-x64/bin/opencode",
             batch=False,
+            ci_every=4,  # its executable started per case
             notes=(
                 "opencode debug skill --pure, and Skill.fmt / SystemPrompt.skills cut out of the "
                 "binary and run on its own Bun.",
@@ -398,6 +407,7 @@ RUNTIMES: dict[str, Runtime] = {
             package="@kilocode/cli",
             binary="node_modules/@kilocode/cli-linux-x64/bin/kilo",
             batch=False,
+            ci_every=4,  # its executable started per case
             notes=(
                 "kilo debug skill --pure (Kilo's CLI is an OpenCode fork), and Skill.fmt / "
                 "SystemPrompt.skills cut out of the binary and run on its own Bun.",
@@ -415,6 +425,7 @@ RUNTIMES: dict[str, Runtime] = {
             batch=False,
             # One `claude -p` session per case (about 1-2 s): two at a time on a 2-CPU machine.
             workers=2,
+            ci_every=4,
             # The listing's budget is taken of the session model's context window: the default
             # model of 2.1.330, claude-opus-5-5, has 1,000,000 tokens (its `modelUsage` in the
             # run's result), which the lab does not change.
@@ -436,6 +447,7 @@ RUNTIMES: dict[str, Runtime] = {
             package="@sourcegraph/amp",
             binary="node_modules/@ampcode/cli-linux-x64/amp",
             batch=False,
+            ci_every=4,  # its executable started per case
             notes=(
                 "amp skill list --json, offline, with a placeholder API key and the server URL "
                 "on a closed local port; tier 1 is written by Amp's server (not obtainable).",
@@ -453,6 +465,7 @@ RUNTIMES: dict[str, Runtime] = {
             package="@factory/cli-linux-x64",
             binary="node_modules/@factory/cli-linux-x64/bin/droid",
             batch=False,
+            ci_every=4,  # its executable started per case
             notes=(
                 "Droid's skill resolver and listing, from the binary's embedded modules, run by "
                 "the binary as Bun offline; built-in skills off (--disable-builtin-skills).",

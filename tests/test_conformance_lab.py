@@ -650,3 +650,42 @@ def test_skillprism_side_holds_the_yaml_value_where_the_profile_keeps_it(tmp_pat
     qwen = load_profile_file(fixtures.SHIPPED_PROFILES / "qwen-code.toml")
     tree = fixtures.materialize(case, qwen, str(tmp_path / "qwen"))
     assert [f.name for f in run.skillprism_side(qwen, tree).files.values() if f.loaded] == ["12345"]
+
+
+# --- the CI sample ------------------------------------------------------------------------------
+
+
+def test_the_ci_sample_keeps_every_group_and_one_case_in_n_of_each():
+    cases = run.select_cases(True, 1, 0)
+    assert run.ci_sample(cases, 1, 3) == cases
+    for offset in range(4):
+        sample = run.ci_sample(cases, 4, offset)
+        for group in {c.group for c in cases}:
+            of_group = [c.id for c in cases if c.group == group]
+            taken = [c.id for c in sample if c.group == group]
+            if len(of_group) < 4:
+                assert len(taken) == 1  # a small group still runs one case
+            else:
+                assert taken == [i for n, i in enumerate(of_group) if n % 4 == offset]
+    # neighbours in the lab's table run different cases (of the groups of four or more)
+    large = {c.id for c in cases if sum(d.group == c.group for d in cases) >= 4}
+    a, b = run.ci_sample(cases, 4, 0), run.ci_sample(cases, 4, 1)
+    assert not {c.id for c in a} & {c.id for c in b} & large
+
+
+def test_the_ci_flag_samples_only_runtimes_with_a_ci_share(tmp_path, monkeypatch):
+    seen: dict[str, int] = {}
+
+    def fake_run_runtime(rt, cases, work, known, *, ci=False):
+        chosen = run.ci_sample(cases, rt.ci_every, 0) if ci else cases
+        seen[rt.name] = len(chosen)
+        return run.RuntimeReport(rt.name, rt.release, rt.profile, case_ids=[c.id for c in chosen])
+
+    monkeypatch.setattr(run, "run_runtime", fake_run_runtime)
+    monkeypatch.setattr(run.Runtime, "installed", lambda self: True)
+    assert run.main(["--runtime", "pi", "--runtime", "kilo-code", "--quick", "--ci"]) == 0
+    assert seen["pi"] == len(run.select_cases(True, 1, 0))
+    assert seen["kilo-code"] < seen["pi"] / 3
+    assert RUNTIMES["kilo-code"].ci_every > 1 and RUNTIMES["pi"].ci_every == 1
+    with pytest.raises(SystemExit):
+        run.main(["--record", "--ci"])

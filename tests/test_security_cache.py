@@ -128,7 +128,9 @@ def test_a_skills_files_are_looked_up_together(
     store = cache.store()
     assert store is not None
     real = store.get_files
-    monkeypatch.setattr(store, "get_files", lambda keys: asked.append(len(keys)) or real(keys))
+    monkeypatch.setattr(
+        store, "get_files", lambda keys, **kw: asked.append(len(keys)) or real(keys, **kw)
+    )
     found = scan(folder)
     assert asked == [31]  # the skill file and 30 scripts, in one window
     assert {f.rel_path for f in found if f.rule == "download-execute"} == {
@@ -141,6 +143,45 @@ def test_a_skills_files_are_looked_up_together(
         (f.rel_path, f.rule, f.line) for f in found
     ]
     assert scanned == []
+
+
+def test_files_read_anew_stop_being_asked_for_while_every_question_misses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first check of a set asks for every file it reads and finds none: after a streak of
+    # misses only every so many questions go to the database, and a find there resumes asking.
+    monkeypatch.setattr(cache, "_MISS_STREAK", 4)
+    monkeypatch.setattr(cache, "_PROBE_EVERY", 3)
+    monkeypatch.setenv("SKILLPRISM_CACHE_DIR", str(tmp_path))
+    store = cache.store()
+    assert store is not None
+    known = b"k" * 20
+    store.put("files", known, [["rule", 1]])
+    store.flush()
+    for n in range(4):
+        assert store.get_files([bytes([n]) * 20], read_anew=True) == {}
+    # the streak is reached: two calls in three are answered from what this process holds
+    assert store.get_files([known], read_anew=True) == {}
+    store.put("files", b"p" * 20, [])
+    assert store.get_files([known, b"p" * 20], read_anew=True) == {b"p" * 20: []}
+    assert store.get_files([known], read_anew=False) == {known: [["rule", 1]]}  # always asked
+    # the third asks, finds, and the streak is over
+    assert store.get_files([known], read_anew=True) == {known: [["rule", 1]]}
+    assert store.get_files([known], read_anew=True) == {known: [["rule", 1]]}
+
+
+def test_a_first_scan_of_many_skills_keeps_every_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the database no longer asked, a copy of a file already scanned is scanned again:
+    # the findings are the same as with every question asked.
+    monkeypatch.setattr(cache, "_MISS_STREAK", 2)
+    monkeypatch.setenv("SKILLPRISM_CACHE_DIR", str(tmp_path / "cache"))
+    skills = [make_skill(tmp_path, f"s{i}") for i in range(6)]
+    with_cache = [[(f.rel_path, f.rule, f.line) for f in scan(s)] for s in skills]
+    cache.close()
+    cache.set_enabled(False)
+    assert with_cache == [[(f.rel_path, f.rule, f.line) for f in scan(s)] for s in skills]
 
 
 def test_the_rules_version_is_part_of_the_key(

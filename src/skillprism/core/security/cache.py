@@ -53,6 +53,13 @@ _FLUSH_ROWS = 1024
 # a worker's work and the job it was on.
 FLUSH_AFTER_S = 0.5
 _MISSED_MAX = 100_000
+# Files read anew (not known from their skill's record) are asked of the database while such
+# questions find something. After this many keys in a row found nowhere (a first check of a
+# set, where every question misses and costs more than reading and hashing the file), only one
+# call in _PROBE_EVERY asks, and a find there asks again for all. A file not asked about is
+# scanned, as after a miss, and its result stored: only a copy of a known file costs a scan.
+_MISS_STREAK = 256
+_PROBE_EVERY = 16
 
 _enabled: bool | None = None
 _store: Store | None = None
@@ -172,6 +179,8 @@ class Store:
         self._pending_since = 0.0  # when the oldest unwritten row was put (monotonic; 0: none)
         # Skills `get_skills` did not find, until `get_skill` asks for them once more.
         self._missed_skills: set[bytes] = set()
+        self._misses_in_row = 0  # keys of files read anew found nowhere, in a row
+        self._unasked = 0  # calls for files read anew not asked of the database since the last
         self._db = self._open()
 
     def _open(self) -> Any:
@@ -265,9 +274,26 @@ class Store:
             self._missed_skills.update(k for k in keys if k not in found)
             return found
 
-    def get_files(self, keys: Sequence[bytes]) -> dict[bytes, Any]:
+    def get_files(self, keys: Sequence[bytes], *, read_anew: bool = False) -> dict[bytes, Any]:
+        """The findings of the files whose keys are `keys`, where known. `read_anew`: files
+        read because their skill's record did not vouch for them, whose keys are seldom known
+        (see _MISS_STREAK): then the database may not be asked, only what this process holds."""
         with self._lock:
-            return self._select("files", list(dict.fromkeys(keys)))
+            wanted = list(dict.fromkeys(keys))
+            if not read_anew:
+                return self._select("files", wanted)
+            pending = self._pending["files"]
+            held = {k: _unpack(pending[k]) for k in wanted if k in pending}
+            ask = [k for k in wanted if k not in held]
+            if not ask:
+                return held
+            if self._misses_in_row >= _MISS_STREAK and self._unasked < _PROBE_EVERY - 1:
+                self._unasked += 1
+                return held
+            self._unasked = 0
+            found = self._select("files", ask)
+            self._misses_in_row = 0 if found else self._misses_in_row + len(ask)
+            return held | found
 
     def put(self, table: str, key: bytes, value: Any) -> None:
         with self._lock:

@@ -342,7 +342,7 @@ def _settle(
     """The findings of the files read in `window` (each with its place in `records`): from the
     cache, asked once for all of them, or scanned."""
     keys = [read.key for _at, _e, _skill, read in window if read.scan and read.key is not None]
-    known = store.get_files(keys) if store is not None and keys else {}
+    known = store.get_files(keys, read_anew=True) if store is not None and keys else {}
     for at, e, is_skill, read in window:
         if cancelled is not None and cancelled():
             raise ScanCancelled

@@ -256,6 +256,37 @@ _DETECTOR_GATES = tuple(
     _GATES[name]
     for name in ("cred0", "cred1", "cred2", "exfil", "url", "ipv4", "outside", "secret")
 )
+_OPENED: dict[int, tuple[tuple[tuple[int, _Rule], ...], tuple[bool, ...]]] = {}
+_OPENED_MAX = 4096
+
+
+def _opened(present: int) -> tuple[tuple[tuple[int, _Rule], ...], tuple[bool, ...]]:
+    """What the atoms `present` open: the rules (index, rule) whose gates open, in order, and
+    whether each of _DETECTOR_GATES opens. Kept for the last few thousand sets of atoms: texts
+    of one collection often hold the same few (files of one template, say)."""
+    known = _OPENED.get(present)
+    if known is not None:
+        return known
+    if present.bit_count() <= _FEW_ATOMS:
+        wanted = set(_RULES_ALWAYS)
+        bits = present
+        while bits:
+            low = bits & -bits
+            wanted.update(_RULES_BY_ATOM.get(low.bit_length() - 1, ()))
+            bits ^= low
+        order: Iterable[int] = sorted(wanted)
+    else:
+        order = range(len(_RULES))
+    rules = tuple(
+        (i, _RULES[i]) for i in order if _RULES[i].first & present and _RULES[i].gate.open(present)
+    )
+    known = rules, tuple(gate.open(present) for gate in _DETECTOR_GATES)
+    if len(_OPENED) >= _OPENED_MAX:
+        _OPENED.clear()
+    _OPENED[present] = known
+    return known
+
+
 _ATOM_MATCH = _ATOM_SET._set.Match  # the binding's C++ call, without its Python wrapper
 _DETECTOR_RX = {name: patterns.compile_bytes(rx) for name, rx in _DETECTORS.items()}
 _BASE64_RUN = patterns.compile_bytes(patterns.BASE64_RUN)
@@ -529,24 +560,8 @@ class FileScan:
         seen: set[tuple[int, int]] | None,
         scarce: int,
     ) -> None:
-        if present.bit_count() <= _FEW_ATOMS:
-            wanted = set(_RULES_ALWAYS)
-            bits = present
-            while bits:
-                low = bits & -bits
-                wanted.update(_RULES_BY_ATOM.get(low.bit_length() - 1, ()))
-                bits ^= low
-            order: Iterable[int] = sorted(wanted)
-        else:
-            order = range(len(_RULES))
-        for i in order:
-            # (inline: this loop runs for every rule of every block)
-            rule = _RULES[i]
-            if not rule.first & present:
-                continue
-            gate = rule.gate
-            if gate.any_of & present or _satisfied(gate.rest, present):
-                self._candidate(view, rule, i, a, b, seen)
+        for i, rule in _opened(present)[0]:
+            self._candidate(view, rule, i, a, b, seen)
         for i, rule in _PROBED:
             if rule.probe & scarce and not (rule.first & present and rule.gate.open(present)):
                 self._candidate(view, rule, i, a, b, seen)
@@ -690,9 +705,7 @@ class FileScan:
 
     # -- detectors beside the phrase and command rules ------------------------------------------------
     def _extras(self, view: View, present: int, scarce: int) -> None:
-        cred0, cred1, cred2, exfil_on, url_on, ipv4_on, outside_on, secret_on = (
-            gate.open(present) for gate in _DETECTOR_GATES
-        )
+        cred0, cred1, cred2, exfil_on, url_on, ipv4_on, outside_on, secret_on = _opened(present)[1]
         data = view.data
         for n, on in enumerate((cred0, cred1, cred2)):
             if on:

@@ -262,8 +262,8 @@ _OPENED_MAX = 4096
 
 def _opened(present: int) -> tuple[tuple[tuple[int, _Rule], ...], tuple[bool, ...]]:
     """What the atoms `present` open: the rules (index, rule) whose gates open, in order, and
-    whether each of _DETECTOR_GATES opens. Kept for the last few thousand sets of atoms: texts
-    of one collection often hold the same few (files of one template, say)."""
+    whether each of _DETECTOR_GATES opens. Kept for up to _OPENED_MAX sets of atoms (then
+    started afresh): texts of one collection often hold the same few (files of one template)."""
     known = _OPENED.get(present)
     if known is not None:
         return known

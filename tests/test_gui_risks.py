@@ -182,7 +182,9 @@ def test_the_tree_comes_first_and_the_risks_fill_in(qtbot, qtmodeltester, tmp_pa
         w.shutdown()
 
 
-def test_risks_that_fill_in_update_the_tree_model_in_place(qtmodeltester, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_risks_that_fill_in_update_the_tree_model_in_place(
+    qapp, qtmodeltester, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     from skillprism.engine.server import Engine
     from skillprism.engine.views import FilterQuery, OpenSpec
     from skillprism.gui.tree_model import SkillTreeModel
@@ -205,5 +207,12 @@ def test_risks_that_fill_in_update_the_tree_model_in_place(qtmodeltester, tmp_pa
     model.set_risks([(key, "warning")])
     assert changed == [(index.row(), index.row())]
     assert "risk: warning" in index.siblingAtColumn(1).data()
+    # the same risk again (a runtime switched back, a rescan that found the same) repaints nothing
+    changed.clear()
+    model.set_risks([(key, "warning")])
+    assert changed == []
+    model.set_risks([(key, "error")])
+    assert changed == [(index.row(), index.row())]
+    assert "risk: error" in index.siblingAtColumn(1).data()
     qtmodeltester.check(model, force_py=True)
     engine.stop()

@@ -176,8 +176,8 @@ class SkillTreeModel(QAbstractItemModel):
         spans: dict[int, tuple[int, int]] = {}  # per root: the first and last row changed
         for key, risk in risks:
             i = self._skill_index.get(key)
-            if i is None:
-                continue
+            if i is None or self._skills[i].risk == risk:
+                continue  # (a row that shows this risk already is not repainted for it)
             self._skills[i] = self._skills[i]._replace(risk=risk)
             at = self._positions.get(key)
             if at is not None and at[1] >= 0:

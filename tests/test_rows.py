@@ -31,6 +31,15 @@ def test_rows_read_like_a_list_of_their_kind() -> None:
     assert not RowList(SkillRow)
 
 
+def test_one_field_is_set_in_place_and_says_whether_it_changed() -> None:
+    rows = RowList(SkillRow, [skill(i) for i in range(3)])
+    risk = SkillRow._fields.index("risk")
+    assert rows.set_field(1, risk, "high") is True
+    assert rows[1] == skill(1, risk="high") and type(rows.plain[1]) is tuple
+    assert rows.set_field(1, risk, "high") is False  # held it already
+    assert rows[0] == skill(0) and rows[2] == skill(2)
+
+
 def test_the_collector_skips_stored_rows_but_not_named_tuples() -> None:
     rows = RowList(SkillRow, [skill(i) for i in range(100)])
     loose = [skill(i) for i in range(100)]

@@ -83,6 +83,16 @@ class RowList(Sequence[R]):
     def append(self, row: R) -> None:
         self.plain.append(_codec(self.kind)[0](row))
 
+    def set_field(self, at: int, field: int, value: Any) -> bool:
+        """Set the field at place `field` of row `at` to `value`, without making a row of it
+        (for kinds stored as the tuple itself); False when it held `value` already."""
+        assert _codec(self.kind)[0] is tuple, "a kind with its own storage has other places"
+        plain = self.plain[at]
+        if plain[field] == value:
+            return False
+        self.plain[at] = (*plain[:field], value, *plain[field + 1 :])
+        return True
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, RowList):
             return self.kind is other.kind and self.plain == other.plain

@@ -632,7 +632,9 @@ class Engine:
 
         def send(done: int, total: int) -> None:
             nonlocal last
-            self.event("risks", RiskFill(generation, done, total, tuple(risks), tuple(rows)))
+            self.event(
+                "risks", RiskFill(generation, done, total, tuple(risks), RowList(ProblemRow, rows))
+            )
             risks.clear()
             rows.clear()
             last = time.monotonic()

@@ -213,13 +213,14 @@ class LoadedView:
 class RiskFill:
     """Risks scanned since the last fill (an EVENT "risks" while a view's `risks_pending`): of
     the view `generation`, `done` of `total` skills scanned, each newly scanned skill's risk
-    (key, RISKS level) and its security findings as rows."""
+    (key, RISKS level) and its security findings as rows (plain, as a view's: the window reads
+    their fields without making a row of each)."""
 
     generation: int
     done: int
     total: int
     risks: tuple[tuple[str, str], ...]
-    problems: tuple[ProblemRow, ...]
+    problems: RowList[ProblemRow] = field(default_factory=lambda: RowList(ProblemRow))
 
 
 # --- the selected skill's pages -----------------------------------------------------------------

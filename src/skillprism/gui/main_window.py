@@ -454,11 +454,13 @@ class MainWindow(QMainWindow):
         if self.loaded is None or fill.generation != self.loaded.generation:
             return  # of a view the window no longer shows
         self.tree_model.set_risks(fill.risks)
-        rows = self.loaded.skills
-        for key, risk in fill.risks:
-            at = self.skills.position(key) if isinstance(self.skills, RowIndex) else None
-            if at is not None and rows[at].risk != risk:
-                rows[at] = rows[at]._replace(risk=risk)
+        # (the tree's rows are most often the view's own: then they hold the risks already)
+        rows, risk_at = self.loaded.skills, SkillRow._fields.index("risk")
+        if isinstance(self.skills, RowIndex):
+            for key, risk in fill.risks:
+                at = self.skills.position(key)
+                if at is not None:
+                    rows.set_field(at, risk_at, risk)
         scanning = (fill.done, fill.total)
         self.problems_panel.add_rows(fill.problems)
         self.risks.add_rows(fill.problems, scanning)

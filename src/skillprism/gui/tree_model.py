@@ -10,7 +10,7 @@ another shape swaps the rows; one of the same shape updates only the rows of ski
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import count, repeat
 from typing import Any
 
@@ -53,6 +53,7 @@ _ROOT, _SKILL, _FILE = 1, 2, 3
 _KIND_SHIFT, _ROOT_SHIFT, _SKILL_SHIFT = 58, 42, 18
 _ROOT_MASK, _SKILL_MASK, _FILE_MASK = (1 << 16) - 1, (1 << 24) - 1, (1 << 18) - 1
 _KINDS = {_ROOT: "root", _SKILL: "skill", _FILE: "file"}
+_KEY, _RISK = SkillRow._fields.index("key"), SkillRow._fields.index("risk")  # (plain places)
 
 
 def _root_id(r: int) -> int:
@@ -170,15 +171,27 @@ class SkillTreeModel(QAbstractItemModel):
             return
         if not isinstance(self._skills, (list, RowList)):
             self._skills = list(self._skills)
+        skills = self._skills
         if self._skill_index is None:
-            self._skill_index = {row.key: i for i, row in enumerate(self._skills)}
+            if isinstance(skills, RowList):  # (the keys read from the stored tuples)
+                keys: Iterable[str] = (t[_KEY] for t in skills.plain)
+            else:
+                keys = (row.key for row in skills)
+            self._skill_index = {key: i for i, key in enumerate(keys)}
         last = len(self.COLUMNS) - 1
         spans: dict[int, tuple[int, int]] = {}  # per root: the first and last row changed
         for key, risk in risks:
             i = self._skill_index.get(key)
-            if i is None or self._skills[i].risk == risk:
-                continue  # (a row that shows this risk already is not repainted for it)
-            self._skills[i] = self._skills[i]._replace(risk=risk)
+            if i is None:
+                continue
+            # (a row that shows this risk already is not repainted for it)
+            if isinstance(skills, RowList):
+                if not skills.set_field(i, _RISK, risk):
+                    continue
+            elif skills[i].risk == risk:
+                continue
+            else:
+                skills[i] = skills[i]._replace(risk=risk)
             at = self._positions.get(key)
             if at is not None and at[1] >= 0:
                 r, s = at

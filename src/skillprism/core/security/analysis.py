@@ -874,9 +874,17 @@ class FileScan:
             inflated = secrets.inflate(raw)
             if inflated is not None:
                 how, raw = how + " + compressed", inflated
+            exe = binary.executable_kind(raw[:512]) or binary.archive_kind(raw[:512])
+            printable = (
+                not exe
+                and secrets.printable_ratio(raw) >= 0.9
+                and len(raw) >= 8
+                and secrets.wordy(raw)
+            )
+            if not (exe or printable or (len(blob) >= 120 and self.kind == "script")):
+                continue  # (most runs decode to nothing to report: where they are is not asked)
             line, col = view.where(start)
             ev = self._evidence(view, start, blob[:20].decode("ascii", "replace"))
-            exe = binary.executable_kind(raw[:512]) or binary.archive_kind(raw[:512])
             if exe:
                 self.add(
                     "encoded-blob",
@@ -887,7 +895,7 @@ class FileScan:
                     E if binary.executable_kind(raw[:512]) and self.kind == "script" else W,
                 )
                 continue
-            if secrets.printable_ratio(raw) >= 0.9 and len(raw) >= 8 and secrets.wordy(raw):
+            if printable:
                 text = raw.decode("utf-8", "replace")
                 before = self.loudest
                 self.loudest = INFO

@@ -160,6 +160,42 @@ def _decode_zero_width_bits(run: str) -> str:
     return ""
 
 
+def _ordinary(run: str, cps: list[int], before: str, after: str) -> bool:
+    """Whether a run of invisible characters is part of ordinary text, not a finding (asked
+    before its place and evidence are worked out: most runs in real files are these): a
+    variation selector that picks a glyph of the character before it, direction marks next to
+    a script that needs them, joiners inside an emoji sequence or a script that spells with
+    them. Tags and bidirectional controls never are."""
+    if any(is_tag(cp) or cp in _BIDI_CONTROLS for cp in cps):
+        return False
+    selectors = [cp for cp in cps if is_variation_selector(cp)]
+    if selectors:
+        if len(run) == 1 and (
+            (cps[0] in (0xFE0E, 0xFE0F) and (before and _is_emoji_like(before)))
+            or (0xFE00 <= cps[0] <= 0xFE0F and before and not before.isascii())
+            or (cps[0] >= 0xE0100 and before and _is_ideograph(before))
+        ):
+            return True
+        if _selector_payload(selectors, cps, before):
+            return False
+    if all(cp in _MARKS for cp in cps):
+        return _joins_script(before) or _joins_script(after)
+    if any(cp in _ZW for cp in cps):
+        return (
+            all(cp in (0x200C, 0x200D) for cp in cps)
+            and len(run) <= 2
+            and (_is_emoji_like(before) or _joins_script(before))
+            and (not after or _is_emoji_like(after) or _joins_script(after) or after == "\ufe0f")
+        )
+    return False
+
+
+def _selector_payload(selectors: list[int], cps: list[int], before: str) -> bool:
+    """Whether variation selectors carry bytes rather than pick a glyph (a selector at the very
+    start of the text has nothing before it to vary)."""
+    return len(selectors) >= 2 or (cps[0] >= 0xE0100 and not (before and _is_ideograph(before)))
+
+
 def scan_unicode(
     text: str,
     rel_path: str,
@@ -180,6 +216,8 @@ def scan_unicode(
         before = text[start - 1] if start else ""
         after = text[end] if end < len(text) else ""
         cps = [ord(c) for c in run]
+        if _ordinary(run, cps, before, after):
+            continue
         line, col = loc.position(start)
         ev = evidence(loc.line_text(start), run[:1])
         names = ", ".join(sorted({f"U+{cp:04X} {_name(cp)}".strip() for cp in cps})[:4])
@@ -213,37 +251,24 @@ def scan_unicode(
                 ev,
             )
             continue
-        selectors = [cp for cp in cps if is_variation_selector(ord(chr(cp)))]
-        if selectors:
-            legit = len(run) == 1 and (
-                (cps[0] in (0xFE0E, 0xFE0F) and (before and _is_emoji_like(before)))
-                or (0xFE00 <= cps[0] <= 0xFE0F and before and not before.isascii())
-                or (cps[0] >= 0xE0100 and before and _is_ideograph(before))
+        selectors = [cp for cp in cps if is_variation_selector(cp)]
+        if selectors and _selector_payload(selectors, cps, before):
+            payload = _decode_selectors(run)
+            shown = payload.decode("utf-8", "backslashreplace")
+            decoded.append((line, col, shown))
+            sink.add(
+                "variation-selector-payload",
+                rel_path,
+                line,
+                col,
+                f"{len(selectors)} variation selectors after {before!r} carry hidden bytes: "
+                f'"{shown[:200]}"',
+                "a model given the text can decode and follow a message no reviewer sees",
+                "delete the variation selectors; a visible character needs at most one",
+                ev,
             )
-            if legit:
-                continue
-            # (a selector at the very start of the text has nothing before it to vary)
-            if len(selectors) >= 2 or (
-                cps[0] >= 0xE0100 and not (before and _is_ideograph(before))
-            ):
-                payload = _decode_selectors(run)
-                shown = payload.decode("utf-8", "backslashreplace")
-                decoded.append((line, col, shown))
-                sink.add(
-                    "variation-selector-payload",
-                    rel_path,
-                    line,
-                    col,
-                    f"{len(selectors)} variation selectors after {before!r} carry hidden bytes: "
-                    f'"{shown[:200]}"',
-                    "a model given the text can decode and follow a message no reviewer sees",
-                    "delete the variation selectors; a visible character needs at most one",
-                    ev,
-                )
-                continue
+            continue
         if all(cp in _MARKS for cp in cps):
-            if _joins_script(before) or _joins_script(after):
-                continue
             sink.add(
                 "invisible-character",
                 rel_path,
@@ -259,15 +284,6 @@ def scan_unicode(
             continue
         zero_width = [cp for cp in cps if cp in _ZW]
         if zero_width:
-            if (
-                all(cp in (0x200C, 0x200D) for cp in cps)
-                and len(run) <= 2
-                and (_is_emoji_like(before) or _joins_script(before))
-                and (
-                    not after or _is_emoji_like(after) or _joins_script(after) or after == "\ufe0f"
-                )
-            ):
-                continue  # emoji sequences and scripts that spell with joiners
             bits = _decode_zero_width_bits(run)
             if bits:
                 decoded.append((line, col, bits))

@@ -267,10 +267,17 @@ def test_scan_never_raises_on_bytes(data: bytes) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=2000))
 @example("\U000e0100")  # a supplementary variation selector with nothing before it (found here)
+@example("\u200dhello")  # a joiner with nothing before it (found in review)
 def test_scan_never_raises_on_text(text: str) -> None:
     scan_text(text, "SKILL.md")
     scan_text(text, "scripts/a.py", kind="script")
     cross_skill_findings([("/a", text[:64], text), ("/b", "x" + text[:10], "")])
+
+
+def test_a_joiner_that_starts_the_text_is_reported_not_a_crash() -> None:
+    for text in ("\u200dhello", "\u200c\u0628", "\u200d\u200d"):
+        found = scan_text(text, "SKILL.md")
+        assert [f.rule for f in found if f.line == 1 and f.column == 1] == ["zero-width-character"]
 
 
 def test_limits_are_honoured(tmp_path: Path) -> None:

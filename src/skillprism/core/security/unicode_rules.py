@@ -184,6 +184,7 @@ def _ordinary(run: str, cps: list[int], before: str, after: str) -> bool:
         return (
             all(cp in (0x200C, 0x200D) for cp in cps)
             and len(run) <= 2
+            and bool(before)  # (a joiner that starts the text joins nothing)
             and (_is_emoji_like(before) or _joins_script(before))
             and (not after or _is_emoji_like(after) or _joins_script(after) or after == "\ufe0f")
         )

@@ -178,6 +178,8 @@ PLAIN_CODE, PLAIN_SEVERITY, PLAIN_MESSAGE, PLAIN_LINE = 0, 1, 2, 4
 PLAIN_EFFECT, PLAIN_HINT, PLAIN_EVIDENCE = 6, 7, 8
 PLAIN_KEY, PLAIN_SKILL, PLAIN_LOCATION, PLAIN_FILE = 9, 10, 11, 12
 PLAIN_FILTER, PLAIN_SORT, PLAIN_SECURITY = 13, 14, 15
+# Where a SkillRow's key and risk are in its plain tuple (stored as the tuple itself).
+SKILL_KEY, SKILL_RISK = SkillRow._fields.index("key"), SkillRow._fields.index("risk")
 
 
 @dataclass(frozen=True)

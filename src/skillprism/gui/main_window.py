@@ -47,6 +47,7 @@ from skillprism.engine.rows import RowIndex, RowList
 from skillprism.engine.views import (
     PLAIN_SECURITY,
     RESOURCE_SCHEME,
+    SKILL_RISK,
     EngineInfo,
     Failure,
     FilterQuery,
@@ -455,12 +456,11 @@ class MainWindow(QMainWindow):
             return  # of a view the window no longer shows
         self.tree_model.set_risks(fill.risks)
         # (the tree's rows are most often the view's own: then they hold the risks already)
-        rows, risk_at = self.loaded.skills, SkillRow._fields.index("risk")
         if isinstance(self.skills, RowIndex):
             for key, risk in fill.risks:
                 at = self.skills.position(key)
                 if at is not None:
-                    rows.set_field(at, risk_at, risk)
+                    self.loaded.skills.set_field(at, SKILL_RISK, risk)
         scanning = (fill.done, fill.total)
         self.problems_panel.add_rows(fill.problems)
         self.risks.add_rows(fill.problems, scanning)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 from skillprism.core.display import home_relative
 from skillprism.core.vocabulary import state_and_risk
 from skillprism.engine.rows import RowList
-from skillprism.engine.views import FileList, RootRow, SkillRow, TreeView
+from skillprism.engine.views import SKILL_KEY, SKILL_RISK, FileList, RootRow, SkillRow, TreeView
 from skillprism.gui.icons import STATE_TEXT, state_icon
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # stable key: skill path as found, or "root:<path>"
@@ -53,7 +53,6 @@ _ROOT, _SKILL, _FILE = 1, 2, 3
 _KIND_SHIFT, _ROOT_SHIFT, _SKILL_SHIFT = 58, 42, 18
 _ROOT_MASK, _SKILL_MASK, _FILE_MASK = (1 << 16) - 1, (1 << 24) - 1, (1 << 18) - 1
 _KINDS = {_ROOT: "root", _SKILL: "skill", _FILE: "file"}
-_KEY, _RISK = SkillRow._fields.index("key"), SkillRow._fields.index("risk")  # (plain places)
 
 
 def _root_id(r: int) -> int:
@@ -174,7 +173,7 @@ class SkillTreeModel(QAbstractItemModel):
         skills = self._skills
         if self._skill_index is None:
             if isinstance(skills, RowList):  # (the keys read from the stored tuples)
-                keys: Iterable[str] = (t[_KEY] for t in skills.plain)
+                keys: Iterable[str] = (t[SKILL_KEY] for t in skills.plain)
             else:
                 keys = (row.key for row in skills)
             self._skill_index = {key: i for i, key in enumerate(keys)}
@@ -186,7 +185,7 @@ class SkillTreeModel(QAbstractItemModel):
                 continue
             # (a row that shows this risk already is not repainted for it)
             if isinstance(skills, RowList):
-                if not skills.set_field(i, _RISK, risk):
+                if not skills.set_field(i, SKILL_RISK, risk):
                     continue
             elif skills[i].risk == risk:
                 continue
@@ -419,8 +418,7 @@ def _positions(
     # The keys straight from the stored tuples of a RowList: building a row for each of 10,000
     # skills only to read its key is most of the time a reset spends here.
     if isinstance(skills, RowList):
-        at = SkillRow._fields.index("key")
-        keys = [row[at] for row in skills.plain]
+        keys = [row[SKILL_KEY] for row in skills.plain]
     else:
         keys = [skill.key for skill in skills]
     positions: dict[str, tuple[int, int]] = {}

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import functools
 import logging
 import marshal
 import os
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -123,23 +123,30 @@ def file_key(
 def skill_key(skill_dir: str, skill_rel: str, limits: object) -> bytes:
     """The key of a skill folder's record: its place, its skill file and the limits."""
     # (made absolute here, where the working folder is the caller's; once, not per step)
-    return _skill_key(rules_version(), absolute(skill_dir), skill_rel, limits)
+    text = f"{absolute(skill_dir)}\0{skill_rel}\0{_limits_text(limits)}"
+    return blake2b(rules_version() + text.encode("utf-8", "replace"), digest_size=20).digest()
 
 
-@functools.lru_cache(maxsize=256)  # (asked for again by the scan of a skill the cache missed)
-def _skill_key(version: bytes, skill_dir: str, skill_rel: str, limits: object) -> bytes:
-    h = blake2b(version, digest_size=20)
-    h.update(f"{skill_dir}\0{skill_rel}\0{_limits_text(limits)}".encode("utf-8", "replace"))
-    return h.digest()
+# The limits' text by the limits object: the same few objects are asked for every skill a check
+# looks up, and a frozen dataclass hashes all its fields at every lookup of an lru_cache.
+_LIMITS_TEXTS: dict[int, tuple[object, str]] = {}
 
 
-@functools.lru_cache(maxsize=16)
 def _limits_text(limits: object) -> str:
-    return repr(limits)  # (the limits are frozen: one text per value, asked for every skill)
+    known = _LIMITS_TEXTS.get(id(limits))
+    if known is not None and known[0] is limits:
+        return known[1]
+    text = repr(limits)  # (the limits are frozen: one text per object)
+    if len(_LIMITS_TEXTS) >= 16:
+        _LIMITS_TEXTS.clear()
+    _LIMITS_TEXTS[id(limits)] = (limits, text)
+    return text
 
 
 def _checksum(value: bytes) -> bytes:
-    return blake2b(value, digest_size=8).digest()
+    # What it catches is damage (a value torn or overwritten), not tampering: the value's length
+    # and CRC, far cheaper to check than a hash (a repeated check reads a record per skill).
+    return len(value).to_bytes(4, "little") + zlib.crc32(value).to_bytes(4, "little")
 
 
 def _pack(obj: Any) -> bytes:

@@ -535,12 +535,14 @@ def _still_as_listed(manifest: Any, skill_dir: str, listing: Listing | None, rea
     if walk_stays_inside(skill_dir, real_dir):
         return False
     try:
-        root_dev = os.stat(skill_dir).st_dev
         at = skill_dir if skill_dir.endswith(os.sep) else skill_dir + os.sep
-        for rel in manifest["dirs"]:
-            st = os.lstat(at + rel)
-            if not S_ISDIR(st.st_mode) or st.st_dev != root_dev:
-                return False
+        dirs = manifest["dirs"]
+        if dirs:  # (the folder's own device is asked only to compare its subfolders' with)
+            root_dev = os.stat(skill_dir).st_dev
+            for rel in dirs:
+                st = os.lstat(at + rel)
+                if not S_ISDIR(st.st_mode) or st.st_dev != root_dev:
+                    return False
         before = manifest["at"] - cache.RACY_NS
         for rec in manifest["entries"]:
             st = os.lstat(at + rec[0])

@@ -142,6 +142,9 @@ def build_actions(window: MainWindow) -> None:
     bar.addWidget(QLabel(" Runtime: "))
     window.profile_combo = QComboBox()
     window.profile_combo.setMinimumContentsLength(26)
+    # As wide as its longest runtime once they are listed (the first show sees only the one it
+    # starts with): the level after the name ("· partly verified") is what the choice tells.
+    window.profile_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     window.profile_combo.setMaxVisibleItems(24)
     # filled with every runtime once the engine lists them (_fill_runtimes)
     window.profile_combo.addItem(os.path.basename(window.profile), window.profile)

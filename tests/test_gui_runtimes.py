@@ -162,17 +162,17 @@ def test_runtime_details_show_the_chosen_runtimes_sheet_and_follow_the_picker(
 
 
 def test_the_picker_shows_the_whole_name_and_level_of_its_runtime(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Sized once the runtimes are listed, not at its first show (when it held one name): the
-    level after the name ("· partly verified") is not cut off, whichever runtime is chosen."""
+    """Sized once the runtimes are listed, not at its first show (when it held one name): wide
+    enough for its longest entry, so the level after the name ("· partly verified") is not cut
+    off whichever runtime is chosen."""
     w = _window(qtbot, tmp_path)
     try:
         combo = w.profile_combo
         longest = max(
             (combo.itemText(i) for i in range(combo.count()) if combo.itemData(i)), key=len
         )
-        combo.setCurrentIndex(combo.findText(longest))
         qtbot.waitUntil(
             lambda: combo.width() > combo.fontMetrics().horizontalAdvance(longest), timeout=5000
         )
     finally:
-        w.close()
+        w.shutdown()

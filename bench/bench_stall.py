@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import json
 import os
 import subprocess
@@ -446,8 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     original = target.read_bytes()
 
     def restore() -> None:
-        if target.read_bytes() != original:
-            target.write_bytes(original)
+        # (a generated set has gone with its temporary folder by then: nothing to give back)
+        with contextlib.suppress(FileNotFoundError):
+            if target.read_bytes() != original:
+                target.write_bytes(original)
 
     # The set may be a real one (--set): the file saved is given back its bytes when the bench
     # ends, however it ends, after the interactions (a write now would be one more refresh).

@@ -65,6 +65,17 @@ _enabled: bool | None = None
 _store: Store | None = None
 _store_pid = 0
 _lock = threading.Lock()
+# This process's id, renewed in a child made by fork: asked of the store at every skill, where
+# os.getpid() would cost a system call each time.
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
 _rules_version: bytes | None = None
 
 
@@ -404,7 +415,10 @@ def store() -> Store | None:
     global _store, _store_pid
     if not enabled():
         return None
-    pid = os.getpid()
+    pid = _pid
+    known = _store
+    if known is not None and _store_pid == pid:
+        return known
     with _lock:
         if _store is not None and _store_pid == pid:
             return _store
@@ -426,7 +440,7 @@ def flush(older_than: float = 0.0) -> None:
     """Write this process's pending results (the check calls it once its scans are done; a
     worker after each job, `older_than` FLUSH_AFTER_S)."""
     s = _store
-    if s is not None and _store_pid == os.getpid():
+    if s is not None and _store_pid == _pid:
         s.flush(older_than)
 
 
@@ -434,7 +448,7 @@ def close() -> None:
     """Write what is pending and let go of the database (tests and forked workers use it)."""
     global _store
     s = _store
-    if s is not None and _store_pid == os.getpid():
+    if s is not None and _store_pid == _pid:
         s.close()
     _store = None
 

@@ -22,7 +22,7 @@ from stat import S_ISDIR
 from typing import Any
 
 from skillprism.core.diagnostics import Severity
-from skillprism.core.security import cache
+from skillprism.core.security import binary, cache
 from skillprism.core.security.files import (
     Entry,
     Listing,
@@ -495,7 +495,8 @@ def _scanned_rows(
 
 
 def _is_archive(head: bytes) -> bool:
-    return bool(_analysis().binary.archive_kind(head[:512]))
+    # (every archive's magic starts with a byte `may_be_binary` looks for: most texts stop there)
+    return binary.may_be_binary(head) and bool(binary.archive_kind(head[:512]))
 
 
 def _stream_digest(e: Entry, stop: int, head: bytes) -> bytes:

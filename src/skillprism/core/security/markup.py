@@ -7,7 +7,6 @@ blocks are skipped (a renderer shows their content literally)."""
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 
 from skillprism.core.diagnostics import Severity
@@ -108,7 +107,14 @@ def hidden_regions(data: bytes) -> list[tuple[str, int, int, str, str]]:
     # The code blocks (`code_map` keeps the last text's) and the lowered text are worked out only
     # for a text that holds a candidate (most hold none: their `<` is a placeholder or a tag that
     # hides nothing).
-    lower = functools.cache(data.lower)
+    lowered: list[bytes] = []
+
+    def lower() -> bytes:
+        # (a closure: a cache wrapper costs more to make than most texts ever ask of it)
+        if not lowered:
+            lowered.append(data.lower())
+        return lowered[0]
+
     if _COMMENT_OPEN in data:
         pos = data.find(_COMMENT_OPEN)
         count = 0

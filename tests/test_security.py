@@ -440,15 +440,17 @@ def test_top_level_alternatives_are_split_as_written() -> None:
 
 
 def test_the_prefilter_joins_what_comes_before_a_node_to_how_it_starts() -> None:
-    from skillprism.core.security.prefilter import alternatives
+    from skillprism.core.security.prefilter import _MAX_SET, alternatives
 
     # an alternation whose alternatives go on past what is known: how each starts
     assert alternatives(r">\s*/dev/(?:sd[^x]|nvme\d)", use_table=False) == (
         (frozenset({">/dev/sd", ">/dev/nvme"}),),
     )
-    # too many starts: each cut short (a start's start is as necessary)
-    many = "|".join(f"{'abcdefg'[i % 7]}long{i:02d}[^q]" for i in range(70))
-    joined = frozenset(f"|{'abcdefg'[i % 7]}long{i // 10}" for i in range(70))
+    # too many starts (more than the prefilter tracks): each cut short to six characters (a
+    # start's start is as necessary)
+    count = _MAX_SET + 6
+    many = "|".join(f"{'abcdefg'[i % 7]}long{i:03d}[^q]" for i in range(count))
+    joined = frozenset(f"|{'abcdefg'[i % 7]}long{i // 100}" for i in range(count))
     assert joined in alternatives(rf"\|(?:{many})", use_table=False)[0]
     # `x?` of something known only by how it starts: nothing may be joined after it
     assert alternatives(r"ab(?:cd|ef[^x])?gh", use_table=False) == (

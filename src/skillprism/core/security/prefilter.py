@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - older layouts
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _p  # type: ignore[no-redef]
 
-_MAX_SET = 64  # exact strings tracked per node before giving up on exactness
+_MAX_SET = 128  # exact strings tracked per node before giving up on exactness
 _MAX_ATOM = 24  # characters per atom (longer runs are cut: a prefix is still necessary)
 _INLINE_FLAGS = re.compile(r"\(\?[imsx]+\)")
 # Any group of flags alone, (?i) or (?U) or (?i-s): what splitting a pattern reads flags by.

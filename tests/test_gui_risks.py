@@ -216,3 +216,62 @@ def test_risks_that_fill_in_update_the_tree_model_in_place(
     assert "risk: error" in index.siblingAtColumn(1).data()
     qtmodeltester.check(model, force_py=True)
     engine.stop()
+
+
+def test_risks_filling_in_over_many_rows_ask_the_model_only_for_rows_on_screen(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """One `set_risks` over a long range of rows: the view repaints what it shows, without
+    asking the model about each row of the range (Qt's own walk does, row by row)."""
+    from PySide6.QtCore import QModelIndex
+
+    from skillprism.engine.server import Engine
+    from skillprism.engine.views import FilterQuery, OpenSpec
+    from skillprism.gui import skill_tree_view
+    from skillprism.gui.skill_tree_view import SkillTreeView
+    from skillprism.gui.tree_model import SkillTreeModel
+
+    class CountingModel(SkillTreeModel):
+        asked = 0
+
+        def index(self, row, column, parent=QModelIndex()):  # type: ignore[no-untyped-def]
+            CountingModel.asked += 1
+            return super().index(row, column, parent)
+
+    limit = 12  # (the set small enough to make quickly; the view's bound lowered to match)
+    monkeypatch.setattr(skill_tree_view, "WALK_LIMIT", limit)
+    root = tmp_path / "skills"
+    names = [f"s{i:04d}" for i in range(limit * 3)]
+    for name in names:
+        _skill(root, name)
+    engine = Engine()
+    try:
+        view = engine.handle(
+            "open",
+            OpenSpec(str(tmp_path), (str(root),), "claude-code"),
+            False,
+            FilterQuery(),
+            False,
+        )
+        model = CountingModel()
+        model.set_tree(view.tree, view.roots, view.skills)
+        tree = SkillTreeView()
+        qtbot.addWidget(tree)
+        tree.setModel(model)
+        tree.setUniformRowHeights(True)
+        tree.resize(600, 400)
+        tree.expandAll()
+        tree.show()
+        qtbot.waitExposed(tree)
+        qtbot.wait(50)  # laid out and painted once
+        CountingModel.asked = 0
+        keys = [str(root / name / "SKILL.md") for name in names]
+        model.set_risks([(key, "warning") for key in keys])
+        assert CountingModel.asked < len(names)  # Qt's walk asks at least once per row
+        index = model.index_for_key(keys[0])
+        assert "risk: warning" in index.siblingAtColumn(1).data()
+        # a short range still goes through Qt's own path
+        model.set_risks([(keys[0], "error")])
+        assert "risk: error" in index.siblingAtColumn(1).data()
+    finally:
+        engine.stop()

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabBar,
     QTabWidget,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -70,6 +69,7 @@ from skillprism.gui.icons import STATE_TEXT
 from skillprism.gui.place import TreePlace
 from skillprism.gui.problems_panel import ProblemsPanel
 from skillprism.gui.progress import StatusProgress
+from skillprism.gui.skill_tree_view import SkillTreeView
 from skillprism.gui.source_view import SourceView
 from skillprism.gui.tree_model import KEY_ROLE, KIND_ROLE, PATH_ROLE, SkillTreeModel
 from skillprism.gui.window_menus import build_actions
@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
     def _build_ui(self) -> None:
         self.tree_model = SkillTreeModel(self)
         self.tree_model.sig_files_wanted.connect(lambda key: self.engine.request("files", key))
-        self.tree = QTreeView()
+        self.tree = SkillTreeView()
         self.tree.setModel(self.tree_model)  # it filters itself, from prepared trees
         self.tree.setUniformRowHeights(True)
         self.place = TreePlace(self.tree, self.tree_model)

@@ -495,8 +495,8 @@ def _scanned_rows(
 
 
 def _is_archive(head: bytes) -> bool:
-    # (every archive's magic starts with a byte `may_be_binary` looks for: most texts stop there)
-    return binary.may_be_binary(head) and bool(binary.archive_kind(head[:512]))
+    # (`archive_kind` reads only the first bytes of what it is given: no copy of them needed)
+    return bool(binary.archive_kind(head))
 
 
 def _stream_digest(e: Entry, stop: int, head: bytes) -> bytes:

@@ -186,3 +186,78 @@ def test_a_worker_out_of_jobs_calls_idle_before_its_last_result(tmp_path, method
         assert len(mark.read_text().split()) == 1  # written before the last result came
     finally:
         made.close()
+
+
+_warmed: list[int] = []
+
+
+def _remember(n: int) -> list[int]:
+    """(in a worker) Keep `n` in this process's memory and say what it holds."""
+    _warmed.append(n)
+    return list(_warmed)
+
+
+def _pid(_: object) -> int:
+    return os.getpid()
+
+
+def _exit_unless(pid: int) -> int:
+    if os.getpid() != pid:
+        os._exit(3)
+    return pid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif("fork" not in METHODS, reason="spare workers are forked")
+def test_a_sibling_is_forked_from_the_first_worker_with_what_it_built() -> None:
+    made = WorkerPool(multiprocessing.get_context("fork"), 1, int, (), spares=1)
+    try:
+        assert made.result(made.submit(_remember, 1)) == [1]
+        first = made.result(made.submit(_pid, None))
+        assert made.add_sibling()
+        assert not made.add_sibling()  # no spare left
+        # jobs go to the one with fewer waiting: both get some, the copy holds the first's memory
+        jobs = [made.submit(_remember, n) for n in (2, 3)]
+        held = sorted(made.result(job) for job in jobs)
+        assert held == [[1, 2], [1, 3]] or held == [[1, 3], [1, 2]]
+        pids = {made.result(job) for job in [made.submit(_pid, None) for _ in range(4)]}
+        assert first in pids and len(pids) == 2
+        sibling = (pids - {first}).pop()
+    finally:
+        made.close()
+    for pid in (first, sibling):
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(pid)  # stopped, and no zombie is left
+
+
+@pytest.mark.skipif("fork" not in METHODS, reason="spare workers are forked")
+def test_a_sibling_that_dies_fails_its_jobs_and_the_first_goes_on() -> None:
+    made = WorkerPool(multiprocessing.get_context("fork"), 1, int, (), spares=1)
+    try:
+        first = made.result(made.submit(_pid, None))
+        assert made.add_sibling()
+        jobs = [made.submit(_exit_unless, first) for _ in range(4)]  # the copy ends on its first
+        died = 0
+        for job in jobs:
+            try:
+                assert made.result(job, timeout=10) == first
+            except WorkerDied:
+                died += 1
+        assert 1 <= died <= 3
+        assert made.result(made.submit(_pid, None), timeout=10) == first
+    finally:
+        made.close()
+
+
+def test_spares_need_one_forked_process() -> None:
+    with pytest.raises(ValueError):
+        WorkerPool(multiprocessing.get_context(METHODS[0]), 2, int, (), spares=1)

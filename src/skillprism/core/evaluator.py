@@ -309,6 +309,7 @@ class Evaluator:
         # multiprocessing costs more than checking a small set takes.
         self.workers = max(workers, 1)
         self.processes = 0
+        self.planned = 0  # the processes the pool will have once grown (see _grow)
         self.pending: list[EvalItem] = []
         self.scan_pending: list[tuple[str, TreeListing | None, str]] = []
         # Scan jobs not yet handed to the pool: a worker is handed the next one when it has
@@ -412,7 +413,7 @@ class Evaluator:
         if last:
             scans = [item for chunk in self.scan_waiting for item in chunk] + self.scan_pending
             self.scan_waiting.clear()
-            size = max(1, min(SCAN_BATCH, len(scans) // (2 * self.processes)))
+            size = max(1, min(SCAN_BATCH, len(scans) // (2 * self.planned)))
             files = SCAN_JOB_FILES // 2
         else:
             scans, size, files = self.scan_pending, SCAN_BATCH, SCAN_JOB_FILES
@@ -444,6 +445,13 @@ class Evaluator:
         # the scans (most of the work) keep every core busy.
         cores = min(self.workers, os.cpu_count() or 1)
         self.processes = max(1, cores if self.scans_wanted else cores - 1)
+        self.planned = self.processes
+        # Scans start with one worker while this process evaluates; the others are forked from
+        # it once this process has nothing left to evaluate (`_grow`), so they start with the
+        # automaton states and patterns it built for these texts instead of building them again.
+        spares = 0
+        if self.start_method == "fork" and self.scans_wanted and self.processes > 1:
+            spares, self.processes = self.processes - 1, 1
         try:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":
@@ -464,6 +472,7 @@ class Evaluator:
                 _pool_init,
                 (self.profile, self.security, cache_on),
                 _pool_idle if self.security else None,
+                spares,
             )
         except (OSError, ValueError):
             self.workers = 1  # no processes to be had: evaluate here instead
@@ -493,6 +502,14 @@ class Evaluator:
                 return
             self.jobs.append((self.waiting.popleft(), job))
             self.in_flight.append(job)
+
+    def _grow(self) -> None:
+        """With scans still waiting and nothing left for this process to evaluate, fork the
+        pool's spare workers from its first one (see `_start_pool`) and hand them scans."""
+        assert self.pool is not None
+        while self.scan_waiting and self.processes < self.planned and self.pool.add_sibling():
+            self.processes += 1
+        self._feed()
 
     def _hand(self, func: Callable[[Any], Any], arg: Any) -> Job | None:
         """The job of `func(arg)` in the pool; None once no worker is left (what the pool does
@@ -531,6 +548,7 @@ class Evaluator:
                                 self._feed()  # a worker that is through waits for no batch
                         self._look_up(batch, done)
                 # Then hand the scans still waiting to the workers as they finish theirs.
+                self._grow()
                 while self.scan_waiting and self.pool.alive():
                     self.pool.collect(None)
                     self._feed()
@@ -550,6 +568,7 @@ class Evaluator:
                 # Skills a lookup did not know are scanned by the workers too.
                 if self.scan_pending:
                     self._submit_scans(last=True)
+                    self._grow()
                 while self.scan_waiting and self.pool.alive():
                     self.pool.collect(None)
                     self._feed()

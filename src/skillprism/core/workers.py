@@ -12,7 +12,12 @@ Inside a worker one thread reads jobs as they come, so a caller never waits on a
 its last job, and another sends results, so a worker goes on with its next job while the caller
 has not read the last one yet. A worker that runs out of jobs calls `idle` (if given) before it
 sends the result of its last one: what a worker keeps to write later (the security cache's rows)
-is written while nothing waits for it, and before the caller, holding every result, may stop it."""
+is written while nothing waits for it, and before the caller, holding every result, may stop it.
+
+A pool started by fork with `spares` can later grow by a worker forked from its first one
+(`add_sibling`): the copy starts with everything the first worker has built while it worked (the
+security pass's automaton states, the patterns it compiled), which a worker forked from the
+caller would build again for the same texts."""
 
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ import contextlib
 import itertools
 import os
 import queue
+import select
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +55,62 @@ class Job:
     value: Any = None
 
 
+class _ForkedProcess:
+    """A worker forked by another worker (not this process's child): known by a pipe that only
+    it holds open, on which it writes its process id when it starts; the pipe's end (EOF) is its
+    death."""
+
+    def __init__(self, alive_fd: int) -> None:
+        self.sentinel = alive_fd
+        self.pid = 0
+        self._ended = False
+
+    def _poll(self, timeout: float) -> None:
+        if self._ended:
+            return
+        ready, _, _ = select.select([self.sentinel], [], [], timeout)
+        if not ready:
+            return
+        data = os.read(self.sentinel, 64)
+        if data:
+            self.pid = int.from_bytes(data[:8], "little")
+        else:
+            self._ended = True
+
+    def is_alive(self) -> bool:
+        self._poll(0)
+        return not self._ended
+
+    def kill(self) -> None:
+        self._poll(0)
+        if not self._ended and self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def join(self, timeout: float = 2.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self._ended and (left := deadline - time.monotonic()) > 0:
+            self._poll(left)
+            if not self._ended and self.pid:
+                self.kill()  # its id came late: it started while it was being stopped
+        with contextlib.suppress(OSError):
+            os.close(self.sentinel)
+        self._ended = True
+
+
+@dataclass(eq=False)
+class _Spare:
+    """The pipes of a worker the first worker may fork later: the caller's ends and the ends the
+    forked worker will use (held by the first worker until then)."""
+
+    jobs_out: Any
+    results_in: Any
+    alive_r: int
+    job_reader: Any
+    result_writer: Any
+    alive_w: int
+
+
 @dataclass(eq=False)
 class _Worker:
     process: Any
@@ -69,17 +132,30 @@ class WorkerPool:
         initializer: Callable[..., None],
         initargs: tuple[Any, ...],
         idle: Callable[[], None] | None = None,
+        spares: int = 0,
     ) -> None:
+        """`spares`: how many workers the first one may fork later (`add_sibling`); only with
+        one process started by fork (the spares' pipes reach the first worker by the fork)."""
+        if spares and (processes != 1 or context.get_start_method() != "fork"):
+            raise ValueError("spare workers need a pool of one process started by fork")
         self._ids = itertools.count()
         self._workers: list[_Worker] = []
+        self._spares: list[_Spare] = []
         try:
+            for _ in range(spares):
+                job_reader, jobs_out = context.Pipe(duplex=False)
+                results_in, result_writer = context.Pipe(duplex=False)
+                alive_r, alive_w = os.pipe()
+                self._spares.append(
+                    _Spare(jobs_out, results_in, alive_r, job_reader, result_writer, alive_w)
+                )
             for _ in range(processes):
                 job_reader, jobs_out = context.Pipe(duplex=False)
                 results_in, result_writer = context.Pipe(duplex=False)
                 try:
                     process = context.Process(
                         target=_serve,
-                        args=(job_reader, result_writer, initializer, initargs, idle),
+                        args=(job_reader, result_writer, initializer, initargs, idle, self._spares),
                         daemon=True,
                     )
                     process.start()
@@ -90,10 +166,48 @@ class WorkerPool:
                 finally:
                     job_reader.close()  # the worker's ends: this process keeps its own
                     result_writer.close()
+                    self._close_spare_ends()
                 self._workers.append(_Worker(process, jobs_out, results_in))
         except BaseException:
             self.close()
             raise
+
+    def _close_spare_ends(self) -> None:
+        """Close this process's copies of the ends the spares' workers will use: the first
+        worker holds them (it got them by the fork), and a pipe's end is seen only once no
+        process holds its other end."""
+        for spare in self._spares:
+            for end in (spare.job_reader, spare.result_writer):
+                with contextlib.suppress(OSError):
+                    end.close()
+            if spare.alive_w >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(spare.alive_w)
+                spare.alive_w = -1
+
+    def add_sibling(self) -> bool:
+        """Grow the pool by a worker forked from the first one, which starts with all that one
+        has built; False when no spare is left or the first worker is gone. Jobs can be
+        submitted to it at once: they wait in its pipe until it runs (the first worker forks it
+        once the jobs handed to it before are done)."""
+        if not self._spares or not self._workers or not self._workers[0].alive:
+            return False
+        first = self._workers[0]
+        spare = self._spares.pop(0)  # (the first worker's copy of the list pops alike)
+        try:
+            job = Job(next(self._ids), 0)
+            first.jobs_out.send_bytes(ForkingPickler.dumps((job.id, _fork_sibling, 0)))
+        except OSError:
+            self._lose(first)
+            for end in (spare.jobs_out, spare.results_in):
+                end.close()
+            os.close(spare.alive_r)
+            return False
+        first.pending[job.id] = job
+        self._workers.append(
+            _Worker(_ForkedProcess(spare.alive_r), spare.jobs_out, spare.results_in)
+        )
+        return True
 
     def submit(self, func: Callable[[Any], Any], arg: Any) -> Job:
         """Hand `func(arg)` to the live worker with the fewest jobs not done. `func` travels by
@@ -131,7 +245,8 @@ class WorkerPool:
             # notices); after its sentinel, what it sent before it ended.
             while worker.alive and worker.results_in.poll():
                 self._read(worker)
-            if ready is worker.process.sentinel:
+            # (a forked worker's sentinel also brings its process id, once: then it lives on)
+            if ready is worker.process.sentinel and not worker.process.is_alive():
                 self._lose(worker)
 
     def result(self, job: Job, timeout: float | None = None) -> Any:
@@ -163,6 +278,12 @@ class WorkerPool:
             worker.results_in.close()
             worker.alive = False
         self._workers = []
+        for spare in self._spares:  # never forked
+            for end in (spare.jobs_out, spare.results_in):
+                end.close()
+            with contextlib.suppress(OSError):
+                os.close(spare.alive_r)
+        self._spares = []
 
     def _read(self, worker: _Worker) -> None:
         try:
@@ -185,16 +306,67 @@ class WorkerPool:
         worker.pending.clear()
 
 
+# In a worker: its own pipe ends, its idle hook and the spares it may fork (see _fork_sibling).
+_own: tuple[Any, Any, Callable[[], None] | None, list[_Spare]] | None = None
+
+
+def _fork_sibling(index: int) -> int:
+    """(a job, in the first worker) Fork this worker: the copy serves the pool through spare
+    `index`'s pipes, from this job on, and this worker goes on with its own jobs. What this
+    worker keeps to write later is written first, so the copy does not write it again. The
+    copy's process id is returned."""
+    assert _own is not None
+    job_reader, result_writer, idle, spares = _own
+    spare = spares.pop(index)
+    if idle is not None:
+        with contextlib.suppress(Exception):
+            idle()
+    # (the copy is this worker's child: reaped by the system when it ends, no zombie left)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    pid = os.fork()
+    if pid == 0:  # the copy: only this thread runs in it, so nothing it needs is held
+        code = 0
+        try:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            for end in (job_reader, result_writer):
+                end.close()
+            for other in spares:
+                for end in (other.job_reader, other.result_writer):
+                    end.close()
+                os.close(other.alive_w)
+            os.write(spare.alive_w, os.getpid().to_bytes(8, "little"))
+            _serve(spare.job_reader, spare.result_writer, _no_init, (), idle, [])
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)  # (never back into the first worker's loop)
+    for end in (spare.job_reader, spare.result_writer):
+        end.close()
+    os.close(spare.alive_w)
+    return pid
+
+
+def _no_init() -> None:
+    """A forked copy of a worker is initialised already."""
+
+
 def _serve(
     job_reader: Any,
     result_writer: Any,
     initializer: Callable[..., None],
     initargs: tuple[Any, ...],
     idle: Callable[[], None] | None = None,
+    spares: list[_Spare] | None = None,
 ) -> None:
     """A worker's life: jobs in order, each result sent back, until the job pipe closes or the
     process that started this one ends; `idle` before the result of a job that leaves no other
     waiting."""
+    global _own
+    _own = (job_reader, result_writer, idle, list(spares or []))
+    for spare in _own[3]:  # the caller's ends, copied by the fork: only the caller uses them
+        for end in (spare.jobs_out, spare.results_in):
+            end.close()
+        os.close(spare.alive_r)
     initializer(*initargs)
     jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
     results: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()

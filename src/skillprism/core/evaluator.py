@@ -222,8 +222,11 @@ def _pool_scan(
         )
     except Exception:  # scanned below, where a failure is reported
         known = [None] * len(scans)
+    from skillprism.core.workers import run_urgent
+
     out: list[list[RiskFinding] | None] = []
     for (path, tree, real), found in zip(scans, known, strict=True):
+        run_urgent()  # (a sibling to fork waits for one skill, not for the whole job)
         if found is not None:
             out.append(found)
             continue
@@ -540,6 +543,10 @@ class Evaluator:
                     self._feed()
                     if self.waiting:
                         batch = self.waiting.pop()
+                        if not self.waiting:
+                            # the last batch: the first worker forks the others meanwhile (it
+                            # does when the jobs handed to it before are done)
+                            self._grow()
                         for n, item in enumerate(batch, 1):
                             ev, real, stamp = _evaluate_one(item, self.profile, None)
                             done[item[0]] = (ev, real)

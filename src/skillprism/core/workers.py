@@ -29,6 +29,7 @@ import select
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing import connection, parent_process
@@ -196,7 +197,11 @@ class WorkerPool:
         spare = self._spares.pop(0)  # (the first worker's copy of the list pops alike)
         try:
             job = Job(next(self._ids), 0)
-            first.jobs_out.send_bytes(ForkingPickler.dumps((job.id, _fork_sibling, 0)))
+            # (urgent: run before the first worker's next job, or between the skills of the one
+            # it is on, see `run_urgent`)
+            first.jobs_out.send_bytes(
+                _URGENT + bytes(ForkingPickler.dumps((job.id, _fork_sibling, 0)))
+            )
         except OSError:
             self._lose(first)
             for end in (spare.jobs_out, spare.results_in):
@@ -308,6 +313,35 @@ class WorkerPool:
 
 # In a worker: its own pipe ends, its idle hook and the spares it may fork (see _fork_sibling).
 _own: tuple[Any, Any, Callable[[], None] | None, list[_Spare]] | None = None
+# A job sent with this prefix is urgent: the worker runs it before its next job, or sooner where
+# the job it is on calls `run_urgent` (a pickle never starts with it).
+_URGENT = b"!"
+# In a worker: urgent jobs as read (by the reading thread), and where results go.
+_urgent: deque[bytes] = deque()
+_results: queue.SimpleQueue[bytes | None] | None = None
+
+
+def run_urgent() -> None:
+    """Run the urgent jobs that have come (in a worker; nothing elsewhere). A job that works
+    through many items calls this between them, so that an urgent job (the first worker forking
+    a sibling while the caller idles) waits for one item, not for the whole job."""
+    while _urgent:
+        data = _urgent.popleft()
+        if _results is not None:
+            _results.put(_run(data))
+
+
+def _run(data: bytes) -> bytes:
+    """One job's result, pickled."""
+    job_id, func, arg = ForkingPickler.loads(data)
+    try:
+        out = (job_id, True, func(arg))
+    except Exception as err:  # the caller decides what a failed job costs
+        out = (job_id, False, f"{type(err).__name__}: {err}")
+    try:
+        return bytes(ForkingPickler.dumps(out))
+    except Exception as err:
+        return bytes(ForkingPickler.dumps((job_id, False, f"result not sendable: {err}")))
 
 
 def _fork_sibling(index: int) -> int:
@@ -368,21 +402,19 @@ def _serve(
             end.close()
         os.close(spare.alive_r)
     initializer(*initargs)
+    global _results
+    _urgent.clear()  # (a forked copy's: its first worker's were not its own)
     jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
     results: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    _results = results
     threading.Thread(target=_read_jobs, args=(job_reader, jobs), daemon=True).start()
     sender = threading.Thread(target=_send_results, args=(result_writer, results), daemon=True)
     sender.start()
     while (data := jobs.get()) is not None:
-        job_id, func, arg = ForkingPickler.loads(data)
-        try:
-            out = (job_id, True, func(arg))
-        except Exception as err:  # the caller decides what a failed job costs
-            out = (job_id, False, f"{type(err).__name__}: {err}")
-        try:
-            payload = ForkingPickler.dumps(out)
-        except Exception as err:
-            payload = ForkingPickler.dumps((job_id, False, f"result not sendable: {err}"))
+        run_urgent()
+        if not data:
+            continue  # (the wake-up for an urgent job, run above)
+        payload = _run(data)
         if idle is not None and jobs.empty():
             # (what it keeps is only worth keeping: the result goes whatever happens)
             with contextlib.suppress(Exception):
@@ -402,7 +434,12 @@ def _read_jobs(job_reader: Any, jobs: queue.SimpleQueue[Any]) -> None:
                 # The process that started this one has ended: nobody wants the rest, and a
                 # sibling may hold this pipe open, so it would never close.
                 os._exit(0)
-            jobs.put(job_reader.recv_bytes())
+            data = job_reader.recv_bytes()
+            if data[:1] == _URGENT:
+                _urgent.append(data[1:])
+                jobs.put(b"")  # wakes the worker if it waits for a job
+            else:
+                jobs.put(data)
     except (EOFError, OSError):
         pass
     jobs.put(None)

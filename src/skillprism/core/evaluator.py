@@ -140,19 +140,25 @@ def _evaluate_one(
     return evaluation, _real_path(path, known_real), stamp
 
 
-def _pool_init(profile: Profile, security: bool, cache_on: bool | None = None) -> None:
+def _pool_init(
+    profile: Profile, security: bool, cache_on: bool | None = None, load_rules: bool = False
+) -> None:
     global _pool_profile
     _pool_profile = profile
     if security:
         # Loaded here, while the process that started this one walks the folders: that process
-        # leaves every scan to its workers (it loads the rules only to fork them loaded, when
-        # there are files to scan). Otherwise the rules load when a file the cache does not know
-        # first needs them: a repeated check never does. A worker from a fork server learns the
-        # cache switch here.
+        # leaves every scan to its workers. With `load_rules` (a first worker whose siblings are
+        # forked from it) the rules load here too, before its first job, while that process
+        # goes on; otherwise they are loaded already (by the process that forked this one or
+        # by the fork server), or load when a file the cache does not know first needs them: a
+        # repeated check never does. A worker from a fork server learns the cache switch here.
         from skillprism.core.security import cache as security_cache
 
         security_cache.set_enabled(cache_on)
-        import skillprism.core.security.engine  # noqa: F401
+        import skillprism.core.security.engine
+
+        if load_rules:
+            import skillprism.core.security.preload  # noqa: F401
 
 
 def _pool_idle() -> None:
@@ -285,8 +291,12 @@ class Evaluator:
     With the security pass, each batch's scans are a job of their own, handed to the pool as soon
     as the batch is complete and ahead of any evaluation: a worker runs scans back to back, not
     interleaved with parsing (each runs faster with the other's data out of the processor's
-    caches), and this process, which walks and evaluates, scans nothing (it loads the rules
-    before forking the workers, so that they start with them loaded). While
+    caches), and this process, which walks and evaluates, scans nothing. A forked pool scans
+    with one worker (which loads the rules as it starts) while this process evaluates; once this
+    process is on its last batch the first worker forks the others (`_grow`), which start with
+    the rules loaded and the automaton states it built for these texts: a worker forked from
+    here would build those again. (A fork server's workers all start at once, the rules loaded
+    by the server.) While
     scans are outstanding the pool is busy, so this process evaluates the waiting batches. A skill
     the pass's cache knows as it is now is looked up here as the search finds it (a few at a
     time) and never handed out (while the set is below the size that has workers evaluate): a
@@ -460,9 +470,10 @@ class Evaluator:
             if self.start_method == "forkserver":
                 # The fork server loads these once for every worker it starts.
                 ctx.set_forkserver_preload(forkserver_preload(self.security))
-            elif self.scans_wanted:
+            elif self.scans_wanted and not spares:
                 # Files are to be scanned: the rules load here once, before the workers are
-                # forked, instead of once in each of them.
+                # forked, instead of once in each of them. (A first worker with spares loads
+                # them itself, its siblings get them from it, and this process goes on.)
                 import skillprism.core.security.preload  # noqa: F401
             cache_on = None
             if self.security:
@@ -473,7 +484,7 @@ class Evaluator:
                 ctx,
                 self.processes,
                 _pool_init,
-                (self.profile, self.security, cache_on),
+                (self.profile, self.security, cache_on, bool(spares)),
                 _pool_idle if self.security else None,
                 spares,
             )

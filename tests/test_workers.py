@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from multiprocessing.reduction import ForkingPickler
+from pathlib import Path
 
 import pytest
 
@@ -261,3 +262,52 @@ def test_a_sibling_that_dies_fails_its_jobs_and_the_first_goes_on() -> None:
 def test_spares_need_one_forked_process() -> None:
     with pytest.raises(ValueError):
         WorkerPool(multiprocessing.get_context(METHODS[0]), 2, int, (), spares=1)
+
+
+_fork_marks = ""
+
+
+def _set_fork_marks(path: str) -> None:
+    global _fork_marks
+    _fork_marks = path
+
+
+def _fork_mark_idle() -> None:
+    with open(_fork_marks, "a") as f:
+        f.write(f"{os.getpid()}\n")
+
+
+def _work_through(n: int) -> int:
+    """(in a worker) A job of many items, letting urgent jobs in between them."""
+    from skillprism.core.workers import run_urgent
+
+    for _ in range(n):
+        run_urgent()
+        time.sleep(0.01)
+    return os.getpid()
+
+
+@pytest.mark.skipif("fork" not in METHODS, reason="spare workers are forked")
+def test_a_worker_that_forked_during_its_last_job_is_idle_before_that_jobs_result(
+    tmp_path: Path,
+) -> None:
+    # The wake-up left by an urgent job run during a job is no job: the worker still writes
+    # what it keeps (its idle hook) before the last result goes, after which it may be stopped.
+    marks = tmp_path / "idle"
+    made = WorkerPool(
+        multiprocessing.get_context("fork"),
+        1,
+        _set_fork_marks,
+        (str(marks),),
+        _fork_mark_idle,
+        spares=1,
+    )
+    try:
+        job = made.submit(_work_through, 30)
+        time.sleep(0.05)  # (on the job by now)
+        assert made.add_sibling()
+        first = made.result(job, timeout=20)
+        # once before the fork (the copy must not write the same again), once after the job
+        assert marks.read_text().split() == [str(first), str(first)]
+    finally:
+        made.close()

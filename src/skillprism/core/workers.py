@@ -410,18 +410,35 @@ def _serve(
     threading.Thread(target=_read_jobs, args=(job_reader, jobs), daemon=True).start()
     sender = threading.Thread(target=_send_results, args=(result_writer, results), daemon=True)
     sender.start()
-    while (data := jobs.get()) is not None:
+    ahead: list[Any] = []  # a job taken from `jobs` to see whether one waits, not run yet
+    while (data := ahead.pop() if ahead else jobs.get()) is not None:
         run_urgent()
         if not data:
             continue  # (the wake-up for an urgent job, run above)
         payload = _run(data)
-        if idle is not None and jobs.empty():
+        if idle is not None and not _job_waiting(jobs, ahead):
             # (what it keeps is only worth keeping: the result goes whatever happens)
             with contextlib.suppress(Exception):
                 idle()
         results.put(payload)
     results.put(None)
     sender.join()
+
+
+def _job_waiting(jobs: queue.SimpleQueue[Any], ahead: list[Any]) -> bool:
+    """Whether a job waits (kept in `ahead`); the wake-up of an urgent job run already is not
+    one, nor is the end: a worker whose last job is done calls `idle` before its result goes,
+    after which the caller may stop it."""
+    while not ahead:
+        try:
+            data = jobs.get_nowait()
+        except queue.Empty:
+            return False
+        if data is None or data:
+            ahead.append(data)
+            return data is not None
+        run_urgent()  # (a wake-up: its job may have come after the last call)
+    return ahead[0] is not None
 
 
 def _read_jobs(job_reader: Any, jobs: queue.SimpleQueue[Any]) -> None:

@@ -311,3 +311,29 @@ def test_a_worker_that_forked_during_its_last_job_is_idle_before_that_jobs_resul
         assert marks.read_text().split() == [str(first), str(first)]
     finally:
         made.close()
+
+
+def _no_fork() -> None:
+    def refuse() -> int:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    os.fork = refuse  # (in the worker only)
+
+
+@pytest.mark.skipif("fork" not in METHODS, reason="spare workers are forked")
+def test_a_sibling_that_cannot_be_forked_is_gone_and_nothing_waits_for_it() -> None:
+    made = WorkerPool(multiprocessing.get_context("fork"), 1, _no_fork, (), spares=1)
+    try:
+        first = made.result(made.submit(_pid, None), timeout=10)
+        assert made.add_sibling()
+        jobs = [made.submit(_pid, None) for _ in range(4)]
+        got = []
+        for job in jobs:
+            try:
+                got.append(made.result(job, timeout=10))
+            except WorkerDied:
+                got.append(0)
+        assert set(got) <= {first, 0} and first in got
+        assert made.result(made.submit(_pid, None), timeout=10) == first
+    finally:
+        made.close()

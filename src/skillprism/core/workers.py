@@ -215,20 +215,23 @@ class WorkerPool:
         return True
 
     def submit(self, func: Callable[[Any], Any], arg: Any) -> Job:
-        """Hand `func(arg)` to the live worker with the fewest jobs not done. `func` travels by
-        name, so it must be a module-level function."""
-        live = [w for w in self._workers if w.alive]
-        if not live:
-            raise WorkerDied("no worker process is left")
-        worker = min(live, key=lambda w: len(w.pending))
-        job = Job(next(self._ids), self._workers.index(worker))
-        try:
-            worker.jobs_out.send_bytes(ForkingPickler.dumps((job.id, func, arg)))
-        except OSError as err:  # the worker is gone: its pipe is closed
-            self._lose(worker)
-            raise WorkerDied("a worker process ended before its job was handed over") from err
-        worker.pending[job.id] = job
-        return job
+        """Hand `func(arg)` to the live worker with the fewest jobs not done (one found gone as
+        it is handed over is lost, and the next live one gets it); WorkerDied when none is
+        left. `func` travels by name, so it must be a module-level function."""
+        payload = ForkingPickler.dumps((job_id := next(self._ids), func, arg))
+        while True:
+            live = [w for w in self._workers if w.alive]
+            if not live:
+                raise WorkerDied("no worker process is left")
+            worker = min(live, key=lambda w: len(w.pending))
+            try:
+                worker.jobs_out.send_bytes(payload)
+            except OSError:  # the worker is gone (its pipe is closed): the next one gets it
+                self._lose(worker)
+                continue
+            job = Job(job_id, self._workers.index(worker))
+            worker.pending[job.id] = job
+            return job
 
     def alive(self) -> bool:
         """Whether any worker is left to hand a job to."""
@@ -357,7 +360,13 @@ def _fork_sibling(index: int) -> int:
             idle()
     # (the copy is this worker's child: reaped by the system when it ends, no zombie left)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except BaseException:
+        # No copy: its pipes close here, so the caller sees it gone (its jobs fail and are
+        # done there) instead of waiting for it.
+        _close_spare(spare)
+        raise
     if pid == 0:  # the copy: only this thread runs in it, so nothing it needs is held
         code = 0
         try:
@@ -374,10 +383,15 @@ def _fork_sibling(index: int) -> int:
             code = 1
         finally:
             os._exit(code)  # (never back into the first worker's loop)
+    _close_spare(spare)
+    return pid
+
+
+def _close_spare(spare: _Spare) -> None:
+    """Close the first worker's copies of the ends a forked copy uses."""
     for end in (spare.job_reader, spare.result_writer):
         end.close()
     os.close(spare.alive_w)
-    return pid
 
 
 def _no_init() -> None:

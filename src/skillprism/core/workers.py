@@ -190,7 +190,7 @@ class WorkerPool:
         """Grow the pool by a worker forked from the first one, which starts with all that one
         has built; False when no spare is left or the first worker is gone. Jobs can be
         submitted to it at once: they wait in its pipe until it runs (the first worker forks it
-        once the jobs handed to it before are done)."""
+        between two jobs, or between two items of a job that calls `run_urgent`)."""
         if not self._spares or not self._workers or not self._workers[0].alive:
             return False
         first = self._workers[0]

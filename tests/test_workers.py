@@ -337,3 +337,80 @@ def test_a_sibling_that_cannot_be_forked_is_gone_and_nothing_waits_for_it() -> N
         assert made.result(made.submit(_pid, None), timeout=10) == first
     finally:
         made.close()
+
+
+def test_a_forked_worker_is_known_by_its_pipe_its_id_on_it_and_its_end_its_death() -> None:
+    from skillprism.core.workers import _ForkedProcess
+
+    sleeper = subprocess.Popen(["sleep", "30"])  # stands in for a worker forked elsewhere
+    try:
+        alive_r, alive_w = os.pipe()
+        forked = _ForkedProcess(alive_r)
+        assert forked.is_alive() and forked.pid == 0  # started, its id not come yet
+        forked.kill()  # (nothing to kill without its id)
+        os.write(alive_w, sleeper.pid.to_bytes(8, "little"))
+        assert forked.is_alive() and forked.pid == sleeper.pid
+        forked.kill()
+        assert sleeper.wait(timeout=10) == -9
+        os.close(alive_w)  # (the copy's end of the pipe, closed as it dies)
+        assert not forked.is_alive()
+        forked.join()
+        assert not forked.is_alive()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_forked_worker_whose_id_comes_while_it_is_stopped_is_killed() -> None:
+    from skillprism.core.workers import _ForkedProcess
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        alive_r, alive_w = os.pipe()
+        forked = _ForkedProcess(alive_r)
+
+        def late() -> None:
+            time.sleep(0.1)
+            os.write(alive_w, sleeper.pid.to_bytes(8, "little"))
+            sleeper.wait()
+            os.close(alive_w)
+
+        writer = threading.Thread(target=late)
+        writer.start()
+        forked.join(timeout=10)  # waits for its id, kills it, then sees its end
+        writer.join()
+        assert sleeper.returncode == -9
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_wake_up_for_an_urgent_job_is_not_a_job_waiting() -> None:
+    import queue
+
+    from skillprism.core.workers import _job_waiting
+
+    jobs: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    ahead: list[bytes | None] = []
+    assert not _job_waiting(jobs, ahead)
+    jobs.put(b"")  # a wake-up whose job ran already
+    assert not _job_waiting(jobs, ahead) and ahead == []
+    jobs.put(b"")
+    jobs.put(b"job")
+    assert _job_waiting(jobs, ahead) and ahead == [b"job"]
+    assert _job_waiting(jobs, ahead)  # (kept, not taken twice)
+    ahead.clear()
+    jobs.put(None)  # the end: no job, and kept for the loop to see
+    assert not _job_waiting(jobs, ahead) and ahead == [None]
+
+
+@pytest.mark.skipif("fork" not in METHODS, reason="spare workers are forked")
+def test_a_first_worker_gone_forks_no_sibling_and_unforked_spares_are_closed() -> None:
+    made = WorkerPool(multiprocessing.get_context("fork"), 1, int, (), spares=2)
+    try:
+        with pytest.raises(WorkerDied):
+            made.result(made.submit(os._exit, 3), timeout=10)
+        assert not made.add_sibling()
+        assert not made.alive()
+    finally:
+        made.close()  # (closes the spares never forked too)

@@ -264,19 +264,6 @@ def test_spares_need_one_forked_process() -> None:
         WorkerPool(multiprocessing.get_context(METHODS[0]), 2, int, (), spares=1)
 
 
-_fork_marks = ""
-
-
-def _set_fork_marks(path: str) -> None:
-    global _fork_marks
-    _fork_marks = path
-
-
-def _fork_mark_idle() -> None:
-    with open(_fork_marks, "a") as f:
-        f.write(f"{os.getpid()}\n")
-
-
 def _work_through(n: int) -> int:
     """(in a worker) A job of many items, letting urgent jobs in between them."""
     from skillprism.core.workers import run_urgent
@@ -297,9 +284,9 @@ def test_a_worker_that_forked_during_its_last_job_is_idle_before_that_jobs_resul
     made = WorkerPool(
         multiprocessing.get_context("fork"),
         1,
-        _set_fork_marks,
+        _set_idle_mark,
         (str(marks),),
-        _fork_mark_idle,
+        _mark_idle,
         spares=1,
     )
     try:

@@ -555,8 +555,8 @@ class Evaluator:
                     if self.waiting:
                         batch = self.waiting.pop()
                         if not self.waiting:
-                            # the last batch: the first worker forks the others meanwhile (it
-                            # does when the jobs handed to it before are done)
+                            # the last batch: the first worker forks the others meanwhile
+                            # (between two skills of the scan it is on, see workers.run_urgent)
                             self._grow()
                         for n, item in enumerate(batch, 1):
                             ev, real, stamp = _evaluate_one(item, self.profile, None)
